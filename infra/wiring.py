@@ -1,0 +1,197 @@
+"""The one declaration of how Continuity is wired.
+
+Every function with its handler, trigger (HTTP routes, SQS queue, schedule), environment and the
+resources it may read or write is declared here once. The CDK stack (``infra/stack.py``) and the
+local stack (``infra/local``) are both built from these objects, so they cannot drift.
+
+Plain dataclasses only: this module is imported by the local stack and tests, so it must not
+import aws_cdk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Access(str, Enum):
+    READ = "read"
+    WRITE = "write"
+    READ_WRITE = "read_write"
+    SEND = "send"  # SQS: send messages
+    CONSUME = "consume"  # SQS: receive/delete (event source)
+
+
+@dataclass(frozen=True)
+class GlobalIndex:
+    name: str
+    partition_key: str
+    sort_key: str
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A DynamoDB table: string keys, on-demand billing, one TTL attribute."""
+
+    key: str  # logical name, referenced from FunctionSpec.resources
+    env_var: str  # the environment variable that carries the physical table name
+    partition_key: str
+    sort_key: str
+    ttl_attribute: str
+    indexes: tuple[GlobalIndex, ...] = ()
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    """A standard SQS queue with a dead-letter queue."""
+
+    key: str
+    env_var: str  # carries the queue URL
+    visibility_timeout_s: int
+    max_receive_count: int  # deliveries before a message moves to the DLQ
+    dlq_retention_days: int = 14
+
+
+@dataclass(frozen=True)
+class HttpRoute:
+    method: str
+    path: str  # HTTP API path template, e.g. /api/hooks/{event}
+    authorized: bool = True
+
+
+@dataclass(frozen=True)
+class QueueTrigger:
+    queue: str  # QueueSpec.key
+    batch_size: int = 10
+    max_batching_window_s: int = 0
+
+
+@dataclass(frozen=True)
+class ScheduleTrigger:
+    rate_minutes: int
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    key: str  # logical name; CDK construct id and local-stack name
+    source_dir: str  # relative to the repository root; the Lambda code asset
+    handler: str  # "module.function" inside source_dir
+    description: str
+    routes: tuple[HttpRoute, ...] = ()
+    queue_trigger: QueueTrigger | None = None
+    schedule: ScheduleTrigger | None = None
+    # Resource key (table / queue) -> access. Grants in CDK, env vars in both stacks.
+    resources: dict[str, Access] = field(default_factory=dict)
+    environment: dict[str, str] = field(default_factory=dict)
+    timeout_s: int = 10
+    memory_mb: int = 512
+
+    @property
+    def module(self) -> str:
+        return self.handler.rsplit(".", 1)[0]
+
+    @property
+    def function_name(self) -> str:
+        return self.handler.rsplit(".", 1)[1]
+
+
+@dataclass(frozen=True)
+class AuthorizerSpec:
+    """HTTP API Lambda authorizer (REQUEST type, simple responses) guarding authorized routes."""
+
+    function: str  # FunctionSpec.key
+    identity_header: str = "authorization"
+    cache_ttl_s: int = 300
+
+
+# --------------------------------------------------------------------------------------------
+# Resources
+# --------------------------------------------------------------------------------------------
+
+CONTINUITY_TABLE = TableSpec(
+    key="continuity_table",
+    env_var="CONTINUITY_TABLE_NAME",
+    partition_key="pk",
+    sort_key="sk",
+    ttl_attribute="expires_at",
+    indexes=(GlobalIndex(name="by_project", partition_key="gsi1pk", sort_key="gsi1sk"),),
+)
+
+CHECKPOINT_QUEUE = QueueSpec(
+    key="checkpoint_queue",
+    env_var="CHECKPOINT_QUEUE_URL",
+    # >= 6x the writer's timeout, as AWS recommends for SQS event sources.
+    visibility_timeout_s=180,
+    max_receive_count=5,
+)
+
+TABLES: tuple[TableSpec, ...] = (CONTINUITY_TABLE,)
+QUEUES: tuple[QueueSpec, ...] = (CHECKPOINT_QUEUE,)
+
+# --------------------------------------------------------------------------------------------
+# Functions
+# --------------------------------------------------------------------------------------------
+
+SERVICE_ENVIRONMENT = {
+    "POWERTOOLS_SERVICE_NAME": "continuity",
+    "POWERTOOLS_METRICS_NAMESPACE": "Continuity",
+}
+
+AUTHORIZER = FunctionSpec(
+    key="authorizer",
+    source_dir="functions/authorizer",
+    handler="handler.lambda_handler",
+    description="Maps a bearer token to the caller's agent id and scopes.",
+    environment={**SERVICE_ENVIRONMENT},
+    timeout_s=5,
+    memory_mb=256,
+)
+
+HOOKS = FunctionSpec(
+    key="hooks",
+    source_dir="functions/hooks",
+    handler="handler.lambda_handler",
+    description="Hook ingest: session state, debounced checkpoint triggers, recovery at session start.",
+    routes=(HttpRoute("POST", "/api/hooks/{event}"),),
+    resources={CONTINUITY_TABLE.key: Access.READ_WRITE, CHECKPOINT_QUEUE.key: Access.SEND},
+    environment={**SERVICE_ENVIRONMENT},
+)
+
+READ_API = FunctionSpec(
+    key="read_api",
+    source_dir="functions/read_api",
+    handler="handler.lambda_handler",
+    description="Read API for checkpoints, and health.",
+    routes=(
+        HttpRoute("GET", "/api/health", authorized=False),
+        HttpRoute("GET", "/api/checkpoints"),
+        HttpRoute("GET", "/api/checkpoints/{session_key}"),
+    ),
+    resources={CONTINUITY_TABLE.key: Access.READ},
+    environment={**SERVICE_ENVIRONMENT},
+)
+
+CHECKPOINT_WRITER = FunctionSpec(
+    key="checkpoint_writer",
+    source_dir="functions/checkpoint_writer",
+    handler="handler.lambda_handler",
+    description="Writes debounced checkpoints from the session's latest state.",
+    queue_trigger=QueueTrigger(queue=CHECKPOINT_QUEUE.key, batch_size=10),
+    resources={CONTINUITY_TABLE.key: Access.READ_WRITE},
+    environment={**SERVICE_ENVIRONMENT},
+    timeout_s=30,
+)
+
+FUNCTIONS: tuple[FunctionSpec, ...] = (AUTHORIZER, HOOKS, READ_API, CHECKPOINT_WRITER)
+API_AUTHORIZER = AuthorizerSpec(function=AUTHORIZER.key)
+
+
+def function(key: str) -> FunctionSpec:
+    return next(spec for spec in FUNCTIONS if spec.key == key)
+
+
+def resource_env_var(resource_key: str) -> str:
+    for spec in (*TABLES, *QUEUES):
+        if spec.key == resource_key:
+            return spec.env_var
+    raise KeyError(resource_key)

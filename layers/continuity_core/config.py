@@ -1,0 +1,80 @@
+"""Service configuration, read from the environment once per cold start and validated by pydantic.
+
+A bad value fails at start-up with a message that names the variable, e.g.
+``CONTINUITY_PROMPT_INTERVAL: Input should be less than or equal to 1000``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ENV_PREFIX = "CONTINUITY_"
+
+
+class ConfigError(ValueError):
+    """Raised at start-up when an environment value is out of range or malformed."""
+
+
+class ContinuityConfig(BaseSettings):
+    """The ``continuity`` settings (environment variable = CONTINUITY_ + upper snake case)."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
+
+    enabled: bool = True
+    prompt_interval: int = Field(10, ge=1, le=1000, description="Prompts between periodic checkpoints.")
+    time_interval_ms: int = Field(
+        900_000, ge=60_000, le=3_600_000, description="Time between periodic checkpoints."
+    )
+    max_checkpoints_per_session: int = Field(50, ge=1, le=500, description="Oldest checkpoints beyond go.")
+    retention_days: int = Field(7, ge=1, le=90, description="Checkpoint retention.")
+    recovery_budget_chars: int = Field(
+        2000, ge=200, le=10_000, description="Characters reserved for the recovery block."
+    )
+    # Our additions (issue silent): the debounce delay and the project recovery window.
+    flush_delay_seconds: int = Field(3, ge=0, le=900, description="SQS delay of a checkpoint flush.")
+    recovery_window_hours: float = Field(
+        4, gt=0, le=168, description="How far back a new session recovers its project's checkpoint."
+    )
+
+    def to_environment(self) -> dict[str, str]:
+        """The environment that reproduces this config (used by CDK and the local stack)."""
+        out: dict[str, str] = {}
+        for name, value in self.model_dump().items():
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            out[f"{ENV_PREFIX}{name.upper()}"] = text
+        return out
+
+
+def describe_errors(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors():
+        field = ".".join(str(p) for p in item["loc"])
+        parts.append(f"{ENV_PREFIX}{field.upper()}: {item['msg']} (got {item.get('input')!r})")
+    return "; ".join(parts)
+
+
+def load_config(values: dict[str, object] | None = None) -> ContinuityConfig:
+    """Validate the config from the environment (or from explicit values); raise ConfigError."""
+    try:
+        if values is None:
+            return ContinuityConfig()
+        return ContinuityConfig.model_validate(values)
+    except ValidationError as error:
+        raise ConfigError(f"invalid Continuity configuration: {describe_errors(error)}") from error
+
+
+@lru_cache(maxsize=1)
+def get_config() -> ContinuityConfig:
+    return load_config()
+
+
+def load_config_from_camel_case(values: dict[str, object]) -> ContinuityConfig:
+    """Validate the config given in the issue's camelCase names (cdk.json context ``continuity``)."""
+    snake = {"".join(f"_{c.lower()}" if c.isupper() else c for c in key): v for key, v in values.items()}
+    unknown = sorted(set(snake) - set(ContinuityConfig.model_fields))
+    if unknown:
+        raise ConfigError(f"invalid Continuity configuration: unknown setting(s) {', '.join(unknown)}")
+    return load_config(snake)
