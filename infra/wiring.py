@@ -191,7 +191,8 @@ def function(key: str) -> FunctionSpec:
 
 
 def resource_env_var(resource_key: str) -> str:
-    for spec in (*TABLES, *QUEUES):
+    specs: tuple[TableSpec | QueueSpec, ...] = (*TABLES, *QUEUES)
+    for spec in specs:
         if spec.key == resource_key:
             return spec.env_var
     raise KeyError(resource_key)

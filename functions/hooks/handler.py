@@ -1,0 +1,38 @@
+"""POST /api/hooks/{event}: lifecycle hooks from agents (Claude Code, Codex, Gemini CLI, Signet shapes)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler.openapi.params import Body
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from continuity_core.http import body_too_large, caller, create_app
+from continuity_core.logic.normalize import normalize_hook
+from continuity_core.models.hooks import HookEvent, HookRequest
+from continuity_core.observability import count, logger, metrics
+from continuity_core.services import hook_service
+
+app = create_app()
+
+
+@app.post("/api/hooks/<event>")
+def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> dict[str, Any]:
+    hook = normalize_hook(event, request)
+    logger.set_correlation_id(hook.session_key)
+    outcome = hook_service().handle(caller(app).agent_id, hook)
+    count("HooksReceived", event=event.value)
+    if outcome.flush_requested:
+        count("FlushesRequested")
+    if outcome.flush_merged:
+        count("FlushesMerged")
+    if outcome.duplicate:
+        count("HookReplaysIgnored")
+    if event is HookEvent.SESSION_START:
+        count("RecoveryInjected" if outcome.recovery else "RecoveryMissed")
+    return outcome.response.to_claude_code()
+
+
+@logger.inject_lambda_context(clear_state=True)
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return body_too_large(event) or app.resolve(event, context)

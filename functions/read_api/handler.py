@@ -1,0 +1,46 @@
+"""GET /api/checkpoints[...] and /api/health."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from continuity_core.http import caller, create_app
+from continuity_core.logic.paths import normalize_project
+from continuity_core.models.checkpoint import CheckpointList
+from continuity_core.observability import logger, metrics
+from continuity_core.services import checkpoint_store
+
+MAX_SESSION_CHECKPOINTS = 500
+
+app = create_app()
+
+
+@app.get("/api/health")
+def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@app.get("/api/checkpoints")
+def project_checkpoints(
+    project: Annotated[str, Query(min_length=1, max_length=4096)],
+    limit: Annotated[int, Query(ge=1, le=100)] = 10,
+) -> CheckpointList:
+    """A project's checkpoints, newest first."""
+    normalized = normalize_project(project) or project
+    found = checkpoint_store().list_for_project(caller(app).agent_id, normalized, limit)
+    return CheckpointList(checkpoints=found)
+
+
+@app.get("/api/checkpoints/<session_key>")
+def session_checkpoints(session_key: Annotated[str, Path(min_length=1, max_length=256)]) -> CheckpointList:
+    """One session's checkpoints, oldest first."""
+    found = checkpoint_store().list_for_session(caller(app).agent_id, session_key, MAX_SESSION_CHECKPOINTS)
+    return CheckpointList(checkpoints=found)
+
+
+@logger.inject_lambda_context(clear_state=True)
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

@@ -1,0 +1,33 @@
+"""boto3 clients, built lazily on first use and cached per process.
+
+Nothing here runs at import: moto must start before a client exists, and cold starts count.
+``AWS_ENDPOINT_URL`` (honoured by boto3) points the clients at the local stack.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from typing import Any
+
+
+@cache
+def client(service: str) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    # Hooks sit in the agent's loop: fail fast rather than hang, retry a little.
+    config = Config(connect_timeout=2, read_timeout=5, retries={"mode": "standard", "max_attempts": 3})
+    return boto3.session.Session().client(service, config=config)  # type: ignore[call-overload]
+
+
+def reset_clients() -> None:
+    """Forget cached clients (tests start a new moto backend)."""
+    client.cache_clear()
+
+
+def required_env(name: str) -> str:
+    value = os.environ.get(name)
+    if not value:
+        raise RuntimeError(f"environment variable {name} is not set")
+    return value

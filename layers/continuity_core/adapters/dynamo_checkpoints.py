@@ -1,0 +1,170 @@
+"""Checkpoints in DynamoDB: under the session's partition, indexed by project (newest first)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from continuity_core.adapters.dynamo_items import (
+    CHECKPOINT_PREFIX,
+    STATE_SK,
+    checkpoint_sk,
+    epoch_seconds,
+    from_attributes,
+    parse_timestamp,
+    project_pk,
+    session_pk,
+    timestamp,
+    to_attribute,
+    to_attributes,
+)
+from continuity_core.adapters.dynamo_state import call_dynamodb
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.state import SessionState
+from continuity_core.ports import StateChangedError
+
+PROJECT_INDEX = "by_project"
+_PAGE = 100
+
+
+def checkpoint_item(agent_id: str, checkpoint: Checkpoint, expires_at: int) -> dict[str, Any]:
+    values = checkpoint.model_dump(mode="json")
+    values["created_at"] = timestamp(checkpoint.created_at)
+    sort_key = checkpoint_sk(checkpoint.created_at, checkpoint.id)
+    values.update(pk=session_pk(agent_id, checkpoint.session_key), sk=sort_key, expires_at=expires_at)
+    if checkpoint.project_normalized:
+        values.update(gsi1pk=project_pk(agent_id, checkpoint.project_normalized), gsi1sk=sort_key)
+    return to_attributes(values)
+
+
+def checkpoint_from_item(item: dict[str, Any]) -> Checkpoint:
+    values = from_attributes(item)
+    values["created_at"] = parse_timestamp(values["created_at"])
+    return Checkpoint.model_validate(values)
+
+
+class DynamoCheckpointStore:
+    def __init__(self, table_name: str, retention: timedelta) -> None:
+        self._table = table_name
+        self._retention = retention
+
+    def commit(
+        self,
+        agent_id: str,
+        checkpoint: Checkpoint,
+        consumed: SessionState,
+        now: datetime,
+        evict: list[Checkpoint] | None = None,
+    ) -> None:
+        from botocore.exceptions import ClientError
+
+        put = {
+            "Put": {
+                "TableName": self._table,
+                "Item": checkpoint_item(agent_id, checkpoint, epoch_seconds(now + self._retention)),
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        }
+        # Reset exactly what the checkpoint holds: valid only while the state is the one read.
+        consume = {
+            "Update": {
+                "TableName": self._table,
+                "Key": _state_key(agent_id, checkpoint.session_key),
+                "UpdateExpression": (
+                    "SET prompts_since_checkpoint = :zero, pending_queries = :empty, "
+                    "pending_snippets = :empty, pending_remembers = :empty, last_checkpoint_at = :now "
+                    "REMOVE flush_token, flush_requested_at ADD version :one, checkpoints_written :one"
+                ),
+                "ConditionExpression": "version = :version",
+                "ExpressionAttributeValues": {
+                    ":zero": to_attribute(0),
+                    ":one": to_attribute(1),
+                    ":empty": to_attribute([]),
+                    ":now": to_attribute(timestamp(now)),
+                    ":version": to_attribute(consumed.version),
+                },
+            }
+        }
+        deletes = [
+            {
+                "Delete": {
+                    "TableName": self._table,
+                    "Key": {
+                        "pk": {"S": session_pk(agent_id, old.session_key)},
+                        "sk": {"S": checkpoint_sk(old.created_at, old.id)},
+                    },
+                }
+            }
+            for old in evict or []
+        ]
+        try:
+            call_dynamodb("transact_write_items", TransactItems=[put, consume, *deletes])
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "TransactionCanceledException":
+                raise StateChangedError(checkpoint.session_key) from error
+            raise
+
+    def latest_for_session(self, agent_id: str, session_key: str) -> Checkpoint | None:
+        found = self._query_session(agent_id, session_key, newest_first=True, limit=1)
+        return found[0] if found else None
+
+    def latest_for_project(
+        self, agent_id: str, project_normalized: str, since: datetime
+    ) -> Checkpoint | None:
+        response = call_dynamodb(
+            "query",
+            TableName=self._table,
+            IndexName=PROJECT_INDEX,
+            KeyConditionExpression="gsi1pk = :pk AND gsi1sk > :since",
+            ExpressionAttributeValues={
+                ":pk": {"S": project_pk(agent_id, project_normalized)},
+                ":since": {"S": checkpoint_sk(since, "")},
+            },
+            ScanIndexForward=False,
+            Limit=1,
+        )
+        items = response.get("Items", [])
+        return checkpoint_from_item(items[0]) if items else None
+
+    def list_for_project(self, agent_id: str, project_normalized: str, limit: int) -> list[Checkpoint]:
+        response = call_dynamodb(
+            "query",
+            TableName=self._table,
+            IndexName=PROJECT_INDEX,
+            KeyConditionExpression="gsi1pk = :pk AND begins_with(gsi1sk, :prefix)",
+            ExpressionAttributeValues={
+                ":pk": {"S": project_pk(agent_id, project_normalized)},
+                ":prefix": {"S": CHECKPOINT_PREFIX},
+            },
+            ScanIndexForward=False,
+            Limit=limit,
+        )
+        return [checkpoint_from_item(item) for item in response.get("Items", [])]
+
+    def list_for_session(self, agent_id: str, session_key: str, limit: int) -> list[Checkpoint]:
+        return self._query_session(agent_id, session_key, newest_first=False, limit=limit)
+
+    def _query_session(
+        self, agent_id: str, session_key: str, newest_first: bool, limit: int
+    ) -> list[Checkpoint]:
+        found: list[Checkpoint] = []
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": session_pk(agent_id, session_key)},
+                ":prefix": {"S": CHECKPOINT_PREFIX},
+            },
+            "ScanIndexForward": not newest_first,
+        }
+        while len(found) < limit:
+            response = call_dynamodb("query", Limit=min(_PAGE, limit - len(found)), **request)
+            found += [checkpoint_from_item(item) for item in response.get("Items", [])]
+            if "LastEvaluatedKey" not in response:
+                break
+            request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+        return found
+
+
+def _state_key(agent_id: str, session_key: str) -> dict[str, Any]:
+    return {"pk": {"S": session_pk(agent_id, session_key)}, "sk": {"S": STATE_SK}}

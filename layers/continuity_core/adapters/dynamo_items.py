@@ -1,0 +1,68 @@
+"""DynamoDB item layout: keys, timestamps and attribute (de)serialisation."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+STATE_SK = "STATE"
+CHECKPOINT_PREFIX = "CP#"
+
+
+def session_pk(agent_id: str, session_key: str) -> str:
+    return f"A#{agent_id}#S#{session_key}"
+
+
+def project_pk(agent_id: str, project_normalized: str) -> str:
+    return f"A#{agent_id}#P#{project_normalized}"
+
+
+def timestamp(moment: datetime) -> str:
+    """Fixed-width UTC ISO 8601, so string order is time order."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_timestamp(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+def checkpoint_sk(created_at: datetime, checkpoint_id: str) -> str:
+    return f"{CHECKPOINT_PREFIX}{timestamp(created_at)}#{checkpoint_id}"
+
+
+def epoch_seconds(moment: datetime) -> int:
+    return int(moment.timestamp())
+
+
+@lru_cache(maxsize=1)
+def _codecs() -> tuple[Any, Any]:
+    from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+    return TypeSerializer(), TypeDeserializer()
+
+
+def to_attributes(values: dict[str, Any]) -> dict[str, Any]:
+    serializer, _ = _codecs()
+    return {key: serializer.serialize(value) for key, value in values.items() if value is not None}
+
+
+def to_attribute(value: Any) -> Any:
+    serializer, _ = _codecs()
+    return serializer.serialize(value)
+
+
+def from_attributes(item: dict[str, Any]) -> dict[str, Any]:
+    _, deserializer = _codecs()
+    return {key: _plain(deserializer.deserialize(value)) for key, value in item.items()}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value

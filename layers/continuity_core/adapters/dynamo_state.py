@@ -1,0 +1,266 @@
+"""Session state in DynamoDB: one item per session, every change one atomic UpdateItem."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from continuity_core.adapters.aws import client
+from continuity_core.adapters.dynamo_items import (
+    STATE_SK,
+    epoch_seconds,
+    from_attributes,
+    parse_timestamp,
+    session_pk,
+    timestamp,
+    to_attribute,
+)
+from continuity_core.models.state import (
+    MAX_PENDING_QUERIES,
+    MAX_PENDING_REMEMBERS,
+    MAX_PENDING_SNIPPETS,
+    SessionIdentity,
+    SessionState,
+)
+from continuity_core.ports import DuplicateHookError, PromptRecord, StorageUnavailableError
+
+# Idempotency keys of recent hooks, so a client's replay of a spooled hook never double counts.
+MAX_HOOK_KEYS = 64
+_TIME_FIELDS = ("started_at", "last_activity_at", "last_checkpoint_at", "flush_requested_at")
+
+
+class _Update:
+    """Builds one UpdateExpression with generated placeholders."""
+
+    def __init__(self) -> None:
+        self.sets: list[str] = []
+        self.adds: list[str] = []
+        self.removes: list[str] = []
+        self.names: dict[str, str] = {}
+        self.values: dict[str, Any] = {}
+        self.conditions: list[str] = []
+
+    def name(self, attribute: str) -> str:
+        placeholder = f"#{attribute}"
+        self.names[placeholder] = attribute
+        return placeholder
+
+    def value(self, value: Any) -> str:
+        placeholder = f":v{len(self.values)}"
+        self.values[placeholder] = to_attribute(value)
+        return placeholder
+
+    def set(self, attribute: str, value: Any) -> None:
+        self.sets.append(f"{self.name(attribute)} = {self.value(value)}")
+
+    def set_if_missing(self, attribute: str, value: Any) -> None:
+        if value is None:
+            return
+        name = self.name(attribute)
+        self.sets.append(f"{name} = if_not_exists({name}, {self.value(value)})")
+
+    def append(self, attribute: str, items: list[Any]) -> None:
+        name = self.name(attribute)
+        empty = self.value([])
+        self.sets.append(f"{name} = list_append(if_not_exists({name}, {empty}), {self.value(items)})")
+
+    def add(self, attribute: str, amount: int) -> None:
+        self.adds.append(f"{self.name(attribute)} {self.value(amount)}")
+
+    def remove(self, attribute: str) -> None:
+        self.removes.append(self.name(attribute))
+
+    def request(self) -> dict[str, Any]:
+        clauses = []
+        if self.sets:
+            clauses.append("SET " + ", ".join(self.sets))
+        if self.adds:
+            clauses.append("ADD " + ", ".join(self.adds))
+        if self.removes:
+            clauses.append("REMOVE " + ", ".join(self.removes))
+        request: dict[str, Any] = {
+            "UpdateExpression": " ".join(clauses),
+            "ExpressionAttributeNames": self.names,
+        }
+        if self.values:
+            request["ExpressionAttributeValues"] = self.values
+        if self.conditions:
+            request["ConditionExpression"] = " AND ".join(self.conditions)
+        return request
+
+
+def state_from_item(item: dict[str, Any]) -> SessionState:
+    values = from_attributes(item)
+    for field in _TIME_FIELDS:
+        if values.get(field):
+            values[field] = parse_timestamp(values[field])
+    return SessionState.model_validate(values)
+
+
+class DynamoStateStore:
+    def __init__(self, table_name: str, ttl: timedelta) -> None:
+        self._table = table_name
+        self._ttl = ttl
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def touch(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
+        update = self._activity(identity, now)
+        return self._apply(agent_id, identity.session_key, update)
+
+    def record_prompt(
+        self, agent_id: str, identity: SessionIdentity, prompt: PromptRecord, now: datetime
+    ) -> SessionState:
+        update = self._activity(identity, now)
+        update.add("prompts_since_checkpoint", 1)
+        update.add("total_prompts", 1)
+        update.add("version", 1)
+        if prompt.query_terms:
+            update.append("pending_queries", [prompt.query_terms])
+        if prompt.snippet:
+            update.append("pending_snippets", [prompt.snippet])
+        self._once(update, prompt.idempotency_key)
+        return self._apply(agent_id, identity.session_key, update)
+
+    def record_remember(
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        content: str,
+        now: datetime,
+        idempotency_key: str | None = None,
+    ) -> SessionState:
+        update = self._activity(identity, now)
+        update.append("pending_remembers", [content])
+        update.add("version", 1)
+        self._once(update, idempotency_key)
+        return self._apply(agent_id, identity.session_key, update)
+
+    def trim(self, agent_id: str, state: SessionState) -> None:
+        update = _Update()
+        update.set("pending_queries", state.pending_queries[-MAX_PENDING_QUERIES:])
+        update.set("pending_snippets", state.pending_snippets[-MAX_PENDING_SNIPPETS:])
+        update.set("pending_remembers", state.pending_remembers[-MAX_PENDING_REMEMBERS:])
+        update.conditions.append(f"{update.name('version')} = {update.value(state.version)}")
+        update.add("version", 1)
+        # Best effort: if the state moved on, the next prompt trims.
+        self._update(agent_id, state.session_key, update, tolerate_condition=True)
+
+    def claim_flush(
+        self, agent_id: str, session_key: str, token: str, now: datetime, stale_before: datetime
+    ) -> bool:
+        update = _Update()
+        token_name = update.name("flush_token")
+        requested = update.name("flush_requested_at")
+        update.set("flush_token", token)
+        update.set("flush_requested_at", timestamp(now))
+        update.conditions.append(
+            f"(attribute_not_exists({token_name}) OR {requested} < {update.value(timestamp(stale_before))})"
+        )
+        return self._update(agent_id, session_key, update, tolerate_condition=True) is not None
+
+    def release_flush(self, agent_id: str, session_key: str, token: str) -> None:
+        update = _Update()
+        update.remove("flush_token")
+        update.remove("flush_requested_at")
+        update.conditions.append(f"{update.name('flush_token')} = {update.value(token)}")
+        self._update(agent_id, session_key, update, tolerate_condition=True)
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def get(self, agent_id: str, session_key: str) -> SessionState | None:
+        response = self._call(
+            "get_item",
+            TableName=self._table,
+            Key=_key(agent_id, session_key),
+            ConsistentRead=True,
+        )
+        item = response.get("Item")
+        return state_from_item(item) if item else None
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _activity(self, identity: SessionIdentity, now: datetime) -> _Update:
+        update = _Update()
+        update.set_if_missing("session_key", identity.session_key)
+        update.set_if_missing("harness", identity.harness)
+        update.set_if_missing("project", identity.project)
+        update.set_if_missing("project_normalized", identity.project_normalized)
+        update.set_if_missing("started_at", timestamp(now))
+        update.set("last_activity_at", timestamp(now))
+        update.set("expires_at", epoch_seconds(now + self._ttl))
+        return update
+
+    @staticmethod
+    def _once(update: _Update, idempotency_key: str | None) -> None:
+        if not idempotency_key:
+            return
+        keys = update.name("hook_keys")
+        update.conditions.append(f"NOT contains({keys}, {update.value(idempotency_key)})")
+        update.append("hook_keys", [idempotency_key])
+
+    def _apply(self, agent_id: str, session_key: str, update: _Update) -> SessionState:
+        state = self._update(agent_id, session_key, update)
+        assert state is not None  # only conditional updates that tolerate failure answer None
+        return state
+
+    def _update(
+        self, agent_id: str, session_key: str, update: _Update, tolerate_condition: bool = False
+    ) -> SessionState | None:
+        from botocore.exceptions import ClientError
+
+        try:
+            response = self._call(
+                "update_item",
+                TableName=self._table,
+                Key=_key(agent_id, session_key),
+                ReturnValues="ALL_NEW",
+                **update.request(),
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            if tolerate_condition:
+                return None
+            raise DuplicateHookError(session_key) from error
+        state = state_from_item(response["Attributes"])
+        if len(response["Attributes"].get("hook_keys", {}).get("L", [])) > 2 * MAX_HOOK_KEYS:
+            self._trim_hook_keys(agent_id, session_key, state.version)
+        return state
+
+    def _trim_hook_keys(self, agent_id: str, session_key: str, version: int) -> None:
+        update = _Update()
+        name = update.name("hook_keys")
+        update.removes.extend(f"{name}[{index}]" for index in range(MAX_HOOK_KEYS))
+        update.conditions.append(f"{update.name('version')} = {update.value(version)}")
+        self._update(agent_id, session_key, update, tolerate_condition=True)
+
+    def _call(self, operation: str, **kwargs: Any) -> Any:
+        return call_dynamodb(operation, **kwargs)
+
+
+def _key(agent_id: str, session_key: str) -> dict[str, Any]:
+    return {"pk": {"S": session_pk(agent_id, session_key)}, "sk": {"S": STATE_SK}}
+
+
+_UNAVAILABLE = {
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "InternalServerError",
+    "ServiceUnavailable",
+}
+
+
+def call_dynamodb(operation: str, **kwargs: Any) -> Any:
+    """One DynamoDB call; throttling and service faults become StorageUnavailableError."""
+    from botocore.exceptions import ClientError, ConnectionError, ReadTimeoutError
+
+    try:
+        return getattr(client("dynamodb"), operation)(**kwargs)
+    except ClientError as error:
+        if error.response["Error"]["Code"] in _UNAVAILABLE:
+            raise StorageUnavailableError(str(error)) from error
+        raise
+    except (ConnectionError, ReadTimeoutError) as error:
+        raise StorageUnavailableError(str(error)) from error

@@ -1,0 +1,158 @@
+"""Hook ingest: the rules for each lifecycle hook."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from continuity_core.config import ContinuityConfig
+from continuity_core.logic.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
+from continuity_core.logic.injection import compose
+from continuity_core.logic.recovery import Recovery, find_recovery, recovery_section
+from continuity_core.logic.terms import key_terms, snippet
+from continuity_core.logic.writer import CheckpointWriter
+from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.hooks import Hook, HookEvent, HookResponse
+from continuity_core.models.state import MAX_PENDING_REMEMBERS, SNIPPET_CHARS, SessionIdentity, SessionState
+from continuity_core.ports import (
+    CheckpointStore,
+    Clock,
+    DuplicateHookError,
+    FlushQueue,
+    PromptRecord,
+    StateStore,
+)
+
+REMEMBER_CHARS = 500
+
+
+@dataclass(frozen=True)
+class HookOutcome:
+    """The answer plus what happened, for metrics and logs."""
+
+    response: HookResponse
+    flush_requested: bool = False
+    flush_merged: bool = False
+    duplicate: bool = False
+    recovery: Recovery | None = None
+
+
+class HookService:
+    def __init__(
+        self,
+        states: StateStore,
+        checkpoints: CheckpointStore,
+        flushes: FlushQueue,
+        config: ContinuityConfig,
+        clock: Clock,
+        writer: CheckpointWriter | None = None,
+    ) -> None:
+        self._states = states
+        self._checkpoints = checkpoints
+        self._flushes = flushes
+        self._config = config
+        self._clock = clock
+        self._writer = writer or CheckpointWriter(states, checkpoints, config, clock)
+
+    def handle(self, agent_id: str, hook: Hook) -> HookOutcome:
+        if not self._config.enabled:
+            return HookOutcome(HookResponse(event=hook.event))
+        handler = {
+            HookEvent.SESSION_START: self._session_start,
+            HookEvent.USER_PROMPT_SUBMIT: self._user_prompt,
+            HookEvent.REMEMBER: self._remember,
+            HookEvent.PRE_COMPACTION: self._pre_compaction,
+            HookEvent.SESSION_END: self._session_end,
+            HookEvent.SUBAGENT_START: self._subagent_start,
+        }[hook.event]
+        try:
+            return handler(agent_id, hook)
+        except DuplicateHookError:
+            return HookOutcome(HookResponse(event=hook.event), duplicate=True)
+
+    # -- events ----------------------------------------------------------------------------
+
+    def _session_start(self, agent_id: str, hook: Hook) -> HookOutcome:
+        now = self._clock()
+        self._states.touch(agent_id, _identity(hook), now)
+        recovery = find_recovery(
+            self._checkpoints,
+            agent_id,
+            hook.session_key,
+            hook.previous_session_key,
+            hook.project_normalized,
+            self._config,
+            now,
+        )
+        section = recovery_section(recovery, self._config, now)
+        context = compose([section]) if section else None
+        return HookOutcome(HookResponse(event=hook.event, additional_context=context), recovery=recovery)
+
+    def _user_prompt(self, agent_id: str, hook: Hook) -> HookOutcome:
+        now = self._clock()
+        record = PromptRecord(
+            query_terms=key_terms(hook.prompt),
+            snippet=snippet(hook.prompt, SNIPPET_CHARS),
+            idempotency_key=hook.idempotency_key,
+        )
+        state = self._states.record_prompt(agent_id, _identity(hook), record, now)
+        if state.needs_trim:
+            self._states.trim(agent_id, state)
+        requested, merged = self._request_flush_if_due(agent_id, state)
+        return HookOutcome(HookResponse(event=hook.event), flush_requested=requested, flush_merged=merged)
+
+    def _remember(self, agent_id: str, hook: Hook) -> HookOutcome:
+        content = snippet(hook.content or hook.prompt, REMEMBER_CHARS)
+        if content:
+            state = self._states.record_remember(
+                agent_id, _identity(hook), content, self._clock(), hook.idempotency_key
+            )
+            if len(state.pending_remembers) > 2 * MAX_PENDING_REMEMBERS:
+                self._states.trim(agent_id, state)
+        return HookOutcome(HookResponse(event=hook.event))
+
+    def _pre_compaction(self, agent_id: str, hook: Hook) -> HookOutcome:
+        # Not debounced: the context is about to be cut, write now.
+        self._writer.flush(agent_id, hook.session_key, CheckpointTrigger.PRE_COMPACTION)
+        return HookOutcome(HookResponse(event=hook.event))
+
+    def _session_end(self, agent_id: str, hook: Hook) -> HookOutcome:
+        # Flush what is pending now rather than leave it to a delayed message.
+        self._writer.flush(agent_id, hook.session_key, CheckpointTrigger.SESSION_END)
+        return HookOutcome(HookResponse(event=hook.event))
+
+    def _subagent_start(self, agent_id: str, hook: Hook) -> HookOutcome:
+        # Parent-context inheritance arrives with live transcripts; accepted and answered empty now.
+        return HookOutcome(HookResponse(event=hook.event))
+
+    # -- debounce --------------------------------------------------------------------------
+
+    def _request_flush_if_due(self, agent_id: str, state: SessionState) -> tuple[bool, bool]:
+        """(requested, merged): at most one flush in flight per session; later triggers merge."""
+        now = self._clock()
+        if not is_checkpoint_due(state, self._config, now):
+            return False, False
+        if is_flush_in_flight(state, now):
+            return False, True
+        token = uuid.uuid4().hex
+        claimed = self._states.claim_flush(
+            agent_id, state.session_key, token, now, stale_before=now - STALE_FLUSH_AFTER
+        )
+        if not claimed:
+            return False, True
+        try:
+            self._flushes.request_flush(agent_id, state.session_key, token, self._config.flush_delay_seconds)
+        except Exception:
+            # Let the next prompt try again instead of waiting for the claim to go stale.
+            self._states.release_flush(agent_id, state.session_key, token)
+            raise
+        return True, False
+
+
+def _identity(hook: Hook) -> SessionIdentity:
+    return SessionIdentity(
+        session_key=hook.session_key,
+        harness=hook.harness,
+        project=hook.project,
+        project_normalized=hook.project_normalized,
+    )

@@ -1,0 +1,44 @@
+"""Assembling additionalContext: reserved budgets first, one hard cap for the whole injection."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Claude Code caps additionalContext at 10,000 characters; stay clear of it.
+MAX_INJECTION_CHARS = 9000
+TRUNCATION_MARKER = "\n[truncated]"
+SECTION_SEPARATOR = "\n\n"
+
+
+def fit(text: str, budget: int) -> str:
+    """``text`` if it fits ``budget``; else cut, ending with a visible ``[truncated]`` marker."""
+    if len(text) <= budget:
+        return text
+    room = max(0, budget - len(TRUNCATION_MARKER))
+    return text[:room].rstrip() + TRUNCATION_MARKER
+
+
+@dataclass(frozen=True)
+class Section:
+    text: str
+    reserved_chars: int | None = None  # None: shares whatever the reserved sections leave
+
+
+def compose(sections: list[Section], limit: int = MAX_INJECTION_CHARS) -> str | None:
+    """Reserved sections get their budget set aside before anything else is placed."""
+    present = [section for section in sections if section.text]
+    if not present:
+        return None
+    reserved = sum(min(s.reserved_chars, limit) for s in present if s.reserved_chars is not None)
+    separators = len(SECTION_SEPARATOR) * (len(present) - 1)
+    shared_left = max(0, limit - reserved - separators)
+    parts: list[str] = []
+    for section in present:
+        if section.reserved_chars is not None:
+            parts.append(fit(section.text, min(section.reserved_chars, limit)))
+        else:
+            part = fit(section.text, shared_left)
+            shared_left -= len(part)
+            if part:
+                parts.append(part)
+    return SECTION_SEPARATOR.join(parts)[:limit]

@@ -1,0 +1,39 @@
+"""Checkpoints: what the service keeps of a session at a point in time."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class CheckpointTrigger(StrEnum):
+    PERIODIC = "periodic"
+    PRE_COMPACTION = "pre_compaction"
+    SESSION_END = "session_end"
+    AGENT = "agent"
+    EXPLICIT = "explicit"
+
+
+class Checkpoint(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    session_key: str
+    harness: str
+    project: str | None = None
+    project_normalized: str | None = None
+    trigger: CheckpointTrigger
+    digest: str
+    prompt_count: int = Field(ge=0, description="Prompts this checkpoint covers.")
+    first_prompt: int | None = Field(None, description="Session prompt number of the first covered prompt.")
+    last_prompt: int | None = Field(None, description="Session prompt number of the last covered prompt.")
+    sequence: int = Field(ge=1, description="Per-session checkpoint number, 1 for the first.")
+    memory_queries: list[str] = Field(default_factory=list)
+    recent_remembers: list[str] = Field(default_factory=list)
+    created_at: datetime
+
+
+class CheckpointList(BaseModel):
+    checkpoints: list[Checkpoint]

@@ -1,0 +1,136 @@
+"""Hook payloads: Claude Code's own hook JSON and Signet's field names, normalised into one model."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
+
+MAX_SESSION_KEY = 256
+MAX_PATH = 4096
+
+
+class HookEvent(StrEnum):
+    SESSION_START = "session-start"
+    USER_PROMPT_SUBMIT = "user-prompt-submit"
+    REMEMBER = "remember"
+    PRE_COMPACTION = "pre-compaction"
+    SESSION_END = "session-end"
+    SUBAGENT_START = "subagent-start"
+
+    @property
+    def claude_code_name(self) -> str:
+        """The hook event name Claude Code expects back in hookSpecificOutput."""
+        return _CLAUDE_CODE_NAMES[self]
+
+
+_CLAUDE_CODE_NAMES = {
+    HookEvent.SESSION_START: "SessionStart",
+    HookEvent.USER_PROMPT_SUBMIT: "UserPromptSubmit",
+    HookEvent.REMEMBER: "UserPromptSubmit",
+    HookEvent.PRE_COMPACTION: "PreCompact",
+    HookEvent.SESSION_END: "SessionEnd",
+    HookEvent.SUBAGENT_START: "SubagentStart",
+}
+
+
+def _choices(*names: str) -> AliasChoices:
+    return AliasChoices(*names)
+
+
+class HookRequest(BaseModel):
+    """The body of ``POST /api/hooks/{event}`` as harnesses send it (unknown fields are ignored)."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    session_key: str | None = Field(
+        None,
+        max_length=MAX_SESSION_KEY,
+        validation_alias=_choices("session_id", "sessionKey", "sessionId", "session_key"),
+    )
+    harness: str | None = Field(None, max_length=64)
+    project: str | None = Field(None, max_length=MAX_PATH, validation_alias=_choices("cwd", "project"))
+    project_normalized: str | None = Field(
+        None, max_length=MAX_PATH, validation_alias=_choices("project_normalized", "projectNormalized")
+    )
+    transcript_path: str | None = Field(
+        None, max_length=MAX_PATH, validation_alias=_choices("transcript_path", "transcriptPath")
+    )
+    hook_event_name: str | None = Field(None, max_length=64)
+    prompt: str | None = Field(None, validation_alias=_choices("prompt", "userPrompt", "user_prompt"))
+    source: str | None = Field(None, max_length=64)
+    trigger: str | None = Field(None, max_length=64)
+    custom_instructions: str | None = Field(
+        None, validation_alias=_choices("custom_instructions", "customInstructions")
+    )
+    session_context: str | None = Field(None, validation_alias=_choices("sessionContext", "session_context"))
+    reason: str | None = Field(None, max_length=256)
+    content: str | None = None
+    # The harness's sub-agent id (Claude Code's agent_id), not the tenant.
+    subagent_id: str | None = Field(None, max_length=256, validation_alias=_choices("agent_id", "agentId"))
+    subagent_type: str | None = Field(
+        None, max_length=256, validation_alias=_choices("agent_type", "agentType")
+    )
+    previous_session_key: str | None = Field(
+        None,
+        max_length=MAX_SESSION_KEY,
+        validation_alias=_choices("previous_session_key", "previousSessionKey"),
+    )
+    idempotency_key: str | None = Field(
+        None, max_length=512, validation_alias=_choices("idempotency_key", "idempotencyKey")
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _require_object(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise ValueError("the hook body must be a JSON object")
+        return data
+
+    @model_validator(mode="after")
+    def _require_session(self) -> HookRequest:
+        if not (self.session_key or "").strip():
+            raise ValueError("session_id (or sessionKey / sessionId) is required")
+        return self
+
+
+class Hook(BaseModel):
+    """One normalised hook, whatever harness sent it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    event: HookEvent
+    session_key: str
+    harness: str
+    project: str | None
+    project_normalized: str | None
+    transcript_path: str | None = None
+    prompt: str | None = None
+    source: str | None = None
+    trigger: str | None = None
+    custom_instructions: str | None = None
+    session_context: str | None = None
+    reason: str | None = None
+    content: str | None = None
+    subagent_id: str | None = None
+    subagent_type: str | None = None
+    previous_session_key: str | None = None
+    idempotency_key: str | None = None
+
+
+class HookResponse(BaseModel):
+    """What the service answers; rendered as valid Claude Code hook output."""
+
+    event: HookEvent
+    additional_context: str | None = None
+
+    def to_claude_code(self) -> dict[str, Any]:
+        if not self.additional_context:
+            return {}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": self.event.claude_code_name,
+                "additionalContext": self.additional_context,
+            }
+        }

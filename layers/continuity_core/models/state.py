@@ -1,0 +1,67 @@
+"""Per-session continuity state: what has accumulated since the last checkpoint."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_PENDING_QUERIES = 20
+MAX_PENDING_REMEMBERS = 10
+MAX_PENDING_SNIPPETS = 10
+SNIPPET_CHARS = 200
+
+
+class SessionIdentity(BaseModel):
+    """Who a session is: set on first sight, never changed by later hooks."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_key: str
+    harness: str
+    project: str | None = None
+    project_normalized: str | None = None
+
+
+class SessionState(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    session_key: str
+    harness: str
+    project: str | None = None
+    project_normalized: str | None = None
+    started_at: datetime
+    last_activity_at: datetime
+    prompts_since_checkpoint: int = 0
+    total_prompts: int = 0
+    pending_queries: list[str] = Field(default_factory=list)
+    pending_remembers: list[str] = Field(default_factory=list)
+    pending_snippets: list[str] = Field(default_factory=list)
+    last_checkpoint_at: datetime | None = None
+    flush_token: str | None = None
+    flush_requested_at: datetime | None = None
+    checkpoints_written: int = 0
+    # Bumped by every change to what a checkpoint consumes; the writer commits only if unchanged.
+    version: int = 0
+
+    @property
+    def identity(self) -> SessionIdentity:
+        return SessionIdentity(
+            session_key=self.session_key,
+            harness=self.harness,
+            project=self.project,
+            project_normalized=self.project_normalized,
+        )
+
+    @property
+    def has_pending(self) -> bool:
+        return self.prompts_since_checkpoint > 0 or bool(self.pending_remembers)
+
+    @property
+    def needs_trim(self) -> bool:
+        """Lists are capped lazily: trimmed once they hold twice their cap."""
+        return (
+            len(self.pending_queries) > 2 * MAX_PENDING_QUERIES
+            or len(self.pending_snippets) > 2 * MAX_PENDING_SNIPPETS
+            or len(self.pending_remembers) > 2 * MAX_PENDING_REMEMBERS
+        )

@@ -1,0 +1,101 @@
+"""Storage interfaces the domain logic talks to. Implementations live in ``adapters/``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.state import SessionIdentity, SessionState
+
+Clock = Callable[[], datetime]
+
+
+class StateChangedError(Exception):
+    """The session state moved on since it was read; read it again (latest wins)."""
+
+
+class DuplicateHookError(Exception):
+    """A hook with this idempotency key was already applied."""
+
+
+class StorageUnavailableError(Exception):
+    """The store throttled or failed; the caller may retry later."""
+
+
+@dataclass(frozen=True)
+class PromptRecord:
+    query_terms: str | None
+    snippet: str | None
+    idempotency_key: str | None = None
+
+
+class StateStore(Protocol):
+    def touch(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
+        """Create the session's state if missing and mark activity; returns the state after."""
+        ...
+
+    def record_prompt(
+        self, agent_id: str, identity: SessionIdentity, prompt: PromptRecord, now: datetime
+    ) -> SessionState:
+        """Atomically count one prompt and append its terms and snippet. DuplicateHookError on replay."""
+        ...
+
+    def record_remember(
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        content: str,
+        now: datetime,
+        idempotency_key: str | None = None,
+    ) -> SessionState: ...
+
+    def trim(self, agent_id: str, state: SessionState) -> None:
+        """Cut pending lists to their caps if the state is still at ``state.version`` (best effort)."""
+        ...
+
+    def claim_flush(
+        self, agent_id: str, session_key: str, token: str, now: datetime, stale_before: datetime
+    ) -> bool:
+        """Mark one flush pending unless another (newer than ``stale_before``) already is."""
+        ...
+
+    def release_flush(self, agent_id: str, session_key: str, token: str) -> None: ...
+
+    def get(self, agent_id: str, session_key: str) -> SessionState | None: ...
+
+
+class CheckpointStore(Protocol):
+    def commit(
+        self,
+        agent_id: str,
+        checkpoint: Checkpoint,
+        consumed: SessionState,
+        now: datetime,
+        evict: list[Checkpoint] | None = None,
+    ) -> None:
+        """Write the checkpoint and reset what it consumed, only if ``consumed`` is still current.
+
+        Evicted checkpoints are deleted in the same transaction. StateChangedError on a race.
+        """
+        ...
+
+    def latest_for_session(self, agent_id: str, session_key: str) -> Checkpoint | None: ...
+
+    def latest_for_project(
+        self, agent_id: str, project_normalized: str, since: datetime
+    ) -> Checkpoint | None: ...
+
+    def list_for_project(self, agent_id: str, project_normalized: str, limit: int) -> list[Checkpoint]:
+        """Newest first."""
+        ...
+
+    def list_for_session(self, agent_id: str, session_key: str, limit: int) -> list[Checkpoint]:
+        """Oldest first."""
+        ...
+
+
+class FlushQueue(Protocol):
+    def request_flush(self, agent_id: str, session_key: str, token: str, delay_seconds: int) -> None: ...

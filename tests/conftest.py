@@ -1,0 +1,48 @@
+"""Shared fixtures: an in-memory AWS (moto) provisioned from the wiring declaration."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+TEST_TOKEN = "test-token"
+
+
+@pytest.fixture(autouse=True)
+def _quiet_powertools(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "ContinuityTests")
+    monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "continuity")
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
+    monkeypatch.setenv("POWERTOOLS_LOG_LEVEL", "WARNING")
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """moto with the service's table and queues; yields the resource environment."""
+    from continuity_core import services
+    from continuity_core.adapters.aws import reset_clients
+    from moto import mock_aws
+
+    from tests.support.provision import provision
+
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_REGION": "us-east-1",
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    with mock_aws():
+        reset_clients()
+        services.reset()
+        environment = provision()
+        for name, value in environment.items():
+            monkeypatch.setenv(name, value)
+        yield environment
+        reset_clients()
+        services.reset()
+    os.environ.pop("CONTINUITY_TABLE_NAME", None)
