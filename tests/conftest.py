@@ -21,10 +21,10 @@ def _quiet_powertools(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """moto with the service's table and queues; yields the resource environment."""
-    from continuity_core import services
-    from continuity_core.adapters.aws import reset_clients
     from moto import mock_aws
 
+    from continuity_core import services
+    from continuity_core.adapters.aws import reset_clients
     from tests.support.provision import provision
 
     for name, value in {

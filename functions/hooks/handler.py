@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.utilities.typing import LambdaContext
+
 from continuity_core.http import body_too_large, caller, create_app
 from continuity_core.logic.normalize import normalize_hook
 from continuity_core.models.hooks import HookEvent, HookRequest

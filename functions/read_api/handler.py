@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
+
 from continuity_core.http import caller, create_app
 from continuity_core.logic.paths import normalize_project
 from continuity_core.models.checkpoint import CheckpointList

@@ -1,0 +1,57 @@
+"""Bad input answers a clear JSON 4xx, never a 500, and stored data is untouched."""
+
+import json
+
+import pytest
+
+from continuity_core import services
+from tests.integration.conftest import prompt
+from tests.support.api import InProcessService
+
+
+@pytest.mark.parametrize(
+    ("event", "raw_body", "status", "message"),
+    [
+        ("user-prompt-submit", "{not json", 400, "malformed JSON"),
+        ("user-prompt-submit", "[1, 2]", 422, "JSON object"),
+        ("user-prompt-submit", '"text"', 422, "JSON object"),
+        ("user-prompt-submit", json.dumps({"cwd": "/x", "prompt": "hi"}), 422, "session_id"),
+        ("user-prompt-submit", json.dumps({"session_id": 42}), 422, "session"),
+        ("user-prompt-submit", json.dumps({"session_id": "s" * 300}), 422, "session"),
+        ("no-such-event", json.dumps({"session_id": "s"}), 404, "no-such-event"),
+    ],
+)
+def test_bad_hooks_get_a_clear_json_error(
+    service: InProcessService, event: str, raw_body: str, status: int, message: str
+) -> None:
+    answer_status, answer = service.hook(event, raw_body=raw_body)
+
+    assert answer_status == status
+    assert answer["statusCode"] == status
+    assert message in answer["message"]
+
+
+def test_a_body_over_one_megabyte_is_refused_with_413(service: InProcessService) -> None:
+    status, answer = service.hook("user-prompt-submit", {**prompt("big", 1), "prompt": "x" * (1024 * 1024)})
+
+    assert status == 413
+    assert "1048576" in answer["message"]
+
+
+def test_bad_input_leaves_the_session_as_it_was(service: InProcessService) -> None:
+    service.hook("user-prompt-submit", prompt("kept", 1))
+    before = services.state_store().get("default", "kept")
+
+    service.hook("user-prompt-submit", raw_body='{"session_id": "kept", "prompt": ')
+    service.hook("user-prompt-submit", {"session_id": "kept", "prompt": "x" * (2 * 1024 * 1024)})
+
+    assert services.state_store().get("default", "kept") == before
+
+
+def test_a_call_without_an_authorizer_context_is_unauthorized(service: InProcessService) -> None:
+    anonymous = InProcessService(agent_id="")
+
+    status, answer = anonymous.hook("user-prompt-submit", prompt("s", 1))
+
+    assert status == 401
+    assert answer["message"] == "Unauthorized"

@@ -1,0 +1,68 @@
+"""The read API and the authorizer."""
+
+import hashlib
+from typing import Any
+
+import pytest
+
+from functions.authorizer import handler as authorizer
+from tests.integration.conftest import prompt
+from tests.support.api import InProcessService
+from tests.support.lambda_events import FakeContext
+
+
+def checkpoint_twice(service: InProcessService, session: str, cwd: str) -> None:
+    for n in range(1, 21):
+        service.hook("user-prompt-submit", prompt(session, n, cwd))
+        if n % 10 == 0:
+            service.drain_queue()
+
+
+def test_project_checkpoints_are_listed_newest_first_with_a_limit(service: InProcessService) -> None:
+    checkpoint_twice(service, "a", "/work/app")
+    checkpoint_twice(service, "b", "/work/app")
+    checkpoint_twice(service, "c", "/work/other")
+
+    status, body = service.get(
+        "/api/checkpoints", "/api/checkpoints", query={"project": "/work/app/", "limit": "3"}
+    )
+
+    assert status == 200
+    listed = [(c["session_key"], c["last_prompt"]) for c in body["checkpoints"]]
+    assert listed == [("b", 20), ("b", 10), ("a", 20)]
+
+
+def test_session_checkpoints_are_listed_oldest_first(service: InProcessService) -> None:
+    checkpoint_twice(service, "a", "/work/app")
+
+    assert [c["last_prompt"] for c in service.session_checkpoints("a")] == [10, 20]
+
+
+@pytest.mark.parametrize("query", [{}, {"project": "/p", "limit": "0"}, {"project": "/p", "limit": "many"}])
+def test_bad_list_queries_get_422(service: InProcessService, query: dict[str, str]) -> None:
+    status, body = service.get("/api/checkpoints", "/api/checkpoints", query=query)
+
+    assert status == 422
+    assert body["statusCode"] == 422
+
+
+def test_health_answers_ok(service: InProcessService) -> None:
+    assert service.get("/api/health", "/api/health") == (200, {"status": "ok"})
+
+
+def authorize(monkeypatch: pytest.MonkeyPatch, header: str | None) -> dict[str, Any]:
+    monkeypatch.setenv(authorizer.TOKEN_HASH_ENV, hashlib.sha256(b"s3cret").hexdigest())
+    headers = {"authorization": header} if header is not None else {}
+    return authorizer.lambda_handler({"type": "REQUEST", "headers": headers}, FakeContext())
+
+
+def test_the_authorizer_admits_the_configured_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert authorize(monkeypatch, "Bearer s3cret") == {
+        "isAuthorized": True,
+        "context": {"agent_id": "default", "scopes": "hooks,read"},
+    }
+
+
+@pytest.mark.parametrize("header", [None, "", "Bearer", "Bearer wrong", "Basic s3cret", "s3cret"])
+def test_the_authorizer_refuses_anything_else(monkeypatch: pytest.MonkeyPatch, header: str | None) -> None:
+    assert authorize(monkeypatch, header) == {"isAuthorized": False}

@@ -1,0 +1,115 @@
+"""Recovery at session start through the hook handler, on moto."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from continuity_core import services
+from continuity_core.logic.checkpoints import build_checkpoint
+from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.state import SessionIdentity
+from continuity_core.ports import PromptRecord
+from tests.integration.conftest import prompt
+from tests.support.api import InProcessService
+
+
+def start(service: InProcessService, session: str, cwd: str = "/work/app", **extra: str) -> dict:
+    status, body = service.hook(
+        "session-start", {"session_id": session, "cwd": cwd, "hook_event_name": "SessionStart", **extra}
+    )
+    assert status == 200
+    return body
+
+
+def context(answer: dict) -> str:
+    return answer["hookSpecificOutput"]["additionalContext"]
+
+
+def checkpointed_session(service: InProcessService, session: str, cwd: str = "/work/app") -> None:
+    for n in range(1, 11):
+        service.hook("user-prompt-submit", prompt(session, n, cwd))
+    service.drain_queue()
+
+
+def test_a_compacted_session_gets_its_latest_checkpoint_back(service: InProcessService) -> None:
+    checkpointed_session(service, "s1")
+    latest = service.session_checkpoints("s1")[-1]
+
+    answer = start(service, "s1", source="compact")
+
+    assert answer["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert context(answer).startswith("## Session Recovery Context")
+    assert latest["digest"][:1500] in context(answer)
+    assert len(context(answer)) <= 2000
+
+
+def test_a_new_session_in_the_same_project_recovers_it(service: InProcessService) -> None:
+    checkpointed_session(service, "s1", cwd="/work/app")
+
+    answer = start(service, "s2", cwd="/work/./app/", source="startup")
+
+    assert "session s1" in context(answer)
+
+
+def test_a_different_project_gets_nothing(service: InProcessService) -> None:
+    checkpointed_session(service, "s1", cwd="/work/app")
+
+    assert start(service, "s3", cwd="/work/other", source="startup") == {}
+
+
+def test_an_explicit_previous_session_is_recovered_across_projects(service: InProcessService) -> None:
+    checkpointed_session(service, "old", cwd="/work/app")
+
+    answer = start(service, "new", cwd="/elsewhere", previous_session_key="old")
+
+    assert "session old" in context(answer)
+
+
+def test_the_same_session_wins_over_a_newer_checkpoint_of_the_project(service: InProcessService) -> None:
+    checkpointed_session(service, "mine")
+    checkpointed_session(service, "theirs")
+
+    assert "of this session" in context(start(service, "mine", source="resume"))
+
+
+def store_checkpoint(session: str, project: str, created_at: datetime, digest: str) -> None:
+    identity = SessionIdentity(
+        session_key=session, harness="claude-code", project=project, project_normalized=project
+    )
+    state = services.state_store().record_prompt("default", identity, PromptRecord("q", "p"), created_at)
+    checkpoint = build_checkpoint(state, CheckpointTrigger.PERIODIC, created_at, digest=digest)
+    services.checkpoint_store().commit("default", checkpoint, consumed=state, now=created_at)
+
+
+def test_a_project_checkpoint_older_than_the_window_is_not_recovered(service: InProcessService) -> None:
+    now = datetime.now(UTC)
+    store_checkpoint("stale", "/work/app", now - timedelta(hours=4, minutes=5), "old news")
+
+    assert start(service, "fresh", source="startup") == {}
+
+
+def test_a_compacted_session_recovers_however_old_its_checkpoint(service: InProcessService) -> None:
+    store_checkpoint("long", "/work/app", datetime.now(UTC) - timedelta(days=3), "three days ago")
+
+    assert "three days ago" in context(start(service, "long", source="compact"))
+
+
+def test_a_large_digest_is_cut_visibly_inside_the_reserved_budget(
+    service: InProcessService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CONTINUITY_RECOVERY_BUDGET_CHARS", "800")
+    services.reset()
+    store_checkpoint("big", "/work/app", datetime.now(UTC), "D" * 20_000)
+
+    injected = context(start(service, "big", source="compact"))
+
+    assert len(injected) <= 800
+    assert injected.endswith("[truncated]")
+
+
+def test_tenants_do_not_recover_each_others_checkpoints(service: InProcessService) -> None:
+    checkpointed_session(service, "s1")
+    other_tenant = InProcessService(agent_id="someone-else")
+
+    assert start(other_tenant, "s1", source="compact") == {}
+    assert start(other_tenant, "s9", source="startup") == {}
