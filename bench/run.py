@@ -1,0 +1,63 @@
+"""`make bench`: run every benchmark, write bench/results.json and print a table.
+
+Each module ``bench/bench_*.py`` exposes ``run() -> dict[str, float]``. The machines are shared and
+noisy, so timings are ratios measured within one run, and medians.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+import sys
+import time
+from pathlib import Path
+
+import bench
+
+RESULTS = Path(__file__).with_name("results.json")
+
+# Goals from the issues: metric -> (comparison, target)
+GOALS: dict[str, tuple[str, float]] = {
+    "hook_requests_per_prompt": ("<=", 1.5),
+    "recovery_requests_10": ("<=", 3),
+    "recovery_requests_10000": ("<=", 3),
+    "cold_start_ratio": ("<=", 1.6),
+    "client_first_request_ratio": ("<=", 3),
+}
+
+
+def modules(selected: list[str]) -> list[str]:
+    names = sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_"))
+    return [n for n in names if not selected or any(s in n for s in selected)]
+
+
+def verdict(metric: str, value: float) -> str:
+    if metric not in GOALS:
+        return ""
+    op, target = GOALS[metric]
+    ok = value <= target if op == "<=" else value >= target
+    return f"{op} {target:g}  {'ok' if ok else 'MISSED'}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    selected = list(sys.argv[1:] if argv is None else argv)
+    results: dict[str, float] = json.loads(RESULTS.read_text()) if RESULTS.exists() and selected else {}
+    for name in modules(selected):
+        started = time.perf_counter()
+        module = importlib.import_module(f"bench.{name}")
+        figures = module.run()
+        results.update(figures)
+        print(f"[{name}] {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    RESULTS.write_text(json.dumps(dict(sorted(results.items())), indent=2) + "\n")
+    width = max(len(k) for k in results) if results else 10
+    print(f"\n{'metric':<{width}}  {'value':>10}  goal")
+    print(f"{'-' * width}  {'-' * 10}  {'-' * 16}")
+    for metric, value in sorted(results.items()):
+        print(f"{metric:<{width}}  {value:>10.3f}  {verdict(metric, value)}")
+    print(f"\nwritten to {RESULTS}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
