@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 STAGE ?= dev
 PORT ?= 8787
 
-.PHONY: setup run test lint typecheck format bench synth layer invoke clean
+.PHONY: setup run test lint typecheck format bench synth layer invoke openapi clean
 
 setup: $(VENV)/.installed
 
@@ -44,6 +44,9 @@ layer: setup
 
 synth: layer
 	npx --yes $(CDK_CLI) synth --quiet --output cdk.out -c stage=$(STAGE)
+
+openapi: setup
+	$(PY) -m infra.openapi
 
 # Invoke one function in-process on moto with a sample payload: make invoke FN=hooks EVENT=events/user-prompt-submit.json
 invoke: setup

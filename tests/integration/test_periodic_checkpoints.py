@@ -170,3 +170,17 @@ def test_a_disabled_service_records_nothing(
 
     assert service.drain_queue() == 0
     assert services.state_store().get("default", "off") is None
+
+
+def test_pending_lists_stay_bounded_between_checkpoints_and_keep_the_newest(
+    service: InProcessService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CONTINUITY_PROMPT_INTERVAL", "100")
+    services.reset()
+    send_prompts(service, "long", range(1, 100))
+
+    state = services.state_store().get("default", "long")
+
+    assert state is not None and state.total_prompts == 99
+    assert len(state.pending_snippets) <= 20 and len(state.pending_queries) <= 40
+    assert state.pending_snippets[-1].startswith("step 99:")
