@@ -11,10 +11,10 @@ import aws_cdk.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
-class Access(str, Enum):
+class Access(StrEnum):
     READ = "read"
     WRITE = "write"
     READ_WRITE = "read_write"
@@ -131,6 +131,9 @@ QUEUES: tuple[QueueSpec, ...] = (CHECKPOINT_QUEUE,)
 # --------------------------------------------------------------------------------------------
 # Functions
 # --------------------------------------------------------------------------------------------
+
+# The authorizer's accepted token (sha256 hex) until the token store lands.
+API_TOKEN_ENV_VAR = "CONTINUITY_API_TOKEN_SHA256"
 
 SERVICE_ENVIRONMENT = {
     "POWERTOOLS_SERVICE_NAME": "continuity",

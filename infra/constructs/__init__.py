@@ -1,0 +1,1 @@
+"""CDK constructs, one per capability; ``infra/stack.py`` only composes them."""
