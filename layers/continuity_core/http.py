@@ -11,7 +11,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from pydantic import BaseModel
 
 from continuity_core.observability import logger
-from continuity_core.ports import StorageUnavailableError
+from continuity_core.ports import StorageUnavailableError, TranscriptGapError
 
 MAX_BODY_BYTES = 1024 * 1024
 RETRY_AFTER_SECONDS = 2
@@ -70,6 +70,10 @@ def create_app() -> APIGatewayHttpResolver:
     def _unavailable(error: StorageUnavailableError) -> Response:
         logger.warning("storage unavailable", extra={"error": str(error)})
         return error_response(503, "storage is busy; retry shortly", retry_after=RETRY_AFTER_SECONDS)
+
+    @app.exception_handler(TranscriptGapError)
+    def _gap(error: TranscriptGapError) -> Response:
+        return error_response(409, str(error), stored_length=error.stored_length)
 
     return app
 

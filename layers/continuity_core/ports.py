@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Protocol
 
 from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.hooks import Hook
 from continuity_core.models.state import SessionIdentity, SessionState
 
 Clock = Callable[[], datetime]
@@ -99,3 +100,48 @@ class CheckpointStore(Protocol):
 
 class FlushQueue(Protocol):
     def request_flush(self, agent_id: str, session_key: str, token: str, delay_seconds: int) -> None: ...
+
+
+# -- live transcripts, sub-agent inheritance and search (wired in by the transcripts feature) --------
+
+
+class TranscriptGapError(Exception):
+    """An append starts past the stored end; the client resends from ``stored_length``."""
+
+    def __init__(self, stored_length: int) -> None:
+        super().__init__(f"transcript gap: the service holds {stored_length} characters")
+        self.stored_length = stored_length
+
+
+class TranscriptLog(Protocol):
+    def append(self, agent_id: str, identity: SessionIdentity, offset: int, text: str, now: datetime) -> int:
+        """Append ``text`` at ``offset``; returns the stored length. Repeats/overlaps change nothing;
+        a gap raises TranscriptGapError; a shorter transcript never overwrites the fuller copy."""
+        ...
+
+
+class Inheritance(Protocol):
+    def inherited_block(self, agent_id: str, hook: Hook, now: datetime) -> str | None:
+        """``## Inherited from Parent Session`` for a sub-agent's start, or None."""
+        ...
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    session_key: str
+    project: str | None
+    snippet: str
+    score: float
+    updated_at: datetime
+
+
+class TranscriptSearch(Protocol):
+    def search(
+        self,
+        agent_id: str,
+        query: str,
+        limit: int,
+        session_key: str | None = None,
+        project_normalized: str | None = None,
+        exclude_session_key: str | None = None,
+    ) -> list[SearchHit]: ...

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from continuity_core.config import ContinuityConfig
 from continuity_core.logic.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
-from continuity_core.logic.injection import compose
+from continuity_core.logic.injection import Section, compose
 from continuity_core.logic.recovery import Recovery, find_recovery, recovery_section
 from continuity_core.logic.terms import key_terms, snippet
 from continuity_core.logic.writer import CheckpointWriter
@@ -19,8 +19,10 @@ from continuity_core.ports import (
     Clock,
     DuplicateHookError,
     FlushQueue,
+    Inheritance,
     PromptRecord,
     StateStore,
+    TranscriptLog,
 )
 
 REMEMBER_CHARS = 500
@@ -46,6 +48,8 @@ class HookService:
         config: ContinuityConfig,
         clock: Clock,
         writer: CheckpointWriter | None = None,
+        transcripts: TranscriptLog | None = None,
+        inheritance: Inheritance | None = None,
     ) -> None:
         self._states = states
         self._checkpoints = checkpoints
@@ -53,6 +57,8 @@ class HookService:
         self._config = config
         self._clock = clock
         self._writer = writer or CheckpointWriter(states, checkpoints, config, clock)
+        self._transcripts = transcripts
+        self._inheritance = inheritance
 
     def handle(self, agent_id: str, hook: Hook) -> HookOutcome:
         if not self._config.enabled:
@@ -84,8 +90,8 @@ class HookService:
             self._config,
             now,
         )
-        section = recovery_section(recovery, self._config, now)
-        context = compose([section]) if section else None
+        sections = [recovery_section(recovery, self._config, now), self._inherited_section(agent_id, hook)]
+        context = compose([s for s in sections if s])
         return HookOutcome(HookResponse(event=hook.event, additional_context=context), recovery=recovery)
 
     def _user_prompt(self, agent_id: str, hook: Hook) -> HookOutcome:
@@ -99,6 +105,7 @@ class HookService:
         if state.needs_trim:
             self._states.trim(agent_id, state)
         requested, merged = self._request_flush_if_due(agent_id, state)
+        self._append_transcript(agent_id, hook)
         return HookOutcome(HookResponse(event=hook.event), flush_requested=requested, flush_merged=merged)
 
     def _remember(self, agent_id: str, hook: Hook) -> HookOutcome:
@@ -112,18 +119,37 @@ class HookService:
         return HookOutcome(HookResponse(event=hook.event))
 
     def _pre_compaction(self, agent_id: str, hook: Hook) -> HookOutcome:
+        self._append_transcript(agent_id, hook)
         # Not debounced: the context is about to be cut, write now.
         self._writer.flush(agent_id, hook.session_key, CheckpointTrigger.PRE_COMPACTION)
         return HookOutcome(HookResponse(event=hook.event))
 
     def _session_end(self, agent_id: str, hook: Hook) -> HookOutcome:
+        self._append_transcript(agent_id, hook)
         # Flush what is pending now rather than leave it to a delayed message.
         self._writer.flush(agent_id, hook.session_key, CheckpointTrigger.SESSION_END)
         return HookOutcome(HookResponse(event=hook.event))
 
     def _subagent_start(self, agent_id: str, hook: Hook) -> HookOutcome:
-        # Parent-context inheritance arrives with live transcripts; accepted and answered empty now.
-        return HookOutcome(HookResponse(event=hook.event))
+        # Claude Code's SubagentStart carries the parent's session: inherit, record nothing.
+        section = self._inherited_section(agent_id, hook)
+        context = compose([section]) if section else None
+        return HookOutcome(HookResponse(event=hook.event, additional_context=context))
+
+    # -- transcripts and inheritance ---------------------------------------------------------
+
+    def _append_transcript(self, agent_id: str, hook: Hook) -> None:
+        """After the hook's own effect, so a 409 (gap) never loses the prompt; the client resends."""
+        if self._transcripts is None or hook.transcript is None:
+            return
+        delta = hook.transcript
+        self._transcripts.append(agent_id, _identity(hook), delta.offset, delta.text, self._clock())
+
+    def _inherited_section(self, agent_id: str, hook: Hook) -> Section | None:
+        if self._inheritance is None:
+            return None
+        block = self._inheritance.inherited_block(agent_id, hook, self._clock())
+        return Section(text=block) if block else None
 
     # -- debounce --------------------------------------------------------------------------
 

@@ -30,4 +30,7 @@ def normalize_hook(event: HookEvent, request: HookRequest) -> Hook:
         subagent_type=request.subagent_type,
         previous_session_key=(request.previous_session_key or "").strip() or None,
         idempotency_key=request.idempotency_key,
+        parent_session_key=(request.parent_session_key or "").strip() or None,
+        transcript=request.transcript,
+        transcript_chars=request.transcript_chars,
     )

@@ -35,6 +35,15 @@ _CLAUDE_CODE_NAMES = {
 }
 
 
+class TranscriptDelta(BaseModel):
+    """The new part of the session's transcript, as readable text, and where it starts."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    offset: int = Field(ge=0, description="Characters of readable transcript before this text.")
+    text: str = Field(description="The readable text from ``offset`` on.")
+
+
 def _choices(*names: str) -> AliasChoices:
     return AliasChoices(*names)
 
@@ -80,6 +89,20 @@ class HookRequest(BaseModel):
     idempotency_key: str | None = Field(
         None, max_length=512, validation_alias=_choices("idempotency_key", "idempotencyKey")
     )
+    parent_session_key: str | None = Field(
+        None,
+        max_length=MAX_SESSION_KEY,
+        validation_alias=_choices("parent_session_key", "parentSessionKey", "parentID", "parent_id"),
+    )
+    transcript: TranscriptDelta | None = Field(
+        None, description="Client-sent transcript delta (user-prompt-submit, pre-compaction, session-end)."
+    )
+    transcript_chars: int | None = Field(
+        None,
+        ge=0,
+        validation_alias=_choices("transcript_chars", "transcriptChars"),
+        description="Size of the readable transcript on the agent's machine (for the compaction nudge).",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -117,6 +140,9 @@ class Hook(BaseModel):
     subagent_type: str | None = None
     previous_session_key: str | None = None
     idempotency_key: str | None = None
+    parent_session_key: str | None = None
+    transcript: TranscriptDelta | None = None
+    transcript_chars: int | None = None
 
 
 class HookResponse(BaseModel):
