@@ -38,6 +38,12 @@ class ContinuityConfig(BaseSettings):
     recovery_window_hours: float = Field(
         4, gt=0, le=168, description="How far back a new session recovers its project's checkpoint."
     )
+    context_window_tokens: int = Field(
+        200_000, ge=8_000, le=2_000_000, description="The agent's context window, for the compaction nudge."
+    )
+    nudge_threshold_percent: int = Field(
+        70, ge=10, le=95, description="Nudge the agent to write a digest past this share of the window."
+    )
 
     def to_environment(self) -> dict[str, str]:
         """The environment that reproduces this config (used by CDK and the local stack)."""

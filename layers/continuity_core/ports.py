@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Protocol
 
 from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.digest import LedgerEntry, LedgerPage
 from continuity_core.models.hooks import Hook
 from continuity_core.models.state import SessionIdentity, SessionState
 
@@ -31,6 +32,7 @@ class PromptRecord:
     query_terms: str | None
     snippet: str | None
     idempotency_key: str | None = None
+    transcript_chars: int | None = None
 
 
 class StateStore(Protocol):
@@ -67,6 +69,26 @@ class StateStore(Protocol):
 
     def get(self, agent_id: str, session_key: str) -> SessionState | None: ...
 
+    def record_digest(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
+        """Count one more checkpoint (an agent digest) and note when; creates the state if unseen."""
+        ...
+
+    def end_session(self, agent_id: str, session_key: str, now: datetime) -> None:
+        """Drop what is pending (a session-end checkpoint already took what it keeps)."""
+        ...
+
+    def set_nudged(self, agent_id: str, session_key: str, nudged: bool, now: datetime) -> bool:
+        """Flip the compaction-nudge flag (re-arming notes when); False if it already had that value."""
+        ...
+
+
+@dataclass(frozen=True)
+class ProjectSnapshot:
+    """What one query of the project index gives: recent checkpoints and the ledger's newest decisions."""
+
+    checkpoints: list[Checkpoint]  # newest first
+    recent_decisions: list[LedgerEntry]  # newest first
+
 
 class CheckpointStore(Protocol):
     def commit(
@@ -83,7 +105,21 @@ class CheckpointStore(Protocol):
         """
         ...
 
+    def put(self, agent_id: str, checkpoint: Checkpoint, now: datetime, evict: list[Checkpoint]) -> None:
+        """Write a checkpoint that consumes no pending state (agent digests)."""
+        ...
+
     def latest_for_session(self, agent_id: str, session_key: str) -> Checkpoint | None: ...
+
+    def recent_for_session(self, agent_id: str, session_key: str, limit: int) -> list[Checkpoint]:
+        """Newest first."""
+        ...
+
+    def project_snapshot(
+        self, agent_id: str, project_normalized: str, since: datetime, limit: int
+    ) -> ProjectSnapshot:
+        """The project's checkpoints newer than ``since`` (newest first) and recent ledger decisions."""
+        ...
 
     def latest_for_project(
         self, agent_id: str, project_normalized: str, since: datetime
@@ -95,6 +131,18 @@ class CheckpointStore(Protocol):
 
     def list_for_session(self, agent_id: str, session_key: str, limit: int) -> list[Checkpoint]:
         """Oldest first."""
+        ...
+
+
+class LedgerStore(Protocol):
+    def append(self, agent_id: str, entries: list[LedgerEntry]) -> None:
+        """Append decisions to their project's ledger; entries are never rewritten."""
+        ...
+
+    def page(
+        self, agent_id: str, project_normalized: str, limit: int, token: str | None = None
+    ) -> LedgerPage:
+        """Newest first; ``token`` continues a previous page."""
         ...
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from continuity_core.adapters.dynamo_items import (
     CHECKPOINT_PREFIX,
+    LEDGER_HEAD_INDEX_SK,
     STATE_SK,
     checkpoint_sk,
     epoch_seconds,
@@ -20,8 +21,9 @@ from continuity_core.adapters.dynamo_items import (
 )
 from continuity_core.adapters.dynamo_state import call_dynamodb
 from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.state import SessionState
-from continuity_core.ports import StateChangedError
+from continuity_core.ports import ProjectSnapshot, StateChangedError
 
 PROJECT_INDEX = "by_project"
 _PAGE = 100
@@ -58,13 +60,7 @@ class DynamoCheckpointStore:
     ) -> None:
         from botocore.exceptions import ClientError
 
-        put = {
-            "Put": {
-                "TableName": self._table,
-                "Item": checkpoint_item(agent_id, checkpoint, epoch_seconds(now + self._retention)),
-                "ConditionExpression": "attribute_not_exists(pk)",
-            }
-        }
+        put = self._put(agent_id, checkpoint, now)
         # Reset exactly what the checkpoint holds: valid only while the state is the one read.
         consume = {
             "Update": {
@@ -72,7 +68,8 @@ class DynamoCheckpointStore:
                 "Key": _state_key(agent_id, checkpoint.session_key),
                 "UpdateExpression": (
                     "SET prompts_since_checkpoint = :zero, pending_queries = :empty, "
-                    "pending_snippets = :empty, pending_remembers = :empty, last_checkpoint_at = :now "
+                    "pending_snippets = :empty, pending_remembers = :empty, last_checkpoint_at = :now, "
+                    "last_checkpoint_trigger = :trigger "
                     "REMOVE flush_token, flush_requested_at ADD version :one, checkpoints_written :one"
                 ),
                 "ConditionExpression": "version = :version",
@@ -82,10 +79,37 @@ class DynamoCheckpointStore:
                     ":empty": to_attribute([]),
                     ":now": to_attribute(timestamp(now)),
                     ":version": to_attribute(consumed.version),
+                    ":trigger": to_attribute(checkpoint.trigger.value),
                 },
             }
         }
-        deletes = [
+        try:
+            call_dynamodb(
+                "transact_write_items", TransactItems=[put, consume, *self._deletes(agent_id, evict)]
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "TransactionCanceledException":
+                raise StateChangedError(checkpoint.session_key) from error
+            raise
+
+    def put(self, agent_id: str, checkpoint: Checkpoint, now: datetime, evict: list[Checkpoint]) -> None:
+        put = self._put(agent_id, checkpoint, now)
+        if evict:
+            call_dynamodb("transact_write_items", TransactItems=[put, *self._deletes(agent_id, evict)])
+        else:
+            call_dynamodb("put_item", **put["Put"])
+
+    def _put(self, agent_id: str, checkpoint: Checkpoint, now: datetime) -> dict[str, Any]:
+        return {
+            "Put": {
+                "TableName": self._table,
+                "Item": checkpoint_item(agent_id, checkpoint, epoch_seconds(now + self._retention)),
+                "ConditionExpression": "attribute_not_exists(pk)",
+            }
+        }
+
+    def _deletes(self, agent_id: str, evict: list[Checkpoint] | None) -> list[dict[str, Any]]:
+        return [
             {
                 "Delete": {
                     "TableName": self._table,
@@ -97,34 +121,45 @@ class DynamoCheckpointStore:
             }
             for old in evict or []
         ]
-        try:
-            call_dynamodb("transact_write_items", TransactItems=[put, consume, *deletes])
-        except ClientError as error:
-            if error.response["Error"]["Code"] == "TransactionCanceledException":
-                raise StateChangedError(checkpoint.session_key) from error
-            raise
 
     def latest_for_session(self, agent_id: str, session_key: str) -> Checkpoint | None:
         found = self._query_session(agent_id, session_key, newest_first=True, limit=1)
         return found[0] if found else None
 
+    def recent_for_session(self, agent_id: str, session_key: str, limit: int) -> list[Checkpoint]:
+        return self._query_session(agent_id, session_key, newest_first=True, limit=limit)
+
     def latest_for_project(
         self, agent_id: str, project_normalized: str, since: datetime
     ) -> Checkpoint | None:
+        checkpoints = self.project_snapshot(agent_id, project_normalized, since, limit=1).checkpoints
+        return checkpoints[0] if checkpoints else None
+
+    def project_snapshot(
+        self, agent_id: str, project_normalized: str, since: datetime, limit: int
+    ) -> ProjectSnapshot:
+        # "LEDGER" sorts after every "CP#…": newest first, the ledger head comes first, then checkpoints.
         response = call_dynamodb(
             "query",
             TableName=self._table,
             IndexName=PROJECT_INDEX,
-            KeyConditionExpression="gsi1pk = :pk AND gsi1sk > :since",
+            KeyConditionExpression="gsi1pk = :pk AND gsi1sk BETWEEN :since AND :head",
             ExpressionAttributeValues={
                 ":pk": {"S": project_pk(agent_id, project_normalized)},
                 ":since": {"S": checkpoint_sk(since, "")},
+                ":head": {"S": LEDGER_HEAD_INDEX_SK},
             },
             ScanIndexForward=False,
-            Limit=1,
+            Limit=limit + 1,
         )
-        items = response.get("Items", [])
-        return checkpoint_from_item(items[0]) if items else None
+        checkpoints: list[Checkpoint] = []
+        decisions: list[LedgerEntry] = []
+        for item in response.get("Items", []):
+            if item["gsi1sk"]["S"] == LEDGER_HEAD_INDEX_SK:
+                decisions = ledger_head_decisions(item)
+            elif item["gsi1sk"]["S"].startswith(CHECKPOINT_PREFIX):
+                checkpoints.append(checkpoint_from_item(item))
+        return ProjectSnapshot(checkpoints=checkpoints[:limit], recent_decisions=decisions)
 
     def list_for_project(self, agent_id: str, project_normalized: str, limit: int) -> list[Checkpoint]:
         response = call_dynamodb(
@@ -164,6 +199,15 @@ class DynamoCheckpointStore:
                 break
             request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
         return found
+
+
+def ledger_head_decisions(item: dict[str, Any]) -> list[LedgerEntry]:
+    """The head item keeps the newest decisions oldest first; answer newest first."""
+    entries = []
+    for raw in from_attributes(item).get("recent", []):
+        raw["created_at"] = parse_timestamp(raw["created_at"])
+        entries.append(LedgerEntry.model_validate(raw))
+    return list(reversed(entries))
 
 
 def _state_key(agent_id: str, session_key: str) -> dict[str, Any]:

@@ -66,3 +66,18 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     return value
+
+
+# The ledger: entries under their own partition; a head item with the newest decisions also sits in
+# the project index (sort key "LEDGER", after every "CP#…"), so one query gives both.
+LEDGER_ENTRY_PREFIX = "D#"
+LEDGER_HEAD_SK = "HEAD"
+LEDGER_HEAD_INDEX_SK = "LEDGER"
+
+
+def ledger_pk(agent_id: str, project_normalized: str) -> str:
+    return f"A#{agent_id}#L#{project_normalized}"
+
+
+def ledger_entry_sk(created_at: datetime, entry_id: str) -> str:
+    return f"{LEDGER_ENTRY_PREFIX}{timestamp(created_at)}#{entry_id}"

@@ -26,7 +26,15 @@ from continuity_core.ports import DuplicateHookError, PromptRecord, StorageUnava
 
 # Idempotency keys of recent hooks, so a client's replay of a spooled hook never double counts.
 MAX_HOOK_KEYS = 64
-_TIME_FIELDS = ("started_at", "last_activity_at", "last_checkpoint_at", "flush_requested_at")
+_TIME_FIELDS = (
+    "started_at",
+    "last_activity_at",
+    "last_checkpoint_at",
+    "flush_requested_at",
+    "last_digest_at",
+    "ended_at",
+    "nudge_armed_at",
+)
 
 
 class _Update:
@@ -119,6 +127,8 @@ class DynamoStateStore:
             update.append("pending_queries", [prompt.query_terms])
         if prompt.snippet:
             update.append("pending_snippets", [prompt.snippet])
+        if prompt.transcript_chars is not None:
+            update.set("transcript_chars", prompt.transcript_chars)
         self._once(update, prompt.idempotency_key)
         return self._apply(agent_id, identity.session_key, update)
 
@@ -135,6 +145,36 @@ class DynamoStateStore:
         update.add("version", 1)
         self._once(update, idempotency_key)
         return self._apply(agent_id, identity.session_key, update)
+
+    def record_digest(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
+        update = self._activity(identity, now)
+        update.add("checkpoints_written", 1)
+        update.set("last_digest_at", timestamp(now))
+        return self._apply(agent_id, identity.session_key, update)
+
+    def end_session(self, agent_id: str, session_key: str, now: datetime) -> None:
+        update = _Update()
+        update.set("prompts_since_checkpoint", 0)
+        for name in ("pending_queries", "pending_snippets", "pending_remembers"):
+            update.set(name, [])
+        update.set("ended_at", timestamp(now))
+        update.remove("flush_token")
+        update.remove("flush_requested_at")
+        update.add("version", 1)
+        update.conditions.append(f"attribute_exists({update.name('started_at')})")
+        self._update(agent_id, session_key, update, tolerate_condition=True)
+
+    def set_nudged(self, agent_id: str, session_key: str, nudged: bool, now: datetime) -> bool:
+        update = _Update()
+        flag = update.name("nudged")
+        update.set("nudged", nudged)
+        if not nudged:
+            update.set("nudge_armed_at", timestamp(now))
+        current = update.value(True)
+        update.conditions.append(
+            f"{flag} = {current}" if not nudged else f"(attribute_not_exists({flag}) OR {flag} <> {current})"
+        )
+        return self._update(agent_id, session_key, update, tolerate_condition=True) is not None
 
     def trim(self, agent_id: str, state: SessionState) -> None:
         update = _Update()

@@ -14,6 +14,7 @@ from continuity_core.models.state import (
     MAX_PENDING_REMEMBERS,
     SessionState,
 )
+from continuity_core.ports import CheckpointStore
 
 # A flush marked pending longer than this is presumed lost (e.g. its message went to the DLQ)
 # and may be claimed again; the old message, if it ever runs, no longer matches the token.
@@ -60,6 +61,7 @@ def build_checkpoint(
         sequence=state.checkpoints_written + 1,
         memory_queries=distinct_recent(state.pending_queries, MAX_PENDING_QUERIES),
         recent_remembers=state.pending_remembers[-MAX_PENDING_REMEMBERS:],
+        summary=state.pending_snippets[-1] if state.pending_snippets else None,
         created_at=now,
     )
 
@@ -68,3 +70,14 @@ def evictions(candidates: list[Checkpoint], new_sequence: int, max_per_session: 
     """Of the session's oldest checkpoints, those the cap pushes out once ``new_sequence`` lands."""
     oldest_kept = new_sequence - max_per_session + 1
     return [checkpoint for checkpoint in candidates if checkpoint.sequence < oldest_kept]
+
+
+def cap_evictions(
+    store: CheckpointStore, agent_id: str, checkpoint: Checkpoint, cap: int
+) -> list[Checkpoint]:
+    """What must go for ``checkpoint`` to land within the per-session cap (one small query, if any)."""
+    if checkpoint.sequence <= cap:
+        return []
+    # Only the handful that fall out of the window: normally exactly one.
+    oldest = store.list_for_session(agent_id, checkpoint.session_key, limit=5)
+    return evictions(oldest, checkpoint.sequence, cap)

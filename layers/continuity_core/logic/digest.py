@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from continuity_core.logic.recent import distinct_recent
+from continuity_core.models.digest import DigestRequest
 from continuity_core.models.state import (
     MAX_PENDING_QUERIES,
     MAX_PENDING_REMEMBERS,
@@ -42,4 +43,50 @@ def render_session_digest(state: SessionState, now: datetime, heading: str = "##
         f"Queries: {'; '.join(queries) if queries else 'none'}",
         f"Remembered: {'; '.join(remembers) if remembers else 'none'}",
     ]
+    return "\n".join(lines)
+
+
+PRE_COMPACTION_HEADING = "## Pre-Compaction Checkpoint"
+CONTEXT_CHARS = 2000
+
+
+def render_pre_compaction_digest(
+    state: SessionState,
+    now: datetime,
+    trigger: str | None,
+    custom_instructions: str | None,
+    session_context: str | None,
+) -> str:
+    """The passive digest under the pre-compaction heading, plus what the harness said of the moment."""
+    body = render_session_digest(state, now, heading=PRE_COMPACTION_HEADING)
+    lines = ["", "### Session Context", f"Compaction: {trigger or 'unknown'}"]
+    if custom_instructions and custom_instructions.strip():
+        lines.append(f"Instructions: {custom_instructions.strip()[:CONTEXT_CHARS]}")
+    if session_context and session_context.strip():
+        lines += ["", session_context.strip()[:CONTEXT_CHARS]]
+    return body + "\n" + "\n".join(lines)
+
+
+def render_agent_digest(request: DigestRequest, project: str | None) -> str:
+    """The agent's own checkpoint, as markdown with its sections."""
+    lines = ["## Agent Digest", f"Project: {project or 'unknown'}", "", request.summary.strip()]
+    if request.decisions:
+        lines += ["", "### Decisions"]
+        for item in request.decisions:
+            text = f"- {item.decision.strip()}"
+            if item.rationale:
+                text += f" — {item.rationale.strip()}"
+            for evidence in item.evidence:
+                where = f"{evidence.path}:{evidence.line}" if evidence.line is not None else evidence.path
+                text += f"\n  - evidence: {where}" + (
+                    f' "{evidence.quote.strip()}"' if evidence.quote else ""
+                )
+            lines.append(text)
+    for title, items in (
+        ("Next Steps", request.next_steps),
+        ("Blockers", request.blockers),
+        ("Open Questions", request.questions),
+    ):
+        if items:
+            lines += ["", f"### {title}", *(f"- {item.strip()}" for item in items)]
     return "\n".join(lines)

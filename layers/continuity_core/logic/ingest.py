@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 
 from continuity_core.config import ContinuityConfig
 from continuity_core.logic.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
+from continuity_core.logic.digest import render_pre_compaction_digest
 from continuity_core.logic.injection import Section, compose
-from continuity_core.logic.recovery import Recovery, find_recovery, recovery_section
+from continuity_core.logic.recovery import Recovery, find_start_context, ledger_line, recovery_section
 from continuity_core.logic.terms import key_terms, snippet
-from continuity_core.logic.writer import CheckpointWriter
+from continuity_core.logic.writer import CheckpointWriter, FlushResult
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, HookResponse
 from continuity_core.models.state import MAX_PENDING_REMEMBERS, SNIPPET_CHARS, SessionIdentity, SessionState
@@ -26,6 +28,12 @@ from continuity_core.ports import (
 )
 
 REMEMBER_CHARS = 500
+CHARS_PER_TOKEN = 4
+NUDGE_TEXT = (
+    "Continuity: this session's context is about {percent}% full and will be compacted soon. "
+    "Before it is, call the `session_digest` tool (Continuity MCP server) with a short summary, "
+    "your decisions with their rationale, and your next steps, so they survive the compaction."
+)
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,8 @@ class HookOutcome:
     flush_merged: bool = False
     duplicate: bool = False
     recovery: Recovery | None = None
+    nudged: bool = False
+    checkpoint_written: str | None = None  # trigger of a checkpoint written on the request path
 
 
 class HookService:
@@ -81,7 +91,7 @@ class HookService:
     def _session_start(self, agent_id: str, hook: Hook) -> HookOutcome:
         now = self._clock()
         self._states.touch(agent_id, _identity(hook), now)
-        recovery = find_recovery(
+        start = find_start_context(
             self._checkpoints,
             agent_id,
             hook.session_key,
@@ -90,9 +100,15 @@ class HookService:
             self._config,
             now,
         )
-        sections = [recovery_section(recovery, self._config, now), self._inherited_section(agent_id, hook)]
+        sections = [
+            recovery_section(start.recovery, self._config, now),
+            ledger_line(start.recent_decisions, now),
+            self._inherited_section(agent_id, hook),
+        ]
         context = compose([s for s in sections if s])
-        return HookOutcome(HookResponse(event=hook.event, additional_context=context), recovery=recovery)
+        return HookOutcome(
+            HookResponse(event=hook.event, additional_context=context), recovery=start.recovery
+        )
 
     def _user_prompt(self, agent_id: str, hook: Hook) -> HookOutcome:
         now = self._clock()
@@ -100,13 +116,20 @@ class HookService:
             query_terms=key_terms(hook.prompt),
             snippet=snippet(hook.prompt, SNIPPET_CHARS),
             idempotency_key=hook.idempotency_key,
+            transcript_chars=hook.transcript_chars,
         )
         state = self._states.record_prompt(agent_id, _identity(hook), record, now)
         if state.needs_trim:
             self._states.trim(agent_id, state)
         requested, merged = self._request_flush_if_due(agent_id, state)
         self._append_transcript(agent_id, hook)
-        return HookOutcome(HookResponse(event=hook.event), flush_requested=requested, flush_merged=merged)
+        nudge = self._nudge(agent_id, state, now)
+        return HookOutcome(
+            HookResponse(event=hook.event, additional_context=nudge),
+            flush_requested=requested,
+            flush_merged=merged,
+            nudged=nudge is not None,
+        )
 
     def _remember(self, agent_id: str, hook: Hook) -> HookOutcome:
         content = snippet(hook.content or hook.prompt, REMEMBER_CHARS)
@@ -120,15 +143,48 @@ class HookService:
 
     def _pre_compaction(self, agent_id: str, hook: Hook) -> HookOutcome:
         self._append_transcript(agent_id, hook)
+        now = self._clock()
+        self._states.touch(agent_id, _identity(hook), now)  # a session never seen still keeps its context
+        has_context = bool((hook.custom_instructions or "").strip() or (hook.session_context or "").strip())
+
+        def worth_writing(state: SessionState) -> bool:
+            # One per compaction: a repeat for the same boundary, or a compaction right after another
+            # with no new prompt, adds nothing.
+            if state.has_pending:
+                return True
+            already = state.last_checkpoint_trigger == CheckpointTrigger.PRE_COMPACTION.value
+            return not already and (has_context or state.total_prompts > 0)
+
         # Not debounced: the context is about to be cut, write now.
-        self._writer.flush(agent_id, hook.session_key, CheckpointTrigger.PRE_COMPACTION)
-        return HookOutcome(HookResponse(event=hook.event))
+        result = self._writer.flush(
+            agent_id,
+            hook.session_key,
+            CheckpointTrigger.PRE_COMPACTION,
+            render=lambda state: render_pre_compaction_digest(
+                state, now, hook.trigger, hook.custom_instructions, hook.session_context
+            ),
+            worth_writing=worth_writing,
+        )
+        return HookOutcome(HookResponse(event=hook.event), checkpoint_written=_written(result))
 
     def _session_end(self, agent_id: str, hook: Hook) -> HookOutcome:
         self._append_transcript(agent_id, hook)
-        # Flush what is pending now rather than leave it to a delayed message.
-        self._writer.flush(agent_id, hook.session_key, CheckpointTrigger.SESSION_END)
-        return HookOutcome(HookResponse(event=hook.event))
+        now = self._clock()
+        state = self._states.get(agent_id, hook.session_key)
+        if state is None:
+            return HookOutcome(HookResponse(event=hook.event))
+        if (hook.reason or "").lower() == "clear":
+            # No session_end checkpoint: the session-start (source=clear) that follows recovers from the
+            # latest. A flush already due still lands, as the periodic checkpoint it was.
+            result = (
+                self._writer.flush(agent_id, hook.session_key, CheckpointTrigger.PERIODIC)
+                if is_flush_in_flight(state, now)
+                else None
+            )
+        else:
+            result = self._writer.flush(agent_id, hook.session_key, CheckpointTrigger.SESSION_END)
+        self._states.end_session(agent_id, hook.session_key, now)
+        return HookOutcome(HookResponse(event=hook.event), checkpoint_written=_written(result))
 
     def _subagent_start(self, agent_id: str, hook: Hook) -> HookOutcome:
         # Claude Code's SubagentStart carries the parent's session: inherit, record nothing.
@@ -150,6 +206,27 @@ class HookService:
             return None
         block = self._inheritance.inherited_block(agent_id, hook, self._clock())
         return Section(text=block) if block else None
+
+    # -- compaction nudge ------------------------------------------------------------------
+
+    def _nudge(self, agent_id: str, state: SessionState, now: datetime) -> str | None:
+        """Once per crossing of the threshold, unless the agent already wrote a digest since re-arming."""
+        if state.transcript_chars is None:
+            return None
+        window_chars = self._config.context_window_tokens * CHARS_PER_TOKEN
+        threshold = window_chars * self._config.nudge_threshold_percent / 100
+        if state.transcript_chars < threshold:
+            if state.nudged:  # the context shrank (compaction): re-arm
+                self._states.set_nudged(agent_id, state.session_key, False, now)
+            return None
+        if state.nudged:
+            return None
+        armed_at = state.nudge_armed_at or state.started_at
+        digested = state.last_digest_at is not None and state.last_digest_at >= armed_at
+        if not self._states.set_nudged(agent_id, state.session_key, True, now) or digested:
+            return None
+        percent = round(100 * state.transcript_chars / window_chars)
+        return NUDGE_TEXT.format(percent=percent)
 
     # -- debounce --------------------------------------------------------------------------
 
@@ -173,6 +250,12 @@ class HookService:
             self._states.release_flush(agent_id, state.session_key, token)
             raise
         return True, False
+
+
+def _written(result: FlushResult | None) -> str | None:
+    if result is None or result.checkpoint is None:
+        return None
+    return result.checkpoint.trigger.value
 
 
 def _identity(hook: Hook) -> SessionIdentity:

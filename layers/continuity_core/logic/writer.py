@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from continuity_core.config import ContinuityConfig
-from continuity_core.logic.checkpoints import build_checkpoint, evictions
+from continuity_core.logic.checkpoints import build_checkpoint, cap_evictions
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.state import SessionState
 from continuity_core.ports import CheckpointStore, Clock, StateChangedError, StateStore
@@ -56,22 +56,26 @@ class CheckpointWriter:
         trigger: CheckpointTrigger = CheckpointTrigger.PERIODIC,
         flush_token: str | None = None,
         render: Callable[[SessionState], str] | None = None,
+        worth_writing: Callable[[SessionState], bool] = lambda state: state.has_pending,
     ) -> FlushResult:
         """Checkpoint what is pending now. With ``flush_token``, only if that flush is still the one.
 
         Optimistic: read, build, commit on the read version; on a race, read again (latest wins).
+        ``worth_writing`` decides on the state read (default: only when something is pending).
         """
         for attempt in range(MAX_ATTEMPTS):
             state = self._states.get(agent_id, session_key)
             if state is None or (flush_token is not None and state.flush_token != flush_token):
                 return FlushResult(FlushOutcome.SUPERSEDED)
-            if not state.has_pending:
+            if not worth_writing(state):
                 if flush_token is not None:
                     self._states.release_flush(agent_id, session_key, flush_token)
                 return FlushResult(FlushOutcome.NOTHING_PENDING)
             now = self._clock()
             checkpoint = build_checkpoint(state, trigger, now, digest=render(state) if render else None)
-            evicted = self._evictions(agent_id, checkpoint)
+            evicted = cap_evictions(
+                self._checkpoints, agent_id, checkpoint, self._config.max_checkpoints_per_session
+            )
             try:
                 self._checkpoints.commit(agent_id, checkpoint, consumed=state, now=now, evict=evicted)
             except StateChangedError:
@@ -79,11 +83,3 @@ class CheckpointWriter:
                 continue
             return FlushResult(FlushOutcome.WRITTEN, checkpoint, len(evicted))
         raise FlushConflictError(f"session {session_key} kept changing; retry later")
-
-    def _evictions(self, agent_id: str, checkpoint: Checkpoint) -> list[Checkpoint]:
-        cap = self._config.max_checkpoints_per_session
-        if checkpoint.sequence <= cap:
-            return []
-        # Only the handful that fall out of the window: normally exactly one.
-        oldest = self._checkpoints.list_for_session(agent_id, checkpoint.session_key, limit=5)
-        return evictions(oldest, checkpoint.sequence, cap)

@@ -32,6 +32,10 @@ class Checkpoint(BaseModel):
     sequence: int = Field(ge=1, description="Per-session checkpoint number, 1 for the first.")
     memory_queries: list[str] = Field(default_factory=list)
     recent_remembers: list[str] = Field(default_factory=list)
+    # Reasoning state, for level-1 recovery: the agent's summary and next steps (agent digests),
+    # or the latest prompt snippet (passive checkpoints).
+    summary: str | None = None
+    next_steps: list[str] = Field(default_factory=list)
     created_at: datetime
 
 

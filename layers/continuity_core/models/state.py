@@ -41,6 +41,13 @@ class SessionState(BaseModel):
     flush_token: str | None = None
     flush_requested_at: datetime | None = None
     checkpoints_written: int = 0
+    last_checkpoint_trigger: str | None = None
+    last_digest_at: datetime | None = None
+    # Compaction nudge: the context size the client last reported, and whether this crossing nudged.
+    transcript_chars: int | None = None
+    nudged: bool = False
+    nudge_armed_at: datetime | None = None
+    ended_at: datetime | None = None
     # Bumped by every change to what a checkpoint consumes; the writer commits only if unchanged.
     version: int = 0
 

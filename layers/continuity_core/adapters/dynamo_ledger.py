@@ -1,0 +1,155 @@
+"""The decision ledger in DynamoDB: append-only entries per project, plus a head of the newest."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from continuity_core.adapters.dynamo_items import (
+    LEDGER_ENTRY_PREFIX,
+    LEDGER_HEAD_INDEX_SK,
+    LEDGER_HEAD_SK,
+    from_attributes,
+    ledger_entry_sk,
+    ledger_pk,
+    parse_timestamp,
+    project_pk,
+    timestamp,
+    to_attribute,
+    to_attributes,
+)
+from continuity_core.adapters.dynamo_state import call_dynamodb
+from continuity_core.models.digest import LedgerEntry, LedgerPage
+
+# The head keeps at least this many of the newest decisions (trimmed lazily at twice as many).
+HEAD_DECISIONS = 20
+_BATCH = 25
+
+
+def entry_values(entry: LedgerEntry) -> dict[str, Any]:
+    values = entry.model_dump(mode="json")
+    values["created_at"] = timestamp(entry.created_at)
+    return values
+
+
+def entry_from_item(item: dict[str, Any]) -> LedgerEntry:
+    values = from_attributes(item)
+    values["created_at"] = parse_timestamp(values["created_at"])
+    return LedgerEntry.model_validate(values)
+
+
+class DynamoLedgerStore:
+    def __init__(self, table_name: str) -> None:
+        self._table = table_name
+
+    def append(self, agent_id: str, entries: list[LedgerEntry]) -> None:
+        if not entries:
+            return
+        # Entries first (the ledger's truth, written once each), then the head that recovery reads.
+        puts = [
+            {
+                "PutRequest": {
+                    "Item": to_attributes(
+                        {
+                            **entry_values(entry),
+                            "pk": ledger_pk(agent_id, entry.project_normalized),
+                            "sk": ledger_entry_sk(entry.created_at, entry.id),
+                        }
+                    )
+                }
+            }
+            for entry in entries
+        ]
+        for offset in range(0, len(puts), _BATCH):
+            self._batch_write(puts[offset : offset + _BATCH])
+        for project in dict.fromkeys(entry.project_normalized for entry in entries):
+            self._advance_head(agent_id, project, [e for e in entries if e.project_normalized == project])
+
+    def page(
+        self, agent_id: str, project_normalized: str, limit: int, token: str | None = None
+    ) -> LedgerPage:
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": ledger_pk(agent_id, project_normalized)},
+                ":prefix": {"S": LEDGER_ENTRY_PREFIX},
+            },
+            "ScanIndexForward": False,
+            "Limit": limit,
+        }
+        if token:
+            request["ExclusiveStartKey"] = _decode_token(token, agent_id, project_normalized)
+        response = call_dynamodb("query", **request)
+        entries = [entry_from_item(item) for item in response.get("Items", [])]
+        last = response.get("LastEvaluatedKey")
+        return LedgerPage(entries=entries, next_token=_encode_token(last) if last else None)
+
+    def _advance_head(self, agent_id: str, project: str, entries: list[LedgerEntry]) -> None:
+        key = {"pk": {"S": ledger_pk(agent_id, project)}, "sk": {"S": LEDGER_HEAD_SK}}
+        response = call_dynamodb(
+            "update_item",
+            TableName=self._table,
+            Key=key,
+            UpdateExpression=(
+                "SET recent = list_append(if_not_exists(recent, :empty), :new), "
+                "gsi1pk = :gsi1pk, gsi1sk = :gsi1sk ADD total :count"
+            ),
+            ExpressionAttributeValues={
+                ":empty": to_attribute([]),
+                ":new": to_attribute([entry_values(e) for e in entries]),
+                ":gsi1pk": to_attribute(project_pk(agent_id, project)),
+                ":gsi1sk": to_attribute(LEDGER_HEAD_INDEX_SK),
+                ":count": to_attribute(len(entries)),
+            },
+            ReturnValues="UPDATED_NEW",
+        )
+        recent = response["Attributes"]["recent"]["L"]
+        if len(recent) > 2 * HEAD_DECISIONS:
+            self._trim_head(key, len(recent))
+
+    def _trim_head(self, key: dict[str, Any], length: int) -> None:
+        from botocore.exceptions import ClientError
+
+        drop = length - HEAD_DECISIONS
+        try:
+            call_dynamodb(
+                "update_item",
+                TableName=self._table,
+                Key=key,
+                UpdateExpression="REMOVE " + ", ".join(f"recent[{i}]" for i in range(drop)),
+                ConditionExpression="size(recent) = :length",
+                ExpressionAttributeValues={":length": to_attribute(length)},
+            )
+        except ClientError as error:  # another append moved the head on; it trims next time
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+
+    def _batch_write(self, requests: list[dict[str, Any]]) -> None:
+        pending = {self._table: requests}
+        for _ in range(5):
+            response = call_dynamodb("batch_write_item", RequestItems=pending)
+            pending = response.get("UnprocessedItems") or {}
+            if not pending:
+                return
+        raise RuntimeError("ledger append left unprocessed items after retries")
+
+
+def _encode_token(key: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(key["sk"]["S"]).encode()).decode()
+
+
+def _decode_token(token: str, agent_id: str, project_normalized: str) -> dict[str, Any]:
+    """Tokens carry only the sort key; the partition always comes from the caller's own scope."""
+    try:
+        sort_key = json.loads(base64.urlsafe_b64decode(token.encode()))
+    except (ValueError, TypeError) as error:
+        raise InvalidPageTokenError(token) from error
+    if not isinstance(sort_key, str) or not sort_key.startswith(LEDGER_ENTRY_PREFIX):
+        raise InvalidPageTokenError(token)
+    return {"pk": {"S": ledger_pk(agent_id, project_normalized)}, "sk": {"S": sort_key}}
+
+
+class InvalidPageTokenError(ValueError):
+    """A pagination token that this service did not issue."""

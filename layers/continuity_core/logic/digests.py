@@ -1,0 +1,86 @@
+"""The agent's digest: a checkpoint in its own voice, and decisions appended to the project's ledger."""
+
+from __future__ import annotations
+
+import uuid
+
+from continuity_core.config import ContinuityConfig
+from continuity_core.logic.checkpoints import cap_evictions
+from continuity_core.logic.digest import render_agent_digest
+from continuity_core.logic.normalize import DEFAULT_HARNESS
+from continuity_core.logic.paths import normalize_project
+from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.digest import DigestRequest, LedgerEntry
+from continuity_core.models.state import SessionIdentity
+from continuity_core.ports import CheckpointStore, Clock, LedgerStore, StateStore
+
+
+class UnknownProjectError(ValueError):
+    """A digest for a session the service has not seen, without a project to file it under."""
+
+
+class DigestService:
+    def __init__(
+        self,
+        states: StateStore,
+        checkpoints: CheckpointStore,
+        ledger: LedgerStore,
+        config: ContinuityConfig,
+        clock: Clock,
+    ) -> None:
+        self._states = states
+        self._checkpoints = checkpoints
+        self._ledger = ledger
+        self._config = config
+        self._clock = clock
+
+    def write(self, agent_id: str, session_key: str, request: DigestRequest) -> Checkpoint:
+        now = self._clock()
+        known = self._states.get(agent_id, session_key)
+        identity = SessionIdentity(
+            session_key=session_key,
+            harness=(known.harness if known else None) or request.harness or DEFAULT_HARNESS,
+            project=(known.project if known else None) or request.project,
+            project_normalized=(known.project_normalized if known else None)
+            or normalize_project(request.project_normalized)
+            or normalize_project(request.project),
+        )
+        if not identity.project_normalized:
+            raise UnknownProjectError(
+                f"session {session_key!r} is unknown to the service: give 'project' in the digest"
+            )
+        state = self._states.record_digest(agent_id, identity, now)
+        checkpoint = Checkpoint(
+            id=str(uuid.uuid4()),
+            session_key=session_key,
+            harness=identity.harness,
+            project=identity.project,
+            project_normalized=identity.project_normalized,
+            trigger=CheckpointTrigger.AGENT,
+            digest=render_agent_digest(request, identity.project or identity.project_normalized),
+            prompt_count=0,
+            sequence=state.checkpoints_written,
+            summary=request.summary.strip()[:1000],
+            next_steps=[step.strip() for step in request.next_steps],
+            created_at=now,
+        )
+        evict = cap_evictions(
+            self._checkpoints, agent_id, checkpoint, self._config.max_checkpoints_per_session
+        )
+        self._checkpoints.put(agent_id, checkpoint, now, evict)
+        self._ledger.append(
+            agent_id,
+            [
+                LedgerEntry(
+                    id=str(uuid.uuid4()),
+                    project_normalized=identity.project_normalized,
+                    session_key=session_key,
+                    decision=item.decision.strip(),
+                    rationale=item.rationale.strip() if item.rationale else None,
+                    evidence=item.evidence,
+                    created_at=now,
+                )
+                for item in request.decisions
+            ],
+        )
+        return checkpoint
