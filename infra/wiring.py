@@ -185,7 +185,22 @@ CHECKPOINT_WRITER = FunctionSpec(
     timeout_s=30,
 )
 
-FUNCTIONS: tuple[FunctionSpec, ...] = (AUTHORIZER, HOOKS, READ_API, CHECKPOINT_WRITER)
+AGENT_API = FunctionSpec(
+    key="agent_api",
+    source_dir="functions/agent_api",
+    handler="handler.lambda_handler",
+    description="Agent digests, explicit checkpoints, the decision ledger and tiered recovery.",
+    routes=(
+        HttpRoute("POST", "/api/sessions/{session_key}/digest"),
+        HttpRoute("POST", "/api/sessions/{session_key}/checkpoint"),
+        HttpRoute("GET", "/api/ledger"),
+        HttpRoute("GET", "/api/recovery"),
+    ),
+    resources={CONTINUITY_TABLE.key: Access.READ_WRITE},
+    environment={**SERVICE_ENVIRONMENT},
+)
+
+FUNCTIONS: tuple[FunctionSpec, ...] = (AUTHORIZER, HOOKS, READ_API, CHECKPOINT_WRITER, AGENT_API)
 API_AUTHORIZER = AuthorizerSpec(function=AUTHORIZER.key)
 
 

@@ -36,6 +36,24 @@ class InProcessService:
         request = http_event("GET", path, route, agent_id=self.agent_id, **kwargs)
         return _decode(self._read_api.lambda_handler(request, FakeContext()))
 
+    def agent_api(self, method: str, path: str, route: str, **kwargs: Any) -> tuple[int, Any]:
+        from functions.agent_api import handler as agent_api
+
+        request = http_event(method, path, route, agent_id=self.agent_id, **kwargs)
+        return _decode(agent_api.lambda_handler(request, FakeContext()))
+
+    def digest(self, session_key: str, body: dict[str, Any]) -> tuple[int, Any]:
+        return self.agent_api(
+            "POST",
+            f"/api/sessions/{session_key}/digest",
+            "/api/sessions/{session_key}/digest",
+            body=body,
+            path_parameters={"session_key": session_key},
+        )
+
+    def recover(self, **query: str) -> tuple[int, Any]:
+        return self.agent_api("GET", "/api/recovery", "/api/recovery", query=query)
+
     def session_checkpoints(self, session_key: str) -> list[dict[str, Any]]:
         status, body = self.get(
             f"/api/checkpoints/{session_key}",

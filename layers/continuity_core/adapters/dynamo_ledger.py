@@ -94,7 +94,7 @@ class DynamoLedgerStore:
             Key=key,
             UpdateExpression=(
                 "SET recent = list_append(if_not_exists(recent, :empty), :new), "
-                "gsi1pk = :gsi1pk, gsi1sk = :gsi1sk ADD total :count"
+                "gsi1pk = :gsi1pk, gsi1sk = :gsi1sk ADD decision_count :count"
             ),
             ExpressionAttributeValues={
                 ":empty": to_attribute([]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 from continuity_core.config import ContinuityConfig
 from continuity_core.logic.checkpoints import cap_evictions
@@ -78,9 +79,10 @@ class DigestService:
                     decision=item.decision.strip(),
                     rationale=item.rationale.strip() if item.rationale else None,
                     evidence=item.evidence,
-                    created_at=now,
+                    # A microsecond apart, so the ledger keeps the order the agent gave them in.
+                    created_at=now + timedelta(microseconds=index),
                 )
-                for item in request.decisions
+                for index, item in enumerate(request.decisions)
             ],
         )
         return checkpoint

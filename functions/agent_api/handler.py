@@ -1,0 +1,103 @@
+"""What agents write and ask for beyond hooks: digests, explicit checkpoints, the ledger, tiered recovery."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.exceptions import ServiceError
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from continuity_core.adapters.dynamo_ledger import InvalidPageTokenError
+from continuity_core.http import caller, create_app, error_response
+from continuity_core.logic.digests import UnknownProjectError
+from continuity_core.logic.paths import normalize_project
+from continuity_core.logic.tiers import NothingToRecoverError
+from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.digest import DigestRequest, LedgerPage
+from continuity_core.models.recovery import CheckpointAnswer, RecoveryAnswer
+from continuity_core.observability import count, logger, metrics
+from continuity_core.services import checkpoint_writer, digest_service, ledger_store, tiered_recovery
+
+SessionKey = Annotated[str, Path(min_length=1, max_length=256)]
+ProjectQuery = Annotated[str | None, Query(min_length=1, max_length=4096)]
+
+app = create_app()
+
+
+@app.exception_handler(UnknownProjectError)
+def _unknown_project(error: UnknownProjectError) -> Response:
+    return error_response(422, str(error))
+
+
+@app.exception_handler(NothingToRecoverError)
+def _nothing(error: NothingToRecoverError) -> Response:
+    return error_response(404, str(error))
+
+
+@app.exception_handler(InvalidPageTokenError)
+def _bad_token(error: InvalidPageTokenError) -> Response:
+    return error_response(400, "invalid next_token")
+
+
+@app.post("/api/sessions/<session_key>/digest")
+def write_digest(
+    session_key: SessionKey, request: Annotated[DigestRequest, Body()]
+) -> tuple[dict[str, Any], int]:
+    """The agent's own checkpoint (trigger ``agent``); its decisions join the project's ledger."""
+    logger.set_correlation_id(session_key)
+    checkpoint = digest_service().write(caller(app).agent_id, session_key, request)
+    count("CheckpointsWritten", trigger=checkpoint.trigger.value)
+    if request.decisions:
+        count("DecisionsRecorded", value=len(request.decisions))
+    return CheckpointAnswer(checkpoint=checkpoint).model_dump(mode="json"), 201
+
+
+@app.post("/api/sessions/<session_key>/checkpoint")
+def write_explicit_checkpoint(session_key: SessionKey) -> CheckpointAnswer:
+    """An ``explicit`` checkpoint of the session's state, now (``continuity checkpoint``)."""
+    logger.set_correlation_id(session_key)
+    result = checkpoint_writer().flush(
+        caller(app).agent_id,
+        session_key,
+        CheckpointTrigger.EXPLICIT,
+        worth_writing=lambda state: True,
+    )
+    if result.checkpoint is None:
+        raise NothingToRecoverError(f"session {session_key!r} is unknown to the service")
+    count("CheckpointsWritten", trigger=result.checkpoint.trigger.value)
+    return CheckpointAnswer(checkpoint=result.checkpoint)
+
+
+@app.get("/api/ledger")
+def read_ledger(
+    project: Annotated[str, Query(min_length=1, max_length=4096)],
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    next_token: Annotated[str | None, Query(max_length=2048)] = None,
+) -> LedgerPage:
+    """A project's decisions, newest first."""
+    normalized = normalize_project(project) or project
+    return ledger_store().page(caller(app).agent_id, normalized, limit, next_token)
+
+
+@app.get("/api/recovery")
+def recover(
+    project: ProjectQuery = None,
+    session_key: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
+    level: Annotated[int, Query(ge=1, le=3)] = 1,
+    query: Annotated[str | None, Query(max_length=1000)] = None,
+) -> RecoveryAnswer:
+    """Tiered recovery: level 1 (≤ 400 chars), 2 (≤ 2,000, with search hits for ``query``), 3 (all)."""
+    if not project and not session_key:
+        raise ServiceError(422, "give project or session_key")
+    answer = tiered_recovery().recover(
+        caller(app).agent_id, level, normalize_project(project), session_key, query
+    )
+    return RecoveryAnswer(level=answer.level, text=answer.text, session_key=answer.session_key)
+
+
+@logger.inject_lambda_context(clear_state=True)
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

@@ -1,0 +1,117 @@
+"""Pre-compaction and session-end checkpoints through the hook handler, on moto."""
+
+from tests.integration.conftest import prompt
+from tests.support.api import InProcessService
+
+
+def hooks(service: InProcessService, event: str, session: str, **fields: str) -> dict:
+    status, body = service.hook(event, {"session_id": session, "cwd": "/work/app", **fields})
+    assert status == 200, body
+    return body
+
+
+def triggers(service: InProcessService, session: str) -> list[str]:
+    return [c["trigger"] for c in service.session_checkpoints(session)]
+
+
+def test_pre_compaction_writes_at_once_and_the_compacted_session_gets_it_back(
+    service: InProcessService,
+) -> None:
+    for n in range(1, 4):
+        service.hook("user-prompt-submit", prompt("s", n))
+
+    hooks(
+        service,
+        "pre-compaction",
+        "s",
+        trigger="manual",
+        custom_instructions="keep the list of failing tests",
+        sessionContext="Working on flaky checkout tests",
+    )
+    answer = hooks(service, "session-start", "s", source="compact")
+
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert triggers(service, "s") == ["pre_compaction"]
+    assert "## Pre-Compaction Checkpoint" in context
+    assert "Instructions: keep the list of failing tests" in context
+    assert "Working on flaky checkout tests" in context
+    assert "step 3: refactor" in context
+
+
+def test_a_repeated_pre_compaction_or_one_right_after_another_adds_no_duplicate(
+    service: InProcessService,
+) -> None:
+    service.hook("user-prompt-submit", prompt("s", 1))
+
+    hooks(service, "pre-compaction", "s", trigger="auto")
+    hooks(service, "pre-compaction", "s", trigger="auto")
+    hooks(service, "pre-compaction", "s", trigger="manual")
+    service.hook("user-prompt-submit", prompt("s", 2))
+    hooks(service, "pre-compaction", "s", trigger="auto")
+
+    assert triggers(service, "s") == ["pre_compaction", "pre_compaction"]
+
+
+def test_session_end_writes_what_arrived_since_the_last_checkpoint(service: InProcessService) -> None:
+    for n in range(1, 11):
+        service.hook("user-prompt-submit", prompt("s", n))
+    service.drain_queue()
+    for n in range(11, 13):
+        service.hook("user-prompt-submit", prompt("s", n))
+
+    hooks(service, "session-end", "s", reason="logout")
+    hooks(service, "session-end", "s", reason="logout")
+
+    checkpoints = service.session_checkpoints("s")
+    assert [c["trigger"] for c in checkpoints] == ["periodic", "session_end"]
+    assert (checkpoints[1]["first_prompt"], checkpoints[1]["last_prompt"]) == (11, 12)
+
+
+def test_session_end_with_nothing_new_writes_nothing(service: InProcessService) -> None:
+    for n in range(1, 11):
+        service.hook("user-prompt-submit", prompt("s", n))
+    service.drain_queue()
+
+    hooks(service, "session-end", "s", reason="prompt_input_exit")
+
+    assert triggers(service, "s") == ["periodic"]
+
+
+def test_clear_skips_the_session_end_checkpoint_and_the_next_start_still_recovers(
+    service: InProcessService,
+) -> None:
+    for n in range(1, 11):
+        service.hook("user-prompt-submit", prompt("old", n))
+    service.drain_queue()
+    service.hook("user-prompt-submit", prompt("old", 11))
+
+    hooks(service, "session-end", "old", reason="clear")
+    answer = hooks(service, "session-start", "new", source="clear")
+
+    assert triggers(service, "old") == ["periodic"]
+    assert "session old" in answer["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_flush_already_due_still_lands_when_the_session_is_cleared(service: InProcessService) -> None:
+    for n in range(1, 11):
+        service.hook("user-prompt-submit", prompt("s", n))  # due: the flush message is waiting
+
+    hooks(service, "session-end", "s", reason="clear")
+    service.drain_queue()
+
+    assert [(c["trigger"], c["last_prompt"]) for c in service.session_checkpoints("s")] == [("periodic", 10)]
+
+
+def test_session_end_clears_what_was_pending(service: InProcessService) -> None:
+    from continuity_core import services
+
+    service.hook("user-prompt-submit", prompt("s", 1))
+    hooks(service, "session-end", "s", reason="clear")
+
+    state = services.state_store().get("default", "s")
+    assert state is not None
+    assert (state.prompts_since_checkpoint, state.pending_snippets, state.ended_at is not None) == (
+        0,
+        [],
+        True,
+    )

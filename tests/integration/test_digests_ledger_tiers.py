@@ -1,0 +1,225 @@
+"""Agent digests, the decision ledger, fork detection, tiered recovery and the compaction nudge."""
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from continuity_core import services
+from tests.integration.conftest import prompt
+from tests.support.api import InProcessService
+
+DIGEST = {
+    "summary": "Checkout tests were flaky because the payment mock used wall-clock time.",
+    "decisions": [
+        {
+            "decision": "Freeze time in the payment mock",
+            "rationale": "the retry window depended on now()",
+            "evidence": [{"path": "tests/mocks/payment.py", "line": 42, "quote": "time.time()"}],
+        }
+    ],
+    "next_steps": ["Remove the sleep in test_checkout_retry", "Run the suite 20 times"],
+    "blockers": ["CI cache is stale"],
+    "questions": ["Should the mock live in conftest?"],
+}
+
+
+def start(service: InProcessService, session: str, cwd: str = "/work/app", **extra: str) -> str:
+    status, body = service.hook("session-start", {"session_id": session, "cwd": cwd, **extra})
+    assert status == 200
+    return body.get("hookSpecificOutput", {}).get("additionalContext", "")
+
+
+def prompts(service: InProcessService, session: str, count: int, cwd: str = "/work/app") -> None:
+    for n in range(1, count + 1):
+        service.hook("user-prompt-submit", prompt(session, n, cwd))
+    service.drain_queue()
+
+
+def decide(service: InProcessService, session: str, *decisions: str) -> None:
+    body = {"summary": f"{session} decided", "decisions": [{"decision": d} for d in decisions]}
+    status, answer = service.digest(session, body)
+    assert status == 201, answer
+
+
+def test_a_digest_becomes_an_agent_checkpoint_with_its_sections(service: InProcessService) -> None:
+    start(service, "s")
+
+    status, answer = service.digest("s", DIGEST)
+
+    digest = answer["checkpoint"]["digest"]
+    assert status == 201
+    assert answer["checkpoint"]["trigger"] == "agent"
+    for section in (
+        "## Agent Digest",
+        "### Decisions",
+        "### Next Steps",
+        "### Blockers",
+        "### Open Questions",
+    ):
+        assert section in digest
+    assert 'tests/mocks/payment.py:42 "time.time()"' in digest
+
+
+def test_recovery_puts_a_newer_agent_digest_first_then_the_last_passive_checkpoint(
+    service: InProcessService,
+) -> None:
+    prompts(service, "s", 10)
+    service.digest("s", DIGEST)
+
+    context = start(service, "s", source="compact")
+
+    assert context.index("## Agent Digest") < context.index("## Session Checkpoint")
+    assert len(context) <= 9000
+
+
+def test_a_digest_for_an_unseen_session_needs_a_project(service: InProcessService) -> None:
+    status, answer = service.digest("ghost", {"summary": "hello"})
+    assert (status, "project" in answer["message"]) == (422, True)
+
+    status, answer = service.digest("ghost", {"summary": "hello", "project": "/work/app/"})
+    assert status == 201
+    assert answer["checkpoint"]["project_normalized"] == "/work/app"
+
+
+@pytest.mark.parametrize("body", [{}, {"summary": ""}, {"summary": "x", "decisions": [{"rationale": "no"}]}])
+def test_a_malformed_digest_gets_422(service: InProcessService, body: dict[str, Any]) -> None:
+    start(service, "s")
+    status, answer = service.digest("s", body)
+    assert (status, answer["statusCode"]) == (422, 422)
+
+
+def test_the_ledger_lists_decisions_newest_first_and_pages(service: InProcessService) -> None:
+    start(service, "a")
+    start(service, "b")
+    decide(service, "a", "first", "second")
+    decide(service, "b", "third")
+
+    status, page = service.agent_api(
+        "GET", "/api/ledger", "/api/ledger", query={"project": "/work/app", "limit": "2"}
+    )
+    _, rest = service.agent_api(
+        "GET",
+        "/api/ledger",
+        "/api/ledger",
+        query={"project": "/work/app", "limit": "2", "next_token": page["next_token"]},
+    )
+
+    assert status == 200
+    assert [e["decision"] for e in page["entries"]] == ["third", "second"]
+    assert [e["session_key"] for e in page["entries"]] == ["b", "a"]
+    assert [e["decision"] for e in rest["entries"]] == ["first"]
+
+
+def test_a_forged_page_token_is_refused(service: InProcessService) -> None:
+    status, _ = service.agent_api(
+        "GET", "/api/ledger", "/api/ledger", query={"project": "/work/app", "next_token": "bm90LWpzb24"}
+    )
+    assert status == 400
+
+
+def test_a_session_sees_decisions_other_sessions_made_since_its_checkpoint(service: InProcessService) -> None:
+    prompts(service, "A", 10)
+    start(service, "B")
+    decide(service, "B", "Use Postgres advisory locks, not Redis")
+
+    context = start(service, "A", source="compact")
+
+    fork = context.split("### Ledger changed since your last checkpoint", 1)[1]
+    assert "Use Postgres advisory locks, not Redis" in fork.split("## Session Checkpoint")[0]
+    assert "session B" in fork
+
+
+def test_decisions_older_than_the_checkpoint_are_not_reported_as_changes(service: InProcessService) -> None:
+    start(service, "B")
+    decide(service, "B", "old decision")
+    prompts(service, "A", 10)
+
+    context = start(service, "A", source="compact")
+
+    assert "### Ledger changed" not in context
+    assert "## Decision Ledger\n- old decision" in context
+
+
+def test_tiered_recovery_levels_grow_within_their_sizes(service: InProcessService) -> None:
+    prompts(service, "s", 10)
+    for n in range(12):
+        decide(service, "s", f"decision number {n} about the payment retry window")
+    service.digest("s", DIGEST)
+
+    answers = {}
+    for level in ("1", "2", "3"):
+        status, answers[level] = service.recover(project="/work/app", level=level, query="retry window")
+        assert status == 200
+
+    one, two, three = (answers[k]["text"] for k in ("1", "2", "3"))
+    assert len(one) <= 400 and len(two) <= 2000
+    assert "Next: Remove the sleep" in one
+    assert "Freeze time in the payment mock" in one
+    assert "### Recent decisions" in two and "### Search: retry window" in two
+    assert "### Every checkpoint of session s" in three and "decision number 0 about" in three
+    assert len(three) > len(two) > len(one)
+
+
+def test_recovery_of_nothing_is_404_and_of_nowhere_is_422(service: InProcessService) -> None:
+    assert service.recover(project="/nowhere")[0] == 404
+    assert service.recover(level="1")[0] == 422
+    assert service.recover(project="/work/app", level="4")[0] == 422
+
+
+def test_an_explicit_checkpoint_is_written_now(service: InProcessService) -> None:
+    service.hook("user-prompt-submit", prompt("s", 1))
+
+    status, answer = service.agent_api(
+        "POST",
+        "/api/sessions/s/checkpoint",
+        "/api/sessions/{session_key}/checkpoint",
+        path_parameters={"session_key": "s"},
+    )
+
+    assert (status, answer["checkpoint"]["trigger"]) == (200, "explicit")
+
+
+def nudge_prompt(service: InProcessService, chars: int) -> str:
+    body = {**prompt("s", 1), "transcript_chars": chars}
+    _, answer = service.hook("user-prompt-submit", body)
+    return answer.get("hookSpecificOutput", {}).get("additionalContext", "")
+
+
+@pytest.fixture
+def small_window(monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.setenv("CONTINUITY_CONTEXT_WINDOW_TOKENS", "10000")
+    services.reset()
+    return 10000 * 4 * 70 // 100  # threshold in characters
+
+
+def test_the_nudge_fires_once_per_crossing(service: InProcessService, small_window: int) -> None:
+    assert nudge_prompt(service, small_window - 1) == ""
+    assert "session_digest" in nudge_prompt(service, small_window)
+    assert nudge_prompt(service, small_window + 500) == ""
+    assert nudge_prompt(service, 1000) == ""  # compaction: the context shrank, re-armed
+    assert "session_digest" in nudge_prompt(service, small_window + 10)
+
+
+def test_no_nudge_when_the_agent_already_wrote_a_digest(service: InProcessService, small_window: int) -> None:
+    nudge_prompt(service, 10)
+    service.digest("s", DIGEST)
+
+    assert nudge_prompt(service, small_window + 1) == ""
+
+
+def test_the_ledger_keeps_every_decision_while_the_recovery_head_stays_small(
+    service: InProcessService,
+) -> None:
+    start(service, "s")
+    for batch in range(3):
+        decide(service, "s", *(f"decision {batch * 15 + n}" for n in range(15)))
+
+    _, page = service.agent_api(
+        "GET", "/api/ledger", "/api/ledger", query={"project": "/work/app", "limit": "200"}
+    )
+    snapshot = services.checkpoint_store().project_snapshot("default", "/work/app", datetime.now(UTC), 1)
+
+    assert len(page["entries"]) == 45
+    assert 20 <= len(snapshot.recent_decisions) <= 40
+    assert snapshot.recent_decisions[0].decision == "decision 44"
