@@ -74,7 +74,7 @@ def seed_checkpoints(total: int) -> None:
     from continuity_core.adapters.dynamo_checkpoints import checkpoint_item
     from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 
-    dynamodb = boto3.client("dynamodb")  # not the counted client
+    dynamodb: Any = boto3.client("dynamodb")  # not the counted client
     table = os.environ["CONTINUITY_TABLE_NAME"]
     start = datetime.now(UTC) - timedelta(hours=1)
     items = []

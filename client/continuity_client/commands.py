@@ -1,0 +1,100 @@
+"""The people-facing subcommands: ``login``, ``install`` and ``flush`` (``doctor`` has its own module)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from continuity_client import config, harness, locallog, spool
+from continuity_client import install as installer
+
+
+def login(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="continuity login", description="Save the service URL and token.")
+    parser.add_argument(
+        "--url", required=True, help="the service URL, e.g. https://abc.execute-api.eu-west-1.amazonaws.com"
+    )
+    parser.add_argument("--token", help="the bearer token; read from stdin (or a prompt) when omitted")
+    args = parser.parse_args(argv)
+    url = args.url.strip().rstrip("/")
+    if not url.startswith(("https://", "http://")):
+        parser.error("--url must start with https:// (or http:// for a local stack)")
+    token = args.token
+    if token is None:
+        if sys.stdin.isatty():
+            import getpass
+
+            token = getpass.getpass("Continuity token: ")
+        else:
+            token = sys.stdin.readline()
+    token = token.strip()
+    if not token:
+        parser.error("an empty token")
+    path = config.write_login(os.environ, url, token)
+    print(f"saved {path} (mode 0600)")
+    if url.startswith("http://") and not _is_local(url):
+        print("warning: the URL is not https; the token would travel in clear text")
+    print("next: `continuity install claude-code` (or codex, gemini), then `continuity doctor`")
+    return 0
+
+
+def _is_local(url: str) -> bool:
+    host = url.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[0].strip("[]")
+    return host in ("localhost", "127.0.0.1", "::1")
+
+
+def install(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="continuity install",
+        description="Merge Continuity's hooks into a harness's settings file (idempotent, with a backup).",
+    )
+    parser.add_argument("harness", choices=harness.HARNESSES)
+    parser.add_argument("--scope", choices=("user", "project"), default="user")
+    parser.add_argument("--project-dir", default=None, help="project root for --scope project (default: cwd)")
+    parser.add_argument("--file", default=None, help="the settings file to edit (overrides --scope)")
+    parser.add_argument("--command", default=None, help="the command hooks run (default: this continuity)")
+    parser.add_argument("--uninstall", action="store_true", help="remove exactly Continuity's hooks")
+    args = parser.parse_args(argv)
+    path = args.file or installer.settings_path(args.harness, args.scope, args.project_dir, os.environ)
+    try:
+        if args.uninstall:
+            result = installer.uninstall(path, args.harness, os.environ)
+        else:
+            result = installer.install(path, args.harness, os.environ, command=args.command)
+    except installer.InstallError as error:
+        print(f"continuity install: {error}", file=sys.stderr)
+        return 1
+    print(result.describe())
+    if not args.uninstall and result.changed:
+        for note in installer.notes(args.harness):
+            print(f"note: {note}")
+    return 0
+
+
+def flush(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="continuity flush", description="Replay spooled hooks now.")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds to spend at most (default 30)")
+    args = parser.parse_args(argv)
+    settings = config.load()
+    if not settings.configured:
+        print("not configured: run `continuity login --url URL --token TOKEN`", file=sys.stderr)
+        return 1
+    files = spool.pending_files(settings.home)
+    if not files:
+        print("spool empty")
+        return 0
+    from continuity_client.hook import HookRun
+
+    run = HookRun([], b"", sys.stdout, os.environ)
+    run.settings = settings
+    run.home = settings.home
+    run.deadline = time.monotonic() + args.timeout
+    spool.mark_up(settings.home)
+    status, handled = run.replay(files, run.deadline)
+    left = spool.summary(settings.home)["records"]
+    print(f"replayed {handled} hook(s); {left} left ({status})")
+    if left:
+        print(f"see {locallog.log_path(settings.home)} for why")
+    return 0 if not left else 1

@@ -1,0 +1,159 @@
+"""Client settings: the user's config file, overridden by environment variables.
+
+On the hook path, so it imports only ``json`` and ``os`` (no pathlib, dataclasses or typing:
+each costs milliseconds of start-up in every hook).
+
+| variable | config.json key | default |
+|---|---|---|
+| ``CONTINUITY_URL`` | ``url`` | - (hooks do nothing until set) |
+| ``CONTINUITY_TOKEN`` | ``token`` | - |
+| ``CONTINUITY_HOME`` | - | ``~/.continuity`` |
+| ``CONTINUITY_HOOK_TIMEOUT_S`` | ``hook_timeout_s`` | 2 s; 4 s for session-start and pre-compaction |
+| ``CONTINUITY_HOOK_TIMEOUT_S_<EVENT>`` | ``timeouts.<event>`` | - (e.g. ``..._SESSION_START``) |
+| ``CONTINUITY_BACKOFF_S`` | ``backoff_s`` | 10 |
+| ``CONTINUITY_SPOOL_MAX_BYTES`` | ``spool_max_bytes`` | 5 MiB |
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+
+DEFAULT_TIMEOUT_S = 2.0
+# The recovery read and the pre-compaction checkpoint matter most and happen rarely.
+EVENT_DEFAULT_TIMEOUT_S = {"session-start": 4.0, "pre-compaction": 4.0}
+MIN_TIMEOUT_S, MAX_TIMEOUT_S = 0.1, 60.0
+DEFAULT_BACKOFF_S = 10.0
+DEFAULT_SPOOL_MAX_BYTES = 5 * 1024 * 1024
+CONFIG_FILE = "config.json"
+
+
+def home_dir(env: Mapping[str, str]) -> str:
+    explicit = env.get("CONTINUITY_HOME")
+    if explicit:
+        return explicit
+    user_home = env.get("HOME") or os.path.expanduser("~")
+    return os.path.join(user_home, ".continuity")
+
+
+def config_path(env: Mapping[str, str]) -> str:
+    return os.path.join(home_dir(env), CONFIG_FILE)
+
+
+def read_file_config(path: str) -> dict:
+    """The config file as a dict; {} when absent or unreadable (the hook must still run)."""
+    try:
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read() or b"{}")
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def event_env_name(event: str) -> str:
+    return "CONTINUITY_HOOK_TIMEOUT_S_" + event.upper().replace("-", "_")
+
+
+class Settings:
+    """Resolved settings; ``sources`` says where url and token came from (for ``doctor``)."""
+
+    __slots__ = (
+        "_env",
+        "_file",
+        "backoff_s",
+        "config_file",
+        "home",
+        "sources",
+        "spool_max_bytes",
+        "token",
+        "url",
+    )
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self._env = env
+        self.home = home_dir(env)
+        self.config_file = os.path.join(self.home, CONFIG_FILE)
+        self._file = read_file_config(self.config_file)
+        self.sources: dict[str, str] = {}
+        self.url = self._text("url", "CONTINUITY_URL").rstrip("/")
+        self.token = self._text("token", "CONTINUITY_TOKEN")
+        self.backoff_s = self._float("backoff_s", "CONTINUITY_BACKOFF_S", DEFAULT_BACKOFF_S, 0.0, 3600.0)
+        self.spool_max_bytes = int(
+            self._float("spool_max_bytes", "CONTINUITY_SPOOL_MAX_BYTES", DEFAULT_SPOOL_MAX_BYTES, 256, 1e10)
+        )
+
+    def _text(self, key: str, env_name: str) -> str:
+        value = self._env.get(env_name)
+        if value:
+            self.sources[key] = f"environment ({env_name})"
+            return value.strip()
+        value = self._file.get(key)
+        if isinstance(value, str) and value:
+            self.sources[key] = f"config file ({self.config_file})"
+            return value.strip()
+        return ""
+
+    def _float(self, key: str, env_name: str, default: float, low: float, high: float) -> float:
+        for candidate in (self._env.get(env_name), self._file.get(key)):
+            number = _number(candidate)
+            if number is not None:
+                return min(max(number, low), high)
+        return default
+
+    def timeout_for(self, event: str) -> float:
+        """Per-event env > global env > per-event file > global file > built-in default."""
+        file_timeouts = self._file.get("timeouts")
+        candidates = (
+            self._env.get(event_env_name(event)),
+            self._env.get("CONTINUITY_HOOK_TIMEOUT_S"),
+            file_timeouts.get(event) if isinstance(file_timeouts, dict) else None,
+            self._file.get("hook_timeout_s"),
+        )
+        for candidate in candidates:
+            number = _number(candidate)
+            if number is not None and number > 0:
+                return min(max(number, MIN_TIMEOUT_S), MAX_TIMEOUT_S)
+        return EVENT_DEFAULT_TIMEOUT_S.get(event, DEFAULT_TIMEOUT_S)
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.url and self.token)
+
+
+def load(env: Mapping[str, str] | None = None) -> Settings:
+    return Settings(os.environ if env is None else env)
+
+
+def write_login(env: Mapping[str, str], url: str, token: str) -> str:
+    """Write url and token into the user config file (mode 0600, directory 0700); keep other keys."""
+    home = home_dir(env)
+    os.makedirs(home, mode=0o700, exist_ok=True)
+    path = os.path.join(home, CONFIG_FILE)
+    data = read_file_config(path)
+    data["url"] = url.strip().rstrip("/")
+    data["token"] = token.strip()
+    temporary = path + ".tmp"
+    # Created 0600 from the start: the token is never readable by others, not even briefly.
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+        handle.write("\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.chmod(temporary, 0o600)
+    os.replace(temporary, path)
+    return path

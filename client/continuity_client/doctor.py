@@ -1,0 +1,217 @@
+"""``continuity doctor``: check what a hook needs and say what to fix.
+
+Checks the config file (present, mode 0600), URL, token, the service (``GET /api/health``), the
+token (``GET /api/checkpoints?limit=1``: 401/403 means rejected), the clock (the answer's
+``Date`` header against ours), the hooks installed for each harness (user and project scope) and
+the spool (pending hooks, the back-off mark, the last log lines). Exit 1 when anything failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+import sys
+import time
+from collections.abc import Mapping
+from email.utils import parsedate_to_datetime
+from typing import TextIO
+
+from continuity_client import config, harness, install, locallog, spool
+from continuity_client.transport import Response, TransportError, request, split_url
+
+CLOCK_SKEW_LIMIT_S = 60.0
+PROBE_TIMEOUT_S = 5.0
+
+
+class Report:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.failures = 0
+        self.warnings = 0
+
+    def line(self, mark: str, text: str, fix: str = "") -> None:
+        print(f"  [{mark}] {text}", file=self.out)
+        if fix:
+            print(f"         fix: {fix}", file=self.out)
+
+    def ok(self, text: str) -> None:
+        self.line("ok", text)
+
+    def warn(self, text: str, fix: str = "") -> None:
+        self.warnings += 1
+        self.line("warn", text, fix)
+
+    def fail(self, text: str, fix: str = "") -> None:
+        self.failures += 1
+        self.line("FAIL", text, fix)
+
+    def section(self, title: str) -> None:
+        print(title, file=self.out)
+
+
+def main(argv: list[str], env: Mapping[str, str] | None = None, out: TextIO | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="continuity doctor", description="Check the client and say what to fix."
+    )
+    parser.add_argument(
+        "--project-dir", default=None, help="project whose project-scope hooks to check (default: cwd)"
+    )
+    args = parser.parse_args(argv)
+    environment = os.environ if env is None else env
+    report = Report(sys.stdout if out is None else out)
+    settings = config.Settings(environment)
+    check_config(report, settings)
+    if settings.configured:
+        check_service(report, settings, environment)
+    check_hooks(report, environment, args.project_dir)
+    check_spool(report, settings)
+    summary = f"{report.failures} problem(s), {report.warnings} warning(s)"
+    report.section("all good" if not report.failures and not report.warnings else summary)
+    return 1 if report.failures else 0
+
+
+def check_config(report: Report, settings: config.Settings) -> None:
+    report.section("configuration")
+    login_fix = "continuity login --url URL --token TOKEN"
+    path = settings.config_file
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        report.line("info", f"no config file at {path} (environment only)")
+    else:
+        if mode & 0o077:
+            report.fail(
+                f"{path} is readable by others (mode {mode:o}); it holds the token", f"chmod 600 {path}"
+            )
+        else:
+            report.ok(f"config file {path} (mode {mode:o})")
+    if not settings.url:
+        report.fail("no service URL", login_fix + "  (or set CONTINUITY_URL)")
+    else:
+        try:
+            scheme, host, _, _ = split_url(settings.url)
+        except TransportError as error:
+            report.fail(str(error), login_fix)
+        else:
+            where = settings.sources.get("url", "")
+            if scheme == "http" and host not in ("localhost", "127.0.0.1", "::1"):
+                report.warn(
+                    f"URL {settings.url} is not https (from {where})", "use the https URL of the service"
+                )
+            else:
+                report.ok(f"URL {settings.url} (from {where})")
+    if not settings.token:
+        report.fail("no token", login_fix + "  (or set CONTINUITY_TOKEN)")
+    else:
+        report.ok(f"token {settings.token[:4]}... (from {settings.sources.get('token', '')})")
+    timeouts = ", ".join(f"{event} {settings.timeout_for(event):g}s" for event in harness.EVENTS)
+    report.line("info", f"hook timeouts: {timeouts}")
+
+
+def check_service(report: Report, settings: config.Settings, env: Mapping[str, str]) -> None:
+    report.section("service")
+    try:
+        health = request("GET", settings.url, "/api/health", None, {}, PROBE_TIMEOUT_S, env)
+    except TransportError as error:
+        fix = "check the URL and your network"
+        if "CERTIFICATE" in str(error).upper():
+            fix = "install CA certificates for this Python (or set SSL_CERT_FILE)"
+        report.fail(f"cannot reach {settings.url}: {error}", fix)
+        return
+    if 200 <= health.status < 300:
+        report.ok(f"GET /api/health: {health.status}")
+    else:
+        report.warn(
+            f"GET /api/health answered {health.status}", "check the URL (it should be the API's base URL)"
+        )
+    check_clock(report, health)
+    headers = {"Authorization": f"Bearer {settings.token}"}
+    try:
+        answer = request("GET", settings.url, "/api/checkpoints?limit=1", None, headers, PROBE_TIMEOUT_S, env)
+    except TransportError as error:
+        report.fail(f"token check failed: {error}")
+        return
+    if answer.status in (401, 403):
+        report.fail(
+            f"the service rejected the token ({answer.status})", "continuity login --url URL --token TOKEN"
+        )
+    elif answer.status >= 500:
+        report.warn(f"token check: the service answered {answer.status}")
+    else:
+        report.ok(f"token accepted ({answer.status})")
+
+
+def check_clock(report: Report, response: Response) -> None:
+    date = response.headers.get("date")
+    if not date:
+        report.line("info", "clock: the service sent no Date header; not checked")
+        return
+    try:
+        skew = time.time() - parsedate_to_datetime(date).timestamp()
+    except (TypeError, ValueError):
+        report.line("info", f"clock: unreadable Date header {date!r}")
+        return
+    if abs(skew) > CLOCK_SKEW_LIMIT_S:
+        report.fail(
+            f"clock is {skew:+.0f}s off the service's",
+            "sync the system clock (checkpoint times and recovery windows depend on it)",
+        )
+    else:
+        report.ok(f"clock within {abs(skew):.0f}s of the service")
+
+
+def check_hooks(report: Report, env: Mapping[str, str], project_dir: str | None) -> None:
+    report.section("hooks")
+    any_installed = False
+    seen: set[str] = set()
+    for name in harness.HARNESSES:
+        for scope in ("user", "project"):
+            path = install.settings_path(name, scope, project_dir, env)
+            if path in seen:  # the project is the home folder
+                continue
+            seen.add(path)
+            events = install.installed_events(path)
+            if not events:
+                continue
+            any_installed = True
+            expected = set(harness.HARNESS_EVENTS[name].values())
+            missing = sorted(expected - set(events))
+            if missing:
+                report.warn(
+                    f"{name} ({scope}): {path} lacks {', '.join(missing)}",
+                    f"continuity install {name} --scope {scope}",
+                )
+            else:
+                report.ok(f"{name} ({scope}): {path}")
+            for command in install.our_commands(path)[:1]:
+                executable = command.split(" hook ", 1)[0].strip().strip("'\"")
+                if os.path.isabs(executable) and not os.access(executable, os.X_OK):
+                    report.fail(
+                        f"{name} ({scope}) runs {executable}, which is not executable",
+                        f"continuity install {name} --scope {scope}",
+                    )
+    if not any_installed:
+        report.fail(
+            "no hooks installed for Claude Code, Codex or Gemini CLI",
+            "continuity install claude-code   (or codex, gemini; --scope project for one repository)",
+        )
+
+
+def check_spool(report: Report, settings: config.Settings) -> None:
+    report.section("spool")
+    info = spool.summary(settings.home)
+    if info["records"]:
+        age = time.time() - info["oldest"] if info["oldest"] else 0.0
+        report.warn(
+            f"{info['records']} hook(s) of {info['sessions']} session(s) waiting, oldest {age / 60:.0f} min,"
+            f" {info['bytes']} bytes (cap {settings.spool_max_bytes})",
+            "they replay on the next hook; `continuity flush` replays them now",
+        )
+    else:
+        report.ok("spool empty")
+    down = spool.down_until(settings.home) - time.time()
+    if down > 0:
+        report.warn(f"service marked unavailable for {down:.0f}s more (hooks spool meanwhile)")
+    for line in locallog.tail(settings.home, 3):
+        report.line("log", line)

@@ -1,0 +1,171 @@
+"""What each harness sends on stdin and accepts on stdout.
+
+Claude Code, Codex and Gemini CLI all pass hook input as snake_case JSON on stdin
+(``session_id``, ``cwd``, ``transcript_path``, ``hook_event_name`` and per-event fields such as
+``source``, ``prompt``, ``trigger``, ``reason``, ``agent_id``). They differ in event names and in
+which events may inject context:
+
+| our event | Claude Code | Codex | Gemini CLI |
+|---|---|---|---|
+| session-start | SessionStart (context) | SessionStart (context) | SessionStart (context) |
+| user-prompt-submit | UserPromptSubmit (context) | UserPromptSubmit (context) | BeforeAgent (context) |
+| pre-compaction | PreCompact | PreCompact | PreCompress |
+| session-end | SessionEnd | - | SessionEnd |
+| subagent-start | SubagentStart (context) | SubagentStart (context) | - |
+| remember | (run by the agent or user, no harness event) | | |
+
+All three take ``{"hookSpecificOutput": {"hookEventName": <their name>, "additionalContext": ...}}``.
+Codex validates its output strictly (``additionalProperties: false``, ``hookEventName`` a const),
+so we print exactly those two fields and nothing for events whose schema has no context.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+
+CLAUDE_CODE, CODEX, GEMINI = "claude-code", "codex", "gemini"
+HARNESSES = (CLAUDE_CODE, CODEX, GEMINI)
+
+EVENTS = (
+    "session-start",
+    "user-prompt-submit",
+    "remember",
+    "pre-compaction",
+    "session-end",
+    "subagent-start",
+)
+
+# Our event -> the harness's event name, for the events each harness fires.
+HARNESS_EVENTS: dict[str, dict[str, str]] = {
+    CLAUDE_CODE: {
+        "session-start": "SessionStart",
+        "user-prompt-submit": "UserPromptSubmit",
+        "pre-compaction": "PreCompact",
+        "session-end": "SessionEnd",
+        "subagent-start": "SubagentStart",
+    },
+    CODEX: {
+        "session-start": "SessionStart",
+        "user-prompt-submit": "UserPromptSubmit",
+        "pre-compaction": "PreCompact",
+        "subagent-start": "SubagentStart",
+    },
+    GEMINI: {
+        "session-start": "SessionStart",
+        "user-prompt-submit": "BeforeAgent",
+        "pre-compaction": "PreCompress",
+        "session-end": "SessionEnd",
+    },
+}
+
+# Events whose output schema has hookSpecificOutput.additionalContext, per harness.
+CONTEXT_EVENTS: dict[str, frozenset[str]] = {
+    CLAUDE_CODE: frozenset({"session-start", "user-prompt-submit", "subagent-start"}),
+    CODEX: frozenset({"session-start", "user-prompt-submit", "subagent-start"}),
+    GEMINI: frozenset({"session-start", "user-prompt-submit"}),
+}
+
+# Free-text fields are cut to this many characters: the service keeps only key terms and a short
+# snippet of them, and rejects bodies over 1 MB (413) - a pasted log must not cost the hook.
+MAX_TEXT_CHARS = 100_000
+TEXT_FIELDS = ("prompt", "content", "custom_instructions", "session_context", "sessionContext")
+
+# The environment variable a harness sets to the project root for its hooks.
+PROJECT_DIR_ENV = {CLAUDE_CODE: "CLAUDE_PROJECT_DIR", GEMINI: "GEMINI_PROJECT_DIR"}
+
+# Harness event names (any harness) accepted in place of ours on the command line.
+EVENT_ALIASES = {
+    name.lower(): event for names in HARNESS_EVENTS.values() for event, name in names.items()
+} | {event.replace("-", "_"): event for event in EVENTS}
+
+
+def canonical_event(name: str) -> str | None:
+    lowered = name.strip().lower()
+    if lowered in EVENTS:
+        return lowered
+    return EVENT_ALIASES.get(lowered)
+
+
+def canonical_harness(name: str) -> str | None:
+    lowered = name.strip().lower()
+    aliases = {"claude": CLAUDE_CODE, "claude_code": CLAUDE_CODE, "gemini-cli": GEMINI, "openai-codex": CODEX}
+    if lowered in HARNESSES:
+        return lowered
+    return aliases.get(lowered)
+
+
+def parse_stdin(raw: bytes) -> dict:
+    """The hook JSON as a dict; {} for empty input; plain text becomes ``{"content": text}``.
+
+    Plain text is what a person or an agent pipes into ``continuity hook remember``.
+    """
+    text = raw.strip()
+    if not text:
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {"content": text.decode("utf-8", "replace")}
+    return data if isinstance(data, dict) else {}
+
+
+def normalize_project(path: str) -> str:
+    """The project's real path (symlinks resolved); the raw path when it cannot be resolved."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+
+
+def _string(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def build_body(
+    payload: Mapping[str, object],
+    harness: str,
+    env: Mapping[str, str],
+    getcwd: Callable[[], str] = os.getcwd,
+) -> dict:
+    """The request body: the harness's fields as-is, plus session_id, cwd, project_normalized, harness.
+
+    The project is the harness's project root (``CLAUDE_PROJECT_DIR`` / ``GEMINI_PROJECT_DIR``) when
+    set, else ``cwd``: the root stays the same when the agent ``cd``s into a sub-folder.
+    """
+    body = dict(payload)
+    for name in TEXT_FIELDS:
+        value = body.get(name)
+        if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
+            body[name] = value[:MAX_TEXT_CHARS]
+    session = _string(payload.get("session_id")) or _string(payload.get("sessionId"))
+    session = session or env.get("CONTINUITY_SESSION_ID", "")
+    if session:
+        body["session_id"] = session
+    cwd = _string(payload.get("cwd"))
+    if not cwd:
+        try:
+            cwd = getcwd()
+        except OSError:
+            cwd = ""
+        if cwd:
+            body["cwd"] = cwd
+    env_name = PROJECT_DIR_ENV.get(harness)
+    project = (env.get(env_name, "") if env_name else "") or cwd
+    if project:
+        body["project_normalized"] = normalize_project(project)
+    body["harness"] = harness
+    return body
+
+
+def render_output(harness: str, event: str, answer: object) -> str | None:
+    """The stdout for the harness, or None when there is nothing to inject."""
+    if event not in CONTEXT_EVENTS.get(harness, ()) or not isinstance(answer, dict):
+        return None
+    specific = answer.get("hookSpecificOutput")
+    context = specific.get("additionalContext") if isinstance(specific, dict) else None
+    if not isinstance(context, str) or not context.strip():
+        return None
+    name = HARNESS_EVENTS[harness][event]
+    return json.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext": context}})

@@ -1,0 +1,340 @@
+"""Durable local state of the hook: sequence numbers, the offline spool and the back-off mark.
+
+Layout under ``$CONTINUITY_HOME``:
+
+- ``seq/<session>``: one byte appended per hook; the file offset after our append is the hook's
+  sequence number. ``O_APPEND`` makes the append and the offset one atomic step, so concurrent
+  hooks of one session never share a number, without a lock or a read-modify-write.
+- ``spool/<session>.jsonl``: hooks that could not be delivered, one JSON record a line, appended
+  and fsync'd, replayed oldest first. One file per session keeps a session's order without
+  making sessions wait on each other; ``spool/.lock`` (flock) guards the short file mutations.
+- ``down-until``: epoch seconds until which the service is presumed down, so hooks spool at
+  once instead of each waiting out a timeout against a dead or hung service.
+
+Replays may repeat a hook (a crash between delivery and removal): the idempotency key in each
+record makes the server count it once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterable
+
+SPOOL_DIR = "spool"
+SEQ_DIR = "seq"
+DOWN_FILE = "down-until"
+LOCK_FILE = ".lock"
+SUFFIX = ".jsonl"
+
+# replay() outcomes
+DRAINED, FAILED, BUDGET = "drained", "failed", "budget"
+# what a sender reports for one record
+SENT, DROPPED, RETRY = "sent", "dropped", "retry"
+
+
+def safe_name(session: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in session)[:120]
+    if not cleaned:
+        return "_nosession"
+    return "_" + cleaned if cleaned.startswith(".") else cleaned
+
+
+def _open_append(path: str) -> int:
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    try:
+        return os.open(path, flags, 0o600)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        return os.open(path, flags, 0o600)
+
+
+def next_seq(home: str, session: str) -> int:
+    """The next sequence number of the session (1, 2, 3, ...), persisted on disk."""
+    fd = _open_append(os.path.join(home, SEQ_DIR, safe_name(session)))
+    try:
+        os.write(fd, b".")
+        return os.lseek(fd, 0, os.SEEK_CUR)
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------------------------------------
+# back-off mark
+# ---------------------------------------------------------------------------------------------
+
+
+def down_until(home: str) -> float:
+    try:
+        with open(os.path.join(home, DOWN_FILE), "rb") as handle:
+            return float(handle.read().strip() or 0)
+    except (OSError, ValueError):
+        return 0.0
+
+
+def mark_down(home: str, seconds: float) -> None:
+    if seconds <= 0:
+        return
+    path = os.path.join(home, DOWN_FILE)
+    try:
+        os.makedirs(home, mode=0o700, exist_ok=True)
+        with open(path + ".tmp", "w") as handle:
+            handle.write(f"{time.time() + seconds:.3f}")
+        os.replace(path + ".tmp", path)
+    except OSError:
+        pass
+
+
+def mark_up(home: str) -> None:
+    try:  # noqa: SIM105 - contextlib would be one more import on the hook path
+        os.unlink(os.path.join(home, DOWN_FILE))
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------------------------------------
+# spool
+# ---------------------------------------------------------------------------------------------
+
+
+class _Lock:
+    """An exclusive flock on ``spool/.lock`` (no-op where fcntl is missing)."""
+
+    def __init__(self, directory: str) -> None:
+        self.path = os.path.join(directory, LOCK_FILE)
+        self.fd = -1
+
+    def __enter__(self) -> _Lock:
+        os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            return self
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing releases the flock
+            self.fd = -1
+
+
+def spool_dir(home: str) -> str:
+    return os.path.join(home, SPOOL_DIR)
+
+
+def spool_file(home: str, session: str) -> str:
+    return os.path.join(home, SPOOL_DIR, safe_name(session) + SUFFIX)
+
+
+def has_pending(path: str) -> bool:
+    try:
+        return os.path.getsize(path) > 0
+    except OSError:
+        return False
+
+
+def pending_files(home: str) -> list[str]:
+    """Spool files with records, least recently written first."""
+    found: list[tuple[float, str]] = []
+    try:
+        entries = list(os.scandir(spool_dir(home)))
+    except OSError:
+        return []
+    for entry in entries:
+        if entry.name.endswith(SUFFIX):
+            try:
+                info = entry.stat()
+            except OSError:
+                continue
+            if info.st_size > 0:
+                found.append((info.st_mtime, entry.path))
+    return [path for _, path in sorted(found)]
+
+
+def encode(record: dict) -> bytes:
+    return (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def _decode(line: bytes) -> dict | None:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("key"), str):
+        return None
+    if not isinstance(record.get("event"), str) or not isinstance(record.get("body"), dict):
+        return None
+    return record
+
+
+def _fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _rewrite(path: str, lines: Iterable[bytes]) -> None:
+    data = b"".join(lines)
+    if not data:
+        try:  # noqa: SIM105 - contextlib would be one more import on the hook path
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        return
+    temporary = path + ".tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temporary, path)
+
+
+def _read_lines(path: str) -> list[bytes]:
+    try:
+        with open(path, "rb") as handle:
+            return [line if line.endswith(b"\n") else line + b"\n" for line in handle.read().splitlines()]
+    except OSError:
+        return []
+
+
+def append(home: str, session: str, record: dict, max_bytes: int) -> list[dict]:
+    """Append a record durably (write + fsync); return the records dropped to keep the cap."""
+    directory = spool_dir(home)
+    path = spool_file(home, session)
+    line = encode(record)
+    with _Lock(directory):
+        created = not os.path.exists(path)
+        fd = _open_append(path)
+        try:
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if created:
+            _fsync_dir(directory)
+        return _enforce_cap(directory, max_bytes)
+
+
+def _enforce_cap(directory: str, max_bytes: int) -> list[dict]:
+    """Drop the oldest records (by hook time, across sessions) until the spool fits ``max_bytes``."""
+    sizes: dict[str, int] = {}
+    for entry in os.scandir(directory):
+        if entry.name.endswith(SUFFIX):
+            sizes[entry.path] = entry.stat().st_size
+    total = sum(sizes.values())
+    if total <= max_bytes:
+        return []
+    queues = {path: _read_lines(path) for path in sizes}
+    total = sum(len(line) for lines in queues.values() for line in lines)
+    dropped: list[dict] = []
+    changed: set[str] = set()
+
+    def first_time(path: str) -> float:
+        record = _decode(queues[path][0])
+        at = record.get("at") if record else None
+        return float(at) if isinstance(at, (int, float)) else float("-inf")  # corrupt lines go first
+
+    while total > max_bytes:
+        candidates = [path for path, lines in queues.items() if lines]
+        if not candidates:
+            break
+        oldest = min(candidates, key=first_time)
+        line = queues[oldest].pop(0)
+        total -= len(line)
+        changed.add(oldest)
+        dropped.append(_decode(line) or {"key": "<corrupt>", "event": "?"})
+    for path in changed:
+        _rewrite(path, queues[path])
+    return dropped
+
+
+def read_records(path: str) -> tuple[list[dict], int]:
+    """(records in order, number of corrupt lines) of one spool file."""
+    with _Lock(os.path.dirname(path)):
+        lines = _read_lines(path)
+    records: list[dict] = []
+    corrupt = 0
+    for line in lines:
+        record = _decode(line)
+        if record is None:
+            corrupt += 1
+        else:
+            records.append(record)
+    return records, corrupt
+
+
+def remove(path: str, keys: set[str]) -> None:
+    """Remove delivered records (and corrupt lines) from a spool file, keeping the rest in order."""
+    with _Lock(os.path.dirname(path)):
+        kept = []
+        for line in _read_lines(path):
+            record = _decode(line)
+            if record is not None and record["key"] not in keys:
+                kept.append(line)
+        _rewrite(path, kept)
+
+
+def replay(
+    paths: Iterable[str],
+    stop_at: float,
+    send: Callable[[dict], str],
+    on_corrupt: Callable[[str, int], None] | None = None,
+) -> tuple[str, int]:
+    """Send spooled records oldest first until done, a failure, or ``stop_at`` (monotonic).
+
+    No record is started after ``stop_at``; one in flight may finish later (``send`` owns its
+    own deadline). ``send(record)`` answers SENT, DROPPED (a 4xx: discarded) or RETRY.
+    Returns (DRAINED | FAILED | BUDGET, number of records sent or dropped).
+    """
+    handled = 0
+    for path in paths:
+        records, corrupt = read_records(path)
+        if corrupt and on_corrupt is not None:
+            on_corrupt(path, corrupt)
+        done: set[str] = set()
+        status = ""
+        for record in records:
+            if record["key"] in done:
+                continue
+            if time.monotonic() >= stop_at:
+                status = BUDGET
+                break
+            if send(record) == RETRY:
+                status = FAILED
+                break
+            done.add(record["key"])
+        if done or corrupt:
+            remove(path, done)
+            handled += len(done)
+        if status:
+            return status, handled
+    return DRAINED, handled
+
+
+def summary(home: str) -> dict:
+    """Counts for ``doctor``: pending records, sessions, oldest hook time, bytes."""
+    records = 0
+    oldest: float | None = None
+    size = 0
+    files = pending_files(home)
+    for path in files:
+        for line in _read_lines(path):
+            size += len(line)
+            record = _decode(line)
+            records += 1
+            at = record.get("at") if record else None
+            if isinstance(at, (int, float)) and (oldest is None or at < oldest):
+                oldest = float(at)
+    return {"records": records, "sessions": len(files), "oldest": oldest, "bytes": size}

@@ -1,0 +1,5 @@
+"""``python -m infra.local --port P --token T``: run the local stack until SIGINT/SIGTERM."""
+
+from infra.local.main import main
+
+raise SystemExit(main())

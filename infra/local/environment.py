@@ -1,0 +1,104 @@
+"""Process environment of the local stack: import paths, fake AWS credentials, function env, token."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import secrets
+import socket
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from infra.local.events import REGION
+from infra.wiring import FunctionSpec
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_DATA_DIR = REPO_ROOT / ".continuity-local"
+TOKEN_FILE = "token"
+
+FAKE_AWS = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": REGION,
+    "AWS_REGION": REGION,
+}
+
+
+def ensure_import_paths() -> None:
+    """``functions.<key>.handler`` needs the repository root; ``continuity_core`` lives in layers/."""
+    root = str(REPO_ROOT)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    if importlib.util.find_spec("continuity_core") is None:
+        sys.path.insert(0, str(REPO_ROOT / "layers"))
+
+
+def use_fake_aws(endpoint_url: str | None) -> None:
+    """Point every boto3 client of this process at moto, never at a real account."""
+    os.environ.update(FAKE_AWS)
+    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE"):
+        os.environ.pop(name, None)
+    for name in [n for n in os.environ if n.startswith("AWS_ENDPOINT_URL_")]:
+        os.environ.pop(name)
+    if endpoint_url:
+        os.environ["AWS_ENDPOINT_URL"] = endpoint_url
+    else:
+        os.environ.pop("AWS_ENDPOINT_URL", None)
+    os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")  # no X-Ray daemon locally
+
+
+def function_environment(functions: Iterable[FunctionSpec]) -> dict[str, str]:
+    """The union of the functions' declared environments (all functions share this process)."""
+    env: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for spec in functions:
+        for name, value in spec.environment.items():
+            if name in env and env[name] != value:
+                raise ValueError(
+                    f"{name} is {env[name]!r} for {owner[name]} but {value!r} for {spec.key}; "
+                    "the local stack runs every function in one process and cannot give them both"
+                )
+            env[name] = value
+            owner.setdefault(name, spec.key)
+    return env
+
+
+def load_or_create_token(data_dir: Path) -> str:
+    """The local API token: ``<data-dir>/token``, created (mode 0600) on first use."""
+    path = data_dir / TOKEN_FILE
+    if path.exists():
+        token = path.read_text().strip()
+        if token:
+            return token
+    token = secrets.token_urlsafe(32)
+    ensure_private_dir(data_dir)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(token + "\n")
+    os.chmod(path, 0o600)
+    return token
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create ``path`` readable by its owner only (an existing directory is left as it is)."""
+    if not path.exists():
+        path.mkdir(mode=0o700, parents=True)
+
+
+def token_sha256(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def ensure_port_free(host: str, port: int) -> None:
+    """Raise OSError with a clear message if ``host:port`` cannot be bound (0 = any port)."""
+    if port == 0:
+        return
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise OSError(f"cannot listen on {host}:{port}: {error.strerror or error}") from error

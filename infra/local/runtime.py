@@ -1,0 +1,135 @@
+"""Runs functions in-process the way Lambda does: import once, one invocation at a time per function.
+
+Each function gets one warm execution environment: its module is imported once (like a cold start)
+and its invocations are serialised, because module-level state (Powertools logger keys, metrics)
+belongs to one invocation at a time. Different functions run concurrently. The event and the result
+cross a JSON boundary, as they do in Lambda, and an invocation that outlives the function's timeout
+is reported as timed out (its result is discarded).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from infra.local.context import NAME_PREFIX, lambda_context
+from infra.wiring import FunctionSpec
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[dict[str, Any], Any], Any]
+Loader = Callable[[FunctionSpec], Handler]
+
+
+def handler_module(spec: FunctionSpec) -> str:
+    """``functions/hooks`` + ``handler.lambda_handler`` -> ``functions.hooks.handler``."""
+    package = spec.source_dir.strip("/").replace("/", ".")
+    return f"{package}.{spec.module}"
+
+
+def import_handler(spec: FunctionSpec) -> Handler:
+    module = importlib.import_module(handler_module(spec))
+    handler = getattr(module, spec.function_name)
+    if not callable(handler):
+        raise TypeError(f"{handler_module(spec)}.{spec.function_name} is not callable")
+    return handler
+
+
+@dataclass(frozen=True)
+class Invocation:
+    function: str
+    request_id: str
+    duration_ms: float
+    result: Any = None
+    error: str | None = None  # set when the invocation failed: exception, timeout, bad result
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class FunctionRuntime:
+    def __init__(
+        self,
+        functions: Iterable[FunctionSpec],
+        *,
+        loader: Loader = import_handler,
+        name_prefix: str = NAME_PREFIX,
+        enforce_timeouts: bool = True,
+    ) -> None:
+        self._specs = {spec.key: spec for spec in functions}
+        self._loader = loader
+        self._prefix = name_prefix
+        self._enforce_timeouts = enforce_timeouts
+        self._handlers: dict[str, Handler] = {}
+        self._locks = {key: threading.Lock() for key in self._specs}
+        self._load_lock = threading.Lock()
+
+    @property
+    def functions(self) -> tuple[FunctionSpec, ...]:
+        return tuple(self._specs.values())
+
+    def spec(self, key: str) -> FunctionSpec:
+        return self._specs[key]
+
+    def warm(self) -> dict[str, str]:
+        """Import every handler now; returns the import errors (they are retried on invocation)."""
+        errors: dict[str, str] = {}
+        for key, spec in self._specs.items():
+            try:
+                self._handler(spec)
+            except Exception as error:  # an import error is reported, not fatal, as in Lambda
+                errors[key] = f"{type(error).__name__}: {error}"
+        return errors
+
+    def invoke(self, key: str, event: dict[str, Any]) -> Invocation:
+        spec = self._specs[key]
+        request_id = str(uuid.uuid4())
+        with self._locks[key]:
+            started = time.monotonic()
+            try:
+                handler = self._handler(spec)
+            except Exception as error:
+                log.error("%s: Runtime.ImportModuleError: %s", key, error)
+                return Invocation(key, request_id, 0.0, error=f"Runtime.ImportModuleError: {error}")
+            context = lambda_context(spec, request_id=request_id, prefix=self._prefix)
+            try:
+                result = handler(json.loads(json.dumps(event)), context)
+            except Exception as error:
+                return self._failed(key, request_id, started, error)
+            try:
+                result = json.loads(json.dumps(result))
+            except (TypeError, ValueError) as error:
+                log.error("%s: Runtime.MarshalError: %s", key, error)
+                return Invocation(key, request_id, _ms(started), error=f"Runtime.MarshalError: {error}")
+            duration = _ms(started)
+            if self._enforce_timeouts and duration > spec.timeout_s * 1000:
+                message = f"Task timed out after {duration / 1000:.2f} seconds (timeout {spec.timeout_s} s)"
+                log.error("%s: %s", key, message)
+                return Invocation(key, request_id, duration, error=message)
+            return Invocation(key, request_id, duration, result=result)
+
+    def _handler(self, spec: FunctionSpec) -> Handler:
+        handler = self._handlers.get(spec.key)
+        if handler is None:
+            with self._load_lock:
+                handler = self._handlers.get(spec.key) or self._loader(spec)
+                self._handlers[spec.key] = handler
+        return handler
+
+    @staticmethod
+    def _failed(key: str, request_id: str, started: float, error: Exception) -> Invocation:
+        log.error("%s raised %s: %s\n%s", key, type(error).__name__, error, traceback.format_exc())
+        return Invocation(key, request_id, _ms(started), error=f"{type(error).__name__}: {error}")
+
+
+def _ms(started: float) -> float:
+    return (time.monotonic() - started) * 1000

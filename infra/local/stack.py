@@ -1,0 +1,195 @@
+"""The local stack assembled from the wiring: moto, provisioning, gateway, pollers, timer."""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import boto3
+
+from infra import wiring
+from infra.local.authorization import AuthorizerGate
+from infra.local.backend import MotoBackend
+from infra.local.environment import (
+    ensure_import_paths,
+    ensure_port_free,
+    ensure_private_dir,
+    function_environment,
+    token_sha256,
+    use_fake_aws,
+)
+from infra.local.gateway import Gateway, GatewayServer
+from infra.local.poller import QueuePoller
+from infra.local.provision import Provisioned, provision
+from infra.local.recording import DRAIN_MARKS_FILE, RECORDING_FILE, DrainMarks, compact, wipe
+from infra.local.routes import RouteTable
+from infra.local.runtime import FunctionRuntime, Loader, import_handler
+from infra.local.scheduler import Scheduler
+from infra.wiring import AuthorizerSpec, FunctionSpec, QueueSpec, TableSpec
+
+log = logging.getLogger(__name__)
+
+
+class AlreadyRunningError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class StackOptions:
+    token: str
+    data_dir: Path | None  # None: nothing persists
+    fresh: bool = False  # delete the recorded data first (after taking the data dir's lock)
+    host: str = "127.0.0.1"
+    port: int = 8787
+    moto_port: int = 0
+    functions: tuple[FunctionSpec, ...] = wiring.FUNCTIONS
+    tables: tuple[TableSpec, ...] = wiring.TABLES
+    queues: tuple[QueueSpec, ...] = wiring.QUEUES
+    authorizer: AuthorizerSpec | None = wiring.API_AUTHORIZER
+    minute_seconds: float = 60.0  # timer scale: seconds per minute of ScheduleTrigger.rate_minutes
+    retry_backoff_s: int = 2  # visibility of an SQS message left for redelivery
+    loader: Loader = import_handler  # how a FunctionSpec becomes a handler (tests pass fakes)
+
+
+class LocalStack:
+    def __init__(self, options: StackOptions) -> None:
+        self.options = options
+        self.url = ""
+        self.moto_url = ""
+        self.provisioned = Provisioned()
+        self._lock_file: IO[str] | None = None
+        self._backend: MotoBackend | None = None
+        self._marks: DrainMarks | None = None
+        self._server: GatewayServer | None = None
+        self._scheduler: Scheduler | None = None
+        self._pollers: list[QueuePoller] = []
+        self.runtime: FunctionRuntime | None = None
+
+    @property
+    def recording(self) -> Path | None:
+        return self.options.data_dir / RECORDING_FILE if self.options.data_dir else None
+
+    def start(self) -> None:
+        """Start everything; raises ConfigError, OSError (ports), AlreadyRunningError, RuntimeError."""
+        opts = self.options
+        ensure_import_paths()
+        from continuity_core.config import load_config  # importable once the paths are set
+
+        config = load_config()  # ConfigError names the bad variable
+        ensure_port_free(opts.host, opts.port)
+        use_fake_aws(None)
+        try:
+            self._start(config.to_environment())
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, config_env: dict[str, str]) -> None:
+        opts = self.options
+        if opts.data_dir is not None:
+            ensure_private_dir(opts.data_dir)
+            self._lock(opts.data_dir)
+            if opts.fresh:
+                wipe(opts.data_dir)
+            self._marks = DrainMarks(opts.data_dir / RECORDING_FILE, opts.data_dir / DRAIN_MARKS_FILE)
+            self._compact()
+            # moto appends to the file with the process umask; the prompts in it are private.
+            os.close(os.open(opts.data_dir / RECORDING_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+
+        self._backend = MotoBackend(opts.host, opts.moto_port, self.recording)
+        self.moto_url = self._backend.start()
+        use_fake_aws(self.moto_url)
+        if self.recording is not None and self.recording.stat().st_size:
+            log.info("replaying %s", self.recording)
+            self._backend.replay()
+
+        sqs = boto3.client("sqs")
+        dynamodb = boto3.client("dynamodb")
+        self.provisioned = provision(dynamodb, sqs, opts.tables, opts.queues)
+        os.environ.update(config_env)
+        os.environ.update(function_environment(opts.functions))
+        os.environ.update(self.provisioned.environment)
+        os.environ["CONTINUITY_API_TOKEN_SHA256"] = token_sha256(opts.token)
+
+        self.runtime = FunctionRuntime(opts.functions, loader=opts.loader)
+        for key, error in self.runtime.warm().items():
+            log.warning("function %s does not load yet (%s); its invocations will fail", key, error)
+        self._scheduler = Scheduler(opts.functions, self.runtime, minute_seconds=opts.minute_seconds)
+        gate = AuthorizerGate(self.runtime, opts.authorizer) if opts.authorizer else None
+        gateway = Gateway(
+            self.runtime,
+            RouteTable(opts.functions),
+            gate,
+            token_sha256=token_sha256(opts.token),
+            scheduler=self._scheduler,
+        )
+        self._server = GatewayServer(gateway, opts.host, opts.port)
+        self.url = self._server.url
+
+        for spec in opts.functions:
+            if spec.queue_trigger is None:
+                continue
+            poller = QueuePoller(
+                spec,
+                self.provisioned.queues[spec.queue_trigger.queue],
+                self.runtime,
+                sqs,
+                retry_backoff_s=opts.retry_backoff_s,
+                listener=self._marks,
+            )
+            poller.start()
+            self._pollers.append(poller)
+        self._scheduler.start()
+        self._server.start()
+
+    def stop(self) -> None:
+        """Stop in reverse order, then compact the recording. Safe to call more than once."""
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+        if self._scheduler is not None:
+            self._scheduler.stop()
+            self._scheduler = None
+        for poller in self._pollers:
+            poller.stop()
+        self._pollers.clear()
+        if self._backend is not None:
+            self._backend.stop()
+            self._backend = None
+            self._compact()
+        if self._lock_file is not None:
+            self._lock_file.close()
+            self._lock_file = None
+
+    def _compact(self) -> None:
+        if self.recording is None or self._marks is None or not self.recording.exists():
+            return
+        result = compact(self.recording, self._marks.marks)
+        self._marks.reset()
+        log.info(
+            "recording compacted: %d kept, %d reads and %d consumed sends dropped%s",
+            result.kept,
+            result.dropped_reads,
+            result.dropped_sends,
+            f", {result.unreadable} unreadable fragments skipped" if result.unreadable else "",
+        )
+
+    def _lock(self, data_dir: Path) -> None:
+        handle = open(data_dir / "local.lock", "w")  # noqa: SIM115 - held open while running
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            handle.close()
+            raise AlreadyRunningError(f"another local stack is using {data_dir}") from error
+        self._lock_file = handle
+
+    def __enter__(self) -> LocalStack:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

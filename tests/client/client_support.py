@@ -1,0 +1,57 @@
+"""Helpers for the client tests: run a hook (as a process or in-process) and read its traces."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from continuity_client import hook
+
+
+@dataclass
+class HookResult:
+    code: int
+    stdout: str
+    stderr: str = ""
+
+    @property
+    def output(self) -> dict | None:
+        return json.loads(self.stdout) if self.stdout.strip() else None
+
+
+def run_hook_cli(args: list[str], payload: dict | str | None, env: dict[str, str]) -> HookResult:
+    """``continuity hook ...`` as the harness runs it: a process, JSON on stdin."""
+    data = payload if isinstance(payload, str) else json.dumps(payload) if payload is not None else ""
+    done = subprocess.run(
+        [sys.executable, "-m", "continuity_client", "hook", *args],
+        input=data.encode(),
+        capture_output=True,
+        env=env,
+        timeout=30,
+    )
+    return HookResult(done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def run_hook(args: list[str], payload: dict | str | None, env: dict[str, str]) -> HookResult:
+    """The same hook in-process (fast); the watchdog's process exit is replaced by a no-op."""
+    data = payload if isinstance(payload, str) else json.dumps(payload) if payload is not None else ""
+    out = io.StringIO()
+    code = hook.main(args, stdin=data.encode(), stdout=out, env=env, exit_process=lambda _code: None)
+    return HookResult(code, out.getvalue())
+
+
+def log_text(home: Path) -> str:
+    path = home / "client.log"
+    return path.read_text() if path.exists() else ""
+
+
+def spooled(home: Path) -> list[dict]:
+    """All spooled records, file by file, in order."""
+    records = []
+    for path in sorted((home / "spool").glob("*.jsonl")) if (home / "spool").exists() else []:
+        records += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return records

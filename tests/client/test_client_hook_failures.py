@@ -1,0 +1,217 @@
+"""A hook never harms the agent: exit 0, nothing on stdout, a line in the local log."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from continuity_client import hook, spool, transport
+from tests.client.client_support import log_text, run_hook, run_hook_cli, spooled
+from tests.client.fake_continuity_service import (
+    BAD_REQUEST,
+    ERROR_500,
+    HANG,
+    MALFORMED,
+    TOO_MANY,
+    UNAUTHORIZED,
+    FakeService,
+    closed_port,
+)
+
+PROMPT = {"session_id": "s-1", "cwd": "/tmp", "prompt": "go on"}
+START = {"session_id": "s-1", "cwd": "/tmp", "source": "startup"}
+
+
+@pytest.mark.parametrize("mode", [HANG, ERROR_500, TOO_MANY, UNAUTHORIZED, MALFORMED, BAD_REQUEST, "refused"])
+@pytest.mark.parametrize("args", [["session-start"], ["user-prompt-submit", "--harness", "codex"]])
+def test_the_process_exits_0_silently_whatever_the_service_does(
+    mode: str, args: list[str], service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    # Given a service that fails in one way
+    env = {**client_env, "CONTINUITY_HOOK_TIMEOUT_S": "0.5"}
+    if mode == "refused":
+        env["CONTINUITY_URL"] = f"http://127.0.0.1:{closed_port()}"
+    else:
+        service.mode = mode
+    service.answers["session-start"] = {"hookSpecificOutput": {"additionalContext": "never shown"}}
+
+    # When the harness runs the hook
+    started = time.monotonic()
+    result = run_hook_cli(args, START if args[0] == "session-start" else PROMPT, env)
+    elapsed = time.monotonic() - started
+
+    # Then it exits 0 with empty stdout and stderr, within its budget, and logs why
+    assert (result.code, result.stdout, result.stderr) == (0, "", "")
+    assert elapsed < 0.5 + 2.0  # the budget plus interpreter start-up, generously
+    assert log_text(home).strip()
+
+
+def test_a_hung_service_is_cut_at_the_deadline_and_the_hook_spooled(
+    service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    service.mode = HANG
+    env = {**client_env, "CONTINUITY_HOOK_TIMEOUT_S": "0.3"}
+
+    started = time.monotonic()
+    result = run_hook(["user-prompt-submit"], PROMPT, env)
+
+    assert time.monotonic() - started < 1.0
+    assert (result.code, result.stdout) == (0, "")
+    assert [r["key"] for r in spooled(home)] == ["s-1:user-prompt-submit:1"]
+    assert "timed out" in log_text(home)
+
+
+@pytest.mark.parametrize("mode", [ERROR_500, TOO_MANY, UNAUTHORIZED, "refused"])
+def test_retryable_failures_spool_the_hook(
+    mode: str, service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    env = dict(client_env)
+    if mode == "refused":
+        env["CONTINUITY_URL"] = f"http://127.0.0.1:{closed_port()}"
+    service.mode = mode
+
+    run_hook(["user-prompt-submit"], PROMPT, env)
+
+    (record,) = spooled(home)
+    assert record["key"] == "s-1:user-prompt-submit:1"
+    assert record["body"]["prompt"] == "go on"
+    assert "spooled s-1:user-prompt-submit:1" in log_text(home)
+
+
+def test_a_4xx_is_logged_and_dropped_not_spooled(
+    service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    service.mode = BAD_REQUEST
+    result = run_hook(["user-prompt-submit"], PROMPT, client_env)
+    assert (result.code, result.stdout, spooled(home)) == (0, "", [])
+    assert "dropped s-1:user-prompt-submit:1" in log_text(home)
+    assert "bad hook" in log_text(home)
+
+
+def test_a_malformed_answer_counts_as_delivered_and_prints_nothing(
+    service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    service.mode = MALFORMED
+    result = run_hook(["session-start"], START, client_env)
+    assert (result.code, result.stdout, spooled(home)) == (0, "", [])
+    assert "malformed answer" in log_text(home)
+
+
+def test_429_retry_after_keeps_hooks_off_the_network_until_it_passes(
+    service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    # Given the service asked us to come back in 30 s
+    service.mode = TOO_MANY
+    service.retry_after = "30"
+    run_hook(["user-prompt-submit"], PROMPT, client_env)
+    assert 25 < spool.down_until(str(home)) - time.time() <= 30
+
+    # When more prompts come meanwhile
+    service.mode = "ok"
+    run_hook(["user-prompt-submit"], PROMPT, client_env)
+    run_hook(["session-end"], {"session_id": "s-1"}, client_env)
+
+    # Then they go straight to the spool, in order, without a request
+    assert len(service.requests) == 1
+    assert [r["key"] for r in spooled(home)] == [
+        "s-1:user-prompt-submit:1",
+        "s-1:user-prompt-submit:2",
+        "s-1:session-end:3",
+    ]
+
+
+def test_session_start_still_reads_while_the_service_is_marked_down(
+    service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    spool.mark_down(str(home), 60)
+    service.answers["session-start"] = {"hookSpecificOutput": {"additionalContext": "recovered"}}
+    result = run_hook(["session-start"], START, client_env)
+    expected = {"hookEventName": "SessionStart", "additionalContext": "recovered"}
+    assert result.output == {"hookSpecificOutput": expected}
+    assert spool.down_until(str(home)) == 0.0  # a success clears the mark
+
+
+@pytest.mark.parametrize("stdin", ["", "not json at all {", "[1, 2]", "\x00\xff"])
+def test_odd_stdin_still_posts_and_exits_0(
+    stdin: str, service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    result = run_hook_cli(["user-prompt-submit"], stdin, client_env)
+    assert (result.code, result.stderr) == (0, "")
+    assert len(service.requests) == 1
+
+
+@pytest.mark.parametrize("args", [[], ["no-such-event"], ["session-start", "--harness", "vim"]])
+def test_bad_arguments_exit_0_post_nothing_and_log(
+    args: list[str], service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    result = run_hook_cli(args, START, client_env)
+    assert (result.code, result.stdout, result.stderr, service.requests) == (0, "", "", [])
+    assert "bad arguments" in log_text(home)
+
+
+def test_the_watchdog_spools_and_exits_when_the_network_call_ignores_its_timeout(
+    monkeypatch: pytest.MonkeyPatch, client_env: dict[str, str], home: Path
+) -> None:
+    # Given a network call that blocks past the deadline (as a stuck DNS lookup does)
+    def stuck(*args: object, **kwargs: object) -> transport.Response:
+        time.sleep(0.8)
+        raise transport.TransportError("finally gave up")
+
+    monkeypatch.setattr(hook, "request", stuck)
+    exits: list[int] = []
+    env = {**client_env, "CONTINUITY_HOOK_TIMEOUT_S": "0.2"}
+
+    # When the hook runs
+    hook.main(["user-prompt-submit"], stdin=b'{"session_id": "w"}', env=env, exit_process=exits.append)
+
+    # Then the watchdog spooled it once and ended the process with 0
+    assert exits == [0]
+    assert [r["key"] for r in spooled(home)] == ["w:user-prompt-submit:1"]
+    assert "deadline passed" in log_text(home)
+
+
+def test_an_internal_error_is_logged_and_swallowed(
+    monkeypatch: pytest.MonkeyPatch, service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    def boom(*args: object, **kwargs: object) -> dict:
+        raise RuntimeError("bug in the client")
+
+    monkeypatch.setattr(hook.harness, "build_body", boom)
+    result = run_hook(["user-prompt-submit"], PROMPT, client_env)
+    assert (result.code, result.stdout) == (0, "")
+    assert "RuntimeError: bug in the client" in log_text(home)
+
+
+def test_a_503_retry_after_is_honoured(service: FakeService, client_env: dict[str, str], home: Path) -> None:
+    # Given the store is throttling (503 with Retry-After, as the API documents)
+    service.mode = "503"
+    service.retry_after = "40"
+
+    run_hook(["user-prompt-submit"], PROMPT, client_env)
+
+    assert 35 < spool.down_until(str(home)) - time.time() <= 40
+    assert [r["key"] for r in spooled(home)] == ["s-1:user-prompt-submit:1"]
+
+
+def test_a_stdin_that_never_closes_cannot_hold_the_agent(client_env: dict[str, str], home: Path) -> None:
+    # Given a harness that writes nothing and never closes the hook's stdin
+    env = {**client_env, "CONTINUITY_HOOK_TIMEOUT_S": "0.3"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "continuity_client", "hook", "user-prompt-submit"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        # Then the hook still ends, with 0 and no output, at its deadline
+        code = process.wait(timeout=5)
+        assert (code, process.stdout.read(), process.stderr.read()) == (0, b"", b"")  # type: ignore[union-attr]
+    finally:
+        process.kill()
+        process.stdin.close()  # type: ignore[union-attr]
+    assert "deadline passed" in log_text(home)

@@ -1,0 +1,123 @@
+"""The local stack as a subprocess (``python -m infra.local``) and a client of its HTTP API."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+FLUSH_DELAY_S = 1
+TOKEN = "e2e-token"
+T = TypeVar("T")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class LocalStackProcess:
+    """``python -m infra.local`` on a free port, a fixed token and its own data directory."""
+
+    def __init__(self, data_dir: Path, log_path: Path, token: str = TOKEN) -> None:
+        self.data_dir = data_dir
+        self.log_path = log_path
+        self.token = token
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    def start(self, timeout_s: float = 60) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "MOTO_"))}
+        env["CONTINUITY_FLUSH_DELAY_SECONDS"] = str(FLUSH_DELAY_S)
+        self._log = open(self.log_path, "ab")  # noqa: SIM115 - open while the process runs
+        offset = self._log.tell()
+        command = [sys.executable, "-m", "infra.local", "--port", str(self.port), "--token", self.token]
+        self._process = subprocess.Popen(
+            [*command, "--data-dir", str(self.data_dir)],
+            cwd=ROOT,
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            output = self.output(offset)
+            if re.search(r"^ready$", output, re.M):
+                assert f"url: {self.url}" in output and f"token: {self.token}" in output
+                return
+            if self._process.poll() is not None:
+                break
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"the local stack did not start:\n{self.output(offset)[-4000:]}")
+
+    def stop(self) -> int | None:
+        code = None
+        if self._process is not None:
+            self._process.send_signal(signal.SIGTERM)
+            try:
+                code = self._process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                code = self._process.wait()
+            self._process = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        return code
+
+    def restart(self) -> None:
+        assert self.stop() == 0, self.output()[-4000:]
+        self.start()
+
+    def output(self, offset: int = 0) -> str:
+        with open(self.log_path, "rb") as log:
+            log.seek(offset)
+            return log.read().decode("utf-8", errors="replace")
+
+
+class Api:
+    """A client of the local stack's HTTP API."""
+
+    def __init__(self, stack: LocalStackProcess) -> None:
+        self.stack = stack
+        self.http = requests.Session()
+        self.http.headers["Authorization"] = f"Bearer {stack.token}"
+
+    def hook(self, event: str, body: dict[str, Any]) -> requests.Response:
+        return self.http.post(f"{self.stack.url}/api/hooks/{event}", json=body, timeout=30)
+
+    def project_checkpoints(self, project: str, limit: int = 50) -> list[dict[str, Any]]:
+        answer = self.http.get(
+            f"{self.stack.url}/api/checkpoints", params={"project": project, "limit": str(limit)}, timeout=30
+        )
+        assert answer.status_code == 200, answer.text
+        return list(answer.json()["checkpoints"])
+
+    def session_checkpoints(self, session_key: str) -> list[dict[str, Any]]:
+        answer = self.http.get(f"{self.stack.url}/api/checkpoints/{session_key}", timeout=30)
+        assert answer.status_code == 200, answer.text
+        return list(answer.json()["checkpoints"])
+
+
+def wait_for(probe: Callable[[], T], done: Callable[[T], bool], timeout_s: float = 10) -> T:
+    """Call ``probe`` until ``done`` holds for its value; the last value either way."""
+    deadline = time.monotonic() + timeout_s
+    value = probe()
+    while not done(value) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        value = probe()
+    return value
