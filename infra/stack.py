@@ -14,6 +14,7 @@ from infra.build_layer import REPO_ROOT, LayerPaths
 from infra.constructs.api import ServiceApi
 from infra.constructs.functions import ServiceFunctions
 from infra.constructs.layers import SharedLayers
+from infra.constructs.monitoring import Monitoring
 from infra.constructs.queues import Queues
 from infra.constructs.storage import Storage
 from infra.constructs.triggers import Triggers
@@ -64,6 +65,15 @@ class ContinuityStack(Stack):
             functions=self.functions.functions,
             authorizer=wiring.API_AUTHORIZER,
             log_removal_policy=removal,
+        )
+
+        self.monitoring = Monitoring(
+            self,
+            "Monitoring",
+            functions=self.functions.functions,
+            dead_letter_queues=self.queues.dead_letter_queues,
+            api=self.api.api,
+            dashboard_name=f"{self.stack_name}-overview",
         )
 
         # Fixed logical ids (top-level construct ids): tests and scripts look them up by name.
