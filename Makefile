@@ -9,7 +9,8 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 STAGE ?= dev
 PORT ?= 8787
 
-.PHONY: setup run test lint typecheck format bench synth layer invoke openapi clean
+.PHONY: setup run test lint typecheck format bench synth layer invoke openapi clean \
+	deploy deploy-dry destroy bootstrap smoke redrive
 
 setup: $(VENV)/.installed
 
@@ -51,6 +52,40 @@ openapi: setup
 # Invoke one function in-process on moto with a sample payload: make invoke FN=hooks EVENT=events/user-prompt-submit.json
 invoke: setup
 	$(PY) -m infra.local.invoke $(FN) $(EVENT)
+
+# ---- deploy and operate (docs/DEPLOY.md) ----------------------------------------------------
+# make deploy STAGE=prod [TOKEN=… | TOKEN_SHA256=…] [EPHEMERAL=1] [APPROVAL=never] [PROFILE=p] [DRY_RUN=1]
+# The token travels in the environment, never on a command line (ps would show it); @ keeps make
+# from echoing it.
+DEPLOY_ARGS = --stage $(STAGE) --cdk-cli $(CDK_CLI) $(if $(PROFILE),--profile $(PROFILE),) \
+	$(if $(DRY_RUN),--dry-run,)
+
+deploy: layer
+	@CONTINUITY_BOOTSTRAP_TOKEN='$(TOKEN)' $(PY) -m infra.deploy deploy $(DEPLOY_ARGS) \
+		$(if $(EPHEMERAL),--ephemeral,) $(if $(TOKEN_SHA256),--token-sha256 $(TOKEN_SHA256),) \
+		$(if $(APPROVAL),--require-approval $(APPROVAL),)
+
+deploy-dry: setup
+	@CONTINUITY_BOOTSTRAP_TOKEN='$(TOKEN)' $(PY) -m infra.deploy deploy $(DEPLOY_ARGS) --dry-run \
+		$(if $(EPHEMERAL),--ephemeral,) $(if $(TOKEN_SHA256),--token-sha256 $(TOKEN_SHA256),) \
+		$(if $(APPROVAL),--require-approval $(APPROVAL),)
+
+# make destroy STAGE=pr-42 [FORCE=1]: deletes the stack; stateful resources stay unless it was ephemeral
+destroy: layer
+	$(PY) -m infra.deploy destroy $(DEPLOY_ARGS) $(if $(FORCE),--force,)
+
+bootstrap: layer
+	$(PY) -m infra.deploy bootstrap $(DEPLOY_ARGS)
+
+# make smoke URL=https://… TOKEN=…  (or STAGE=… without URL: the URL from the stack's outputs)
+smoke: setup
+	@CONTINUITY_URL='$(URL)' CONTINUITY_TOKEN='$(TOKEN)' $(PY) -m infra.smoke \
+		$(if $(URL),,--stage $(STAGE)) $(if $(PROFILE),--profile $(PROFILE),)
+
+# make redrive STAGE=prod | make redrive LOCAL=1 MOTO_URL=http://127.0.0.1:5001 [DRY_RUN=1]
+redrive: setup
+	$(PY) -m infra.redrive $(if $(LOCAL),--local $(if $(MOTO_URL),--endpoint-url $(MOTO_URL),),--stage $(STAGE)) \
+		$(if $(PROFILE),--profile $(PROFILE),) $(if $(DRY_RUN),--dry-run,)
 
 clean:
 	rm -rf cdk.out build .pytest_cache .mypy_cache .ruff_cache

@@ -5,6 +5,10 @@ its request, divided by the time of a bare ``python -c pass`` (spawn to exit) wi
 interpreter. Both are medians over interleaved runs, measured in one go, so machine speed and
 noise cancel out. Goal: <= 3.
 
+The hook does its real work: before each run a turn (prompt, thinking, text, two tool calls and
+their results, a progress line, a file-history snapshot) is appended to a Claude Code transcript
+that already holds ~200 turns, so each hook reads, renders and sends the new part of it.
+
 Run alone with ``python -m bench.bench_client``; ``bench/run.py`` imports ``run()``.
 """
 
@@ -23,15 +27,46 @@ import time
 
 RUNS = 15
 WARMUP = 2
-HOOK_INPUT = json.dumps(
-    {
-        "session_id": "bench-session",
-        "transcript_path": "/tmp/bench-transcript.jsonl",
-        "cwd": "/tmp",
-        "hook_event_name": "UserPromptSubmit",
-        "prompt": "continue with the refactoring",
-    }
-).encode()
+HISTORY_TURNS = 200
+
+
+def hook_input(transcript_path: str) -> bytes:
+    return json.dumps(
+        {
+            "session_id": "bench-session",
+            "transcript_path": transcript_path,
+            "cwd": "/tmp",
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "continue with the refactoring",
+        }
+    ).encode()
+
+
+def turn(n: int) -> str:
+    """One Claude Code turn as JSONL lines (~6 KB)."""
+    base = {"sessionId": "bench-session", "cwd": "/tmp", "version": "2.1.14", "isSidechain": False}
+    listing = "".join(f"{i:6d}→    value_{i} = compute({i})\n" for i in range(60))
+
+    def assistant(content: list) -> dict:
+        return {**base, "type": "assistant", "message": {"role": "assistant", "content": content}}
+
+    def results(tool: str, text: str) -> dict:
+        block = {"type": "tool_result", "tool_use_id": tool, "content": text}
+        return {**base, "type": "user", "message": {"role": "user", "content": [block]}}
+
+    lines = [
+        {**base, "type": "user", "message": {"role": "user", "content": f"step {n}: refactor module {n}"}},
+        assistant([{"type": "thinking", "thinking": "Let me think. " * 40, "signature": "x" * 200}]),
+        assistant([{"type": "text", "text": f"I'll read module {n} and run its tests."}]),
+        assistant([{"type": "tool_use", "id": f"r{n}", "name": "Read", "input": {"file_path": f"m{n}.py"}}]),
+        {**base, "type": "progress", "data": {"type": "hook_progress", "hookEvent": "PreToolUse"}},
+        results(f"r{n}", listing),
+        assistant([{"type": "tool_use", "id": f"b{n}", "name": "Bash", "input": {"command": "pytest -q"}}]),
+        results(f"b{n}", "....\n4 passed in 0.12s"),
+        {"type": "file-history-snapshot", "messageId": f"m{n}", "snapshot": {"trackedFileBackups": {}}},
+        assistant([{"type": "text", "text": f"Module {n} is refactored; its 4 tests pass."}]),
+    ]
+    return "".join(json.dumps(line) + "\n" for line in lines)
 
 
 class _Recorder(http.server.BaseHTTPRequestHandler):
@@ -61,7 +96,7 @@ def _continuity_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "continuity_client"]
 
 
-def _time_hook(command: list[str], env: dict[str, str], handler: type[_Recorder]) -> float:
+def _time_hook(command: list[str], env: dict[str, str], handler: type[_Recorder], payload: bytes) -> float:
     handler.arrived.clear()
     before = len(handler.arrivals)
     start = time.perf_counter()
@@ -72,7 +107,7 @@ def _time_hook(command: list[str], env: dict[str, str], handler: type[_Recorder]
         stderr=subprocess.DEVNULL,
         env=env,
     )
-    process.communicate(HOOK_INPUT, timeout=30)
+    process.communicate(payload, timeout=30)
     if not handler.arrived.wait(10) or len(handler.arrivals) <= before:
         raise RuntimeError("the fake service received no request; is the client installed?")
     return handler.arrivals[-1] - start
@@ -100,11 +135,17 @@ def run(runs: int = RUNS) -> dict[str, float]:
     for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
         env.pop(name, None)
     command = _continuity_command()
+    transcript_path = os.path.join(home, "transcript.jsonl")
+    with open(transcript_path, "w", encoding="utf-8") as handle:
+        handle.write("".join(turn(n) for n in range(HISTORY_TURNS)))
+    payload = hook_input(transcript_path)
     hook_times: list[float] = []
     pass_times: list[float] = []
     try:
         for index in range(runs + WARMUP):
-            hook = _time_hook(command, env, handler)
+            with open(transcript_path, "a", encoding="utf-8") as handle:
+                handle.write(turn(HISTORY_TURNS + index))
+            hook = _time_hook(command, env, handler, payload)
             bare = _time_python_pass()
             if index >= WARMUP:
                 hook_times.append(hook)

@@ -24,6 +24,15 @@ GOALS: dict[str, tuple[str, float]] = {
     "recovery_requests_10000": ("<=", 3),
     "cold_start_ratio": ("<=", 1.6),
     "client_first_request_ratio": ("<=", 3),
+    "transcript_bytes_ratio": ("<=", 1.05),
+    "redaction_mb_per_s": (">=", 20),
+    "redaction_recall": (">=", 0.95),
+    "redaction_false_positive_rate": ("<=", 0.02),
+    "pruner_read_per_deleted_1k": ("<=", 1.2),
+    "pruner_read_per_deleted_100k": ("<=", 1.2),
+    "cost_per_100k_prompts_usd": ("<=", 1.0),
+    "transcript_bytes_ratio": ("<=", 1.05),
+    "hook_requests_per_prompt_with_transcript": ("<=", 2.5),  # the skeleton's 1.5 plus at most one
 }
 
 

@@ -12,6 +12,7 @@ from continuity_core.config import ContinuityConfig
 from infra import wiring
 from infra.build_layer import REPO_ROOT, LayerPaths
 from infra.constructs.api import ServiceApi
+from infra.constructs.buckets import Buckets
 from infra.constructs.functions import ServiceFunctions
 from infra.constructs.layers import SharedLayers
 from infra.constructs.monitoring import Monitoring
@@ -44,6 +45,13 @@ class ContinuityStack(Stack):
 
         self.storage = Storage(self, "Storage", tables=wiring.TABLES, ephemeral=ephemeral)
         self.queues = Queues(self, "Queues", queues=wiring.QUEUES)
+        self.buckets = Buckets(
+            self,
+            "Buckets",
+            buckets=wiring.BUCKETS,
+            retention_days=config.retention_days,
+            ephemeral=ephemeral,
+        )
         shared_layers = SharedLayers(self, "Layers", paths=layers)
         self.functions = ServiceFunctions(
             self,
@@ -53,6 +61,7 @@ class ContinuityStack(Stack):
             layers=shared_layers.all,
             storage=self.storage,
             queues=self.queues,
+            buckets=self.buckets,
             environment=config.to_environment(),
             extra_environment={wiring.API_AUTHORIZER.function: {API_TOKEN_ENV_VAR: api_token_sha256}},
             log_removal_policy=removal,
@@ -91,4 +100,10 @@ class ContinuityStack(Stack):
             "CheckpointDlqUrl",
             value=self.queues.dead_letter_queues[wiring.CHECKPOINT_QUEUE.key].queue_url,
             description="Checkpoint dead-letter queue",
+        )
+        CfnOutput(
+            self,
+            "TranscriptBucketName",
+            value=self.buckets.buckets[wiring.TRANSCRIPT_BUCKET.key].bucket_name,
+            description="Transcript bodies (chunks past the inline budget)",
         )

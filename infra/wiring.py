@@ -27,6 +27,8 @@ class GlobalIndex:
     name: str
     partition_key: str
     sort_key: str
+    # None: the index projects every attribute (ALL); else only its keys and these (INCLUDE).
+    projection: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,17 @@ class QueueSpec:
     visibility_timeout_s: int
     max_receive_count: int  # deliveries before a message moves to the DLQ
     dlq_retention_days: int = 14
+
+
+@dataclass(frozen=True)
+class BucketSpec:
+    """A private S3 bucket: SSE-S3 encryption, public access blocked, TLS only; retained unless the
+    stage is ephemeral. Objects expire ``retention_days`` (the service config) + ``orphan_grace_days``
+    after they were written: by then their head item has expired too (bodies left without a head)."""
+
+    key: str
+    env_var: str  # carries the bucket name
+    orphan_grace_days: int = 30
 
 
 @dataclass(frozen=True)
@@ -114,7 +127,24 @@ CONTINUITY_TABLE = TableSpec(
     partition_key="pk",
     sort_key="sk",
     ttl_attribute="expires_at",
-    indexes=(GlobalIndex(name="by_project", partition_key="gsi1pk", sort_key="gsi1sk"),),
+    indexes=(
+        GlobalIndex(name="by_project", partition_key="gsi1pk", sort_key="gsi1sk"),
+        # Sessions with a live transcript by project, most recently updated first; summaries only.
+        GlobalIndex(
+            name="sessions_by_project",
+            partition_key="gsi2pk",
+            sort_key="gsi2sk",
+            projection=(
+                "session_key",
+                "harness",
+                "project",
+                "project_normalized",
+                "created_at",
+                "updated_at",
+                "length",
+            ),
+        ),
+    ),
 )
 
 CHECKPOINT_QUEUE = QueueSpec(
@@ -125,8 +155,12 @@ CHECKPOINT_QUEUE = QueueSpec(
     max_receive_count=5,
 )
 
+# Transcript bodies past the inline budget, in chunks (the head item stays in the table).
+TRANSCRIPT_BUCKET = BucketSpec(key="transcript_bucket", env_var="TRANSCRIPT_BUCKET_NAME")
+
 TABLES: tuple[TableSpec, ...] = (CONTINUITY_TABLE,)
 QUEUES: tuple[QueueSpec, ...] = (CHECKPOINT_QUEUE,)
+BUCKETS: tuple[BucketSpec, ...] = (TRANSCRIPT_BUCKET,)
 
 # --------------------------------------------------------------------------------------------
 # Functions
@@ -145,6 +179,7 @@ AUTHORIZER = FunctionSpec(
     source_dir="functions/authorizer",
     handler="handler.lambda_handler",
     description="Maps a bearer token to the caller's agent id and scopes.",
+    resources={CONTINUITY_TABLE.key: Access.READ},
     environment={**SERVICE_ENVIRONMENT},
     timeout_s=5,
     memory_mb=256,
@@ -156,7 +191,12 @@ HOOKS = FunctionSpec(
     handler="handler.lambda_handler",
     description="Hook ingest: session state, debounced checkpoint triggers, recovery at session start.",
     routes=(HttpRoute("POST", "/api/hooks/{event}"),),
-    resources={CONTINUITY_TABLE.key: Access.READ_WRITE, CHECKPOINT_QUEUE.key: Access.SEND},
+    resources={
+        CONTINUITY_TABLE.key: Access.READ_WRITE,
+        CHECKPOINT_QUEUE.key: Access.SEND,
+        # Appends move transcript chunks to S3; inheritance reads only the head item's tail.
+        TRANSCRIPT_BUCKET.key: Access.WRITE,
+    },
     environment={**SERVICE_ENVIRONMENT},
 )
 
@@ -196,11 +236,52 @@ AGENT_API = FunctionSpec(
         HttpRoute("GET", "/api/ledger"),
         HttpRoute("GET", "/api/recovery"),
     ),
-    resources={CONTINUITY_TABLE.key: Access.READ_WRITE},
+    # Level-2 recovery searches transcripts, whose bodies may be in S3.
+    resources={CONTINUITY_TABLE.key: Access.READ_WRITE, TRANSCRIPT_BUCKET.key: Access.READ},
     environment={**SERVICE_ENVIRONMENT},
 )
 
-FUNCTIONS: tuple[FunctionSpec, ...] = (AUTHORIZER, HOOKS, READ_API, CHECKPOINT_WRITER, AGENT_API)
+SESSIONS = FunctionSpec(
+    key="sessions",
+    source_dir="functions/sessions",
+    handler="handler.lambda_handler",
+    description="Sessions with live transcripts: the list by project, one transcript, ranked search.",
+    routes=(
+        HttpRoute("GET", "/api/sessions"),
+        HttpRoute("GET", "/api/sessions/{session_key}/transcript"),
+        HttpRoute("POST", "/api/sessions/search"),
+    ),
+    resources={CONTINUITY_TABLE.key: Access.READ, TRANSCRIPT_BUCKET.key: Access.READ},
+    environment={**SERVICE_ENVIRONMENT},
+    # Search indexes the sessions in scope in memory (and keeps them warm): more memory, more CPU.
+    timeout_s=25,
+    memory_mb=1024,
+)
+
+TOKENS = FunctionSpec(
+    key="tokens",
+    source_dir="functions/tokens",
+    handler="handler.lambda_handler",
+    description="Token administration (admin scope): create, list, revoke.",
+    routes=(
+        HttpRoute("POST", "/api/tokens"),
+        HttpRoute("GET", "/api/tokens"),
+        HttpRoute("DELETE", "/api/tokens/{token_id}"),
+    ),
+    resources={CONTINUITY_TABLE.key: Access.READ_WRITE},
+    environment={**SERVICE_ENVIRONMENT},
+    memory_mb=256,
+)
+
+FUNCTIONS: tuple[FunctionSpec, ...] = (
+    AUTHORIZER,
+    HOOKS,
+    READ_API,
+    CHECKPOINT_WRITER,
+    AGENT_API,
+    SESSIONS,
+    TOKENS,
+)
 API_AUTHORIZER = AuthorizerSpec(function=AUTHORIZER.key)
 
 
@@ -209,7 +290,7 @@ def function(key: str) -> FunctionSpec:
 
 
 def resource_env_var(resource_key: str) -> str:
-    specs: tuple[TableSpec | QueueSpec, ...] = (*TABLES, *QUEUES)
+    specs: tuple[TableSpec | QueueSpec | BucketSpec, ...] = (*TABLES, *QUEUES, *BUCKETS)
     for spec in specs:
         if spec.key == resource_key:
             return spec.env_var

@@ -18,10 +18,17 @@ commands:
                       pre-compaction, session-end, subagent-start
   login --url URL [--token TOKEN]
                       save the service URL and token (token read from stdin if omitted)
-  install claude-code|codex|gemini [--scope user|project] [--uninstall]
-                      add (or remove) Continuity's hooks in the harness's settings
+  install claude-code|codex|gemini [--scope user|project] [--uninstall] [--no-mcp]
+                      add (or remove) Continuity's hooks and MCP server in the harness's settings
+  status              what the service holds for the current session and project
+  checkpoint          write an explicit checkpoint of the current session now
+  recover 1|2|3 [--query Q]
+                      tiered recovery: brief, with decisions and search hits, everything
+  mcp                 run the MCP server on stdio (needs continuity-client[mcp])
   doctor              check configuration, service, clock, installed hooks and spool
   flush               replay spooled hooks now
+  token create --agent ID [--scopes hooks,read] [--expires 30d] [--json] | list | revoke ID
+                      manage API tokens (needs an admin token)
   local [args...]     run the local stack (development install only)
   version             print the client version
 """
@@ -56,10 +63,27 @@ def main(argv: list[str] | None = None) -> int:
         from continuity_client.doctor import main as doctor
 
         return doctor(args[1:])
+    if command == "token":
+        from continuity_client.tokens import main as tokens
+
+        return tokens(args[1:])
     if command == "flush":
         from continuity_client.commands import flush
 
         return flush(args[1:])
+    if command in ("status", "checkpoint", "recover"):
+        from continuity_client import agent_commands
+
+        return int(getattr(agent_commands, command)(args[1:]))
+    if command == "mcp":
+        try:
+            from continuity_client.mcp_server import main as mcp_main
+        except ImportError as error:  # the optional SDK is missing
+            sys.stderr.write(
+                f"continuity mcp needs the MCP SDK ({error}): pip install 'continuity-client[mcp]'\n"
+            )
+            return 1
+        return mcp_main(args[1:])
     sys.stderr.write(f"continuity: unknown command {command!r}\n\n{USAGE}")
     return 2
 

@@ -56,6 +56,10 @@ def install(argv: list[str]) -> int:
     parser.add_argument("--file", default=None, help="the settings file to edit (overrides --scope)")
     parser.add_argument("--command", default=None, help="the command hooks run (default: this continuity)")
     parser.add_argument("--uninstall", action="store_true", help="remove exactly Continuity's hooks")
+    parser.add_argument(
+        "--no-mcp", action="store_true", help="leave the harness's MCP servers alone (hooks only)"
+    )
+    parser.add_argument("--mcp-file", default=None, help="the MCP config file to edit (overrides --scope)")
     args = parser.parse_args(argv)
     path = args.file or installer.settings_path(args.harness, args.scope, args.project_dir, os.environ)
     try:
@@ -67,8 +71,33 @@ def install(argv: list[str]) -> int:
         print(f"continuity install: {error}", file=sys.stderr)
         return 1
     print(result.describe())
+    if not args.no_mcp and install_mcp(args) != 0:
+        return 1
     if not args.uninstall and result.changed:
         for note in installer.notes(args.harness):
+            print(f"note: {note}")
+    return 0
+
+
+def install_mcp(args: argparse.Namespace) -> int:
+    """Register (or remove) ``continuity mcp`` with the harness; only when the SDK is installed."""
+    from continuity_client import mcp_install
+
+    path = args.mcp_file or mcp_install.config_path(args.harness, args.scope, args.project_dir, os.environ)
+    if not args.uninstall and not mcp_install.sdk_available():
+        print("note: MCP server not registered: pip install 'continuity-client[mcp]', then install again")
+        return 0
+    try:
+        if args.uninstall:
+            result = mcp_install.uninstall(path, args.harness, os.environ)
+        else:
+            result = mcp_install.install(path, args.harness, os.environ, command=args.command)
+    except installer.InstallError as error:
+        print(f"continuity install: {error}", file=sys.stderr)
+        return 1
+    print(result.describe())
+    if result.changed and not args.uninstall:
+        for note in mcp_install.notes(args.harness, args.scope):
             print(f"note: {note}")
     return 0
 

@@ -12,6 +12,12 @@ The rules, because this runs inside the agent's loop:
   around it. Other sessions' spools are replayed after a successful post, within half the budget.
 - Every hook carries ``idempotency_key = "{session}:{event}:{seq}"``, fixed when the hook is
   first seen, so a replay is counted once by the server.
+- ``user-prompt-submit``, ``pre-compaction`` and ``session-end`` also carry the new part of the
+  transcript as readable text (``transcript_cursor``). A 409 (a gap: the service holds less than
+  the delta's offset) moves the cursor back to the service's length and re-posts the same hook
+  (same key, so nothing else counts twice) with the text from there. When the file has more than
+  one request may carry, follow-ups (the same hook again, the next part) go within half the budget.
+- Every hook notes the project's current session (``current``) for the CLI and the MCP server.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 
-from continuity_client import config, harness, locallog, spool
+from continuity_client import config, current, harness, locallog, spool
 from continuity_client.transport import Response, TransportError, request
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
@@ -34,6 +40,13 @@ WATCHDOG_GRACE_S = 0.25
 MAX_RETRY_AFTER_S = 600.0
 # Reads that matter most and happen rarely try the network even while the service is marked down.
 BYPASS_BACKOFF = frozenset({"session-start", "pre-compaction"})
+# Events that carry the transcript's new part.
+TRANSCRIPT_EVENTS = frozenset({"user-prompt-submit", "pre-compaction", "session-end"})
+MAX_BODY_BYTES = 900_000  # the service refuses bodies over 1 MB (413)
+MIN_DELTA_BYTES = 4096  # with less room than this (a huge prompt), the delta waits for the next hook
+MAX_RESENDS = 2  # re-posts after a 409 within one hook
+MAX_FOLLOW_UPS = 8
+GAP = "gap"  # post(): the service answered 409 with its stored length
 
 
 def parse_args(argv: list[str]) -> tuple[str, str, list[str]]:
@@ -90,6 +103,15 @@ def classify(response: Response) -> str:
     return spool.DROPPED
 
 
+def stored_length(body: bytes) -> int | None:
+    """``stored_length`` from a 409 answer, or None."""
+    try:
+        value = json.loads(body or b"{}").get("stored_length")
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
 def retry_after(response: Response | None, default: float) -> float:
     """The service's Retry-After (429, 503) in seconds, capped; else the configured back-off."""
     if response is None:
@@ -126,6 +148,7 @@ class HookRun:
         self.record: dict | None = None
         self.settings: config.Settings | None = None
         self.deadline = self.started + config.DEFAULT_TIMEOUT_S
+        self.transcript_more = False  # the transcript has more than the current delta carries
 
     # ---- logging and the watchdog ----------------------------------------------------------
 
@@ -177,6 +200,16 @@ class HookRun:
         body["idempotency_key"] = key
         with self.lock:
             self.record = {"event": event, "key": key, "at": time.time(), "body": body}
+        self.note_session(body, chosen)
+        if event in TRANSCRIPT_EVENTS:
+            # Built on a copy: the watchdog may spool the record meanwhile (then without the delta,
+            # and the gap it leaves is mended through a 409 by a later hook).
+            carried = dict(body)
+            self.attach_transcript(carried)
+            with self.lock:
+                if self.settled or self.finished:
+                    return
+                self.record = {**self.record, "body": carried}
 
         own = spool.spool_file(self.home, self.session)
         down = spool.down_until(self.home)
@@ -192,18 +225,122 @@ class HookRun:
                 self.spool("spool not drained within the time budget; keeping order")
                 return
         outcome, answer = self.post(self.record, replayed=False)
+        resends = 0
+        while outcome == GAP and resends < MAX_RESENDS and isinstance(answer, int):
+            resends += 1
+            if not self.resend_from(answer):
+                break
+            outcome, answer = self.post(self.record, replayed=False)
+        if outcome == GAP:  # the hook's own effect happened; the next hook mends the gap
+            self.log(f"transcript gap not mended after {resends} resend(s); stored {answer}")
+            outcome, answer = spool.SENT, None
         if outcome == spool.RETRY:
             self.spool(f"not delivered ({answer})")
             return
         self.settle(outcome, answer)
         if outcome != spool.SENT:
             return
+        if self.transcript_more:
+            self.follow_up(half)
         others = [path for path in spool.pending_files(self.home) if path != own]
         if others and time.monotonic() < half:
             self.replay(others, half)
 
+    # ---- the transcript ------------------------------------------------------------------------
+
+    def note_session(self, body: dict, chosen: str) -> None:
+        project = body.get("project_normalized")
+        if isinstance(project, str) and self.session:
+            path = body.get("transcript_path")
+            current.record(self.home, project, self.session, chosen, path if isinstance(path, str) else None)
+
+    def attach_transcript(self, body: dict) -> None:
+        """Add the transcript's new part and its size since the last compaction; never raises."""
+        path = body.get("transcript_path")
+        if not isinstance(path, str) or not path or not self.session:
+            return
+        room = MAX_BODY_BYTES - len(json.dumps(body))
+        if room < MIN_DELTA_BYTES:
+            self.log("transcript delta deferred: the hook's body leaves no room", level="INFO")
+            return
+        try:
+            from continuity_client import transcript_cursor
+
+            budget = min(transcript_cursor.MAX_DELTA_BYTES, room)
+            delta = transcript_cursor.next_delta(
+                self.home, self.session, path, body["harness"], budget, final=self.event == "session-end"
+            )
+        except Exception as error:  # an unreadable transcript must not cost the hook
+            self.log(f"transcript not read: {type(error).__name__}: {error}")
+            return
+        if delta is None:
+            return
+        body["transcript_chars"] = delta.chars_since_compact
+        if delta.text:
+            body["transcript"] = delta.body()
+        else:
+            body.pop("transcript", None)
+        self.transcript_more = delta.more
+
+    def resend_from(self, stored: int) -> bool:
+        """After a 409: move the cursor back to the service's length and put the text from there
+        into the current record. False when there is nothing to resend with."""
+        from continuity_client import transcript_cursor
+
+        record = self.record
+        if record is None:
+            return False
+        body = dict(record["body"])
+        try:
+            if not transcript_cursor.rewind(self.home, self.session, stored):
+                return False
+        except Exception as error:
+            self.log(f"transcript rewind failed: {type(error).__name__}: {error}")
+            return False
+        self.log(f"transcript gap: the service holds {stored} characters; resending from there", "INFO")
+        body.pop("transcript", None)
+        self.attach_transcript(body)
+        with self.lock:
+            if self.finished or self.settled:
+                return False
+            self.record = {**record, "body": body}
+        return True
+
+    def follow_up(self, stop_at: float) -> None:
+        """Post the rest of a transcript that did not fit, as repeats of this hook (same key)."""
+        record = self.record
+        sent = 0
+        while self.transcript_more and record is not None and sent < MAX_FOLLOW_UPS:
+            if time.monotonic() >= stop_at:
+                return
+            body = dict(record["body"])
+            body.pop("transcript", None)
+            self.transcript_more = False
+            self.attach_transcript(body)
+            if "transcript" not in body:
+                return
+            follow = {**record, "body": body}
+            outcome, answer = self.post(follow, replayed=False)
+            if outcome == GAP and isinstance(answer, int):
+                from continuity_client import transcript_cursor
+
+                transcript_cursor.rewind(self.home, self.session, answer)
+                self.transcript_more = True
+            elif outcome == spool.RETRY:
+                self.spool_record(follow, f"transcript follow-up not delivered ({answer})")
+                return
+            elif outcome != spool.SENT:
+                return
+            sent += 1
+
+    # ---- posting ------------------------------------------------------------------------------
+
     def post(self, record: dict, replayed: bool) -> tuple[str, object]:
-        """(SENT, parsed answer) | (DROPPED, reason) | (RETRY, reason); marks the service down on RETRY."""
+        """(SENT, parsed answer) | (DROPPED, reason) | (RETRY, reason) | (GAP, stored length).
+
+        Marks the service down on RETRY. A 409 on a replay counts as delivered: the hook's effect
+        happened, and the next live hook mends the transcript's gap.
+        """
         settings = self.settings
         assert settings is not None
         if record.get("event") not in harness.EVENTS:
@@ -232,6 +369,14 @@ class HookRun:
         except TransportError as error:
             reason = str(error)
         else:
+            if response.status == 409:
+                stored = stored_length(response.body)
+                if stored is None or replayed:
+                    self.log(
+                        f"{record['key']}: transcript gap (stored {stored}); delivered otherwise", "INFO"
+                    )
+                    return spool.SENT, None
+                return GAP, stored
             outcome = classify(response)
             if outcome == spool.SENT:
                 spool.mark_up(self.home)
@@ -281,11 +426,18 @@ class HookRun:
             if not self.settled:
                 self._spool_locked(reason)
 
-    def _spool_locked(self, reason: str) -> None:
-        record, settings = self.record, self.settings
+    def spool_record(self, record: dict, reason: str) -> None:
+        """Spool a record other than the current hook's (a transcript follow-up)."""
+        with self.lock:
+            if not self.finished:
+                self._spool_locked(reason, record)
+
+    def _spool_locked(self, reason: str, other: dict | None = None) -> None:
+        record, settings = other or self.record, self.settings
         if record is None or settings is None:
             return
-        self.settled = True
+        if other is None:
+            self.settled = True
         try:
             dropped = spool.append(self.home, self.session, record, settings.spool_max_bytes)
         except OSError as error:

@@ -17,6 +17,7 @@ from continuity_core.logic.tiers import NothingToRecoverError
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.digest import DigestRequest, LedgerPage
 from continuity_core.models.recovery import CheckpointAnswer, RecoveryAnswer
+from continuity_core.models.tokens import Scope
 from continuity_core.observability import count, logger, metrics
 from continuity_core.services import checkpoint_writer, digest_service, ledger_store, tiered_recovery
 
@@ -47,7 +48,7 @@ def write_digest(
 ) -> tuple[dict[str, Any], int]:
     """The agent's own checkpoint (trigger ``agent``); its decisions join the project's ledger."""
     logger.set_correlation_id(session_key)
-    checkpoint = digest_service().write(caller(app).agent_id, session_key, request)
+    checkpoint = digest_service().write(caller(app, Scope.HOOKS).agent_id, session_key, request)
     count("CheckpointsWritten", trigger=checkpoint.trigger.value)
     if request.decisions:
         count("DecisionsRecorded", value=len(request.decisions))
@@ -59,7 +60,7 @@ def write_explicit_checkpoint(session_key: SessionKey) -> CheckpointAnswer:
     """An ``explicit`` checkpoint of the session's state, now (``continuity checkpoint``)."""
     logger.set_correlation_id(session_key)
     result = checkpoint_writer().flush(
-        caller(app).agent_id,
+        caller(app, Scope.HOOKS).agent_id,
         session_key,
         CheckpointTrigger.EXPLICIT,
         worth_writing=lambda state: True,
@@ -78,7 +79,7 @@ def read_ledger(
 ) -> LedgerPage:
     """A project's decisions, newest first."""
     normalized = normalize_project(project) or project
-    return ledger_store().page(caller(app).agent_id, normalized, limit, next_token)
+    return ledger_store().page(caller(app, Scope.READ).agent_id, normalized, limit, next_token)
 
 
 @app.get("/api/recovery")
@@ -92,7 +93,7 @@ def recover(
     if not project and not session_key:
         raise ServiceError(422, "give project or session_key")
     answer = tiered_recovery().recover(
-        caller(app).agent_id, level, normalize_project(project), session_key, query
+        caller(app, Scope.READ).agent_id, level, normalize_project(project), session_key, query
     )
     return RecoveryAnswer(level=answer.level, text=answer.text, session_key=answer.session_key)
 

@@ -1,21 +1,18 @@
 """HTTP API Lambda authorizer (REQUEST, simple responses): bearer token → agent id and scopes.
 
-Until the token store lands, one token is accepted: the one whose sha256 is in
-CONTINUITY_API_TOKEN_SHA256. It maps to agent "default" with every scope.
+API Gateway caches the answer per Authorization header for a few minutes, so a revoked or expired
+token can be honoured that long; the handlers never see the token, only this context.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import os
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-TOKEN_HASH_ENV = "CONTINUITY_API_TOKEN_SHA256"
-DEFAULT_AGENT = "default"
-ALL_SCOPES = "hooks,read"
+from continuity_core.observability import logger
+from continuity_core.services import token_service
+
 DENY: dict[str, Any] = {"isAuthorized": False}
 
 
@@ -27,10 +24,17 @@ def bearer_token(event: dict[str, Any]) -> str | None:
 
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     token = bearer_token(event)
-    expected = os.environ.get(TOKEN_HASH_ENV, "")
-    if not token or not expected:
+    if not token:
         return DENY
-    digest = hashlib.sha256(token.encode("utf-8")).hexdigest()
-    if not hmac.compare_digest(digest, expected.lower()):
+    record = token_service().authorize(token)
+    if record is None:
+        logger.info("token refused")
         return DENY
-    return {"isAuthorized": True, "context": {"agent_id": DEFAULT_AGENT, "scopes": ALL_SCOPES}}
+    return {
+        "isAuthorized": True,
+        "context": {
+            "agent_id": record.agent_id,
+            "scopes": ",".join(sorted(record.scopes)),
+            "token_id": record.token_id,
+        },
+    }

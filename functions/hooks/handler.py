@@ -10,6 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from continuity_core.http import body_too_large, caller, create_app
 from continuity_core.logic.normalize import normalize_hook
 from continuity_core.models.hooks import HookEvent, HookRequest
+from continuity_core.models.tokens import Scope
 from continuity_core.observability import count, logger, metrics
 from continuity_core.services import hook_service
 
@@ -20,7 +21,7 @@ app = create_app()
 def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> dict[str, Any]:
     hook = normalize_hook(event, request)
     logger.set_correlation_id(hook.session_key)
-    outcome = hook_service().handle(caller(app).agent_id, hook)
+    outcome = hook_service().handle(caller(app, Scope.HOOKS).agent_id, hook)
     count("HooksReceived", event=event.value)
     if outcome.flush_requested:
         count("FlushesRequested")

@@ -10,6 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from continuity_core.http import caller, create_app
 from continuity_core.logic.paths import normalize_project
 from continuity_core.models.checkpoint import CheckpointList
+from continuity_core.models.tokens import Scope
 from continuity_core.observability import logger, metrics
 from continuity_core.services import checkpoint_store
 
@@ -30,14 +31,16 @@ def project_checkpoints(
 ) -> CheckpointList:
     """A project's checkpoints, newest first."""
     normalized = normalize_project(project) or project
-    found = checkpoint_store().list_for_project(caller(app).agent_id, normalized, limit)
+    found = checkpoint_store().list_for_project(caller(app, Scope.READ).agent_id, normalized, limit)
     return CheckpointList(checkpoints=found)
 
 
 @app.get("/api/checkpoints/<session_key>")
 def session_checkpoints(session_key: Annotated[str, Path(min_length=1, max_length=256)]) -> CheckpointList:
     """One session's checkpoints, oldest first."""
-    found = checkpoint_store().list_for_session(caller(app).agent_id, session_key, MAX_SESSION_CHECKPOINTS)
+    found = checkpoint_store().list_for_session(
+        caller(app, Scope.READ).agent_id, session_key, MAX_SESSION_CHECKPOINTS
+    )
     return CheckpointList(checkpoints=found)
 
 

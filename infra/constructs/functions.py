@@ -12,6 +12,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from infra.constructs.buckets import Buckets
 from infra.constructs.defaults import ARCHITECTURE, LOG_RETENTION, NAG_PACK, PYTHON_RUNTIME, construct_id
 from infra.constructs.queues import Queues
 from infra.constructs.storage import Storage
@@ -24,6 +25,14 @@ _TABLE_GRANTS = {
     Access.READ: dynamodb.Table.grant_read_data,
     Access.WRITE: dynamodb.Table.grant_write_data,
     Access.READ_WRITE: dynamodb.Table.grant_read_write_data,
+}
+
+# Object actions per access, named one by one (the L2 grants add wildcards such as s3:GetObject*).
+# Object keys are listed in the head item, so no function needs s3:ListBucket.
+_BUCKET_ACTIONS = {
+    Access.READ: ["s3:GetObject"],
+    Access.WRITE: ["s3:PutObject", "s3:DeleteObject"],
+    Access.READ_WRITE: ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
 }
 
 
@@ -46,6 +55,7 @@ class ServiceFunctions(Construct):
         storage: Storage,
         queues: Queues,
         environment: Mapping[str, str],
+        buckets: Buckets | None = None,
         extra_environment: Mapping[str, Mapping[str, str]] | None = None,
         log_removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
     ) -> None:
@@ -55,6 +65,7 @@ class ServiceFunctions(Construct):
         self._storage = storage
         self._tables = storage.tables
         self._queues = queues.queues
+        self._buckets = buckets.buckets if buckets is not None else {}
         self._environment = dict(environment)
         self._extra_environment = extra_environment or {}
         self._log_removal_policy = log_removal_policy
@@ -108,6 +119,8 @@ class ServiceFunctions(Construct):
                 env[resource_env_var(key)] = self._tables[key].table_name
             elif key in self._queues:
                 env[resource_env_var(key)] = self._queues[key].queue_url
+            elif key in self._buckets:
+                env[resource_env_var(key)] = self._buckets[key].bucket_name
             else:
                 raise KeyError(f"function {spec.key!r}: unknown resource {key!r}")
         env.update(self._extra_environment.get(spec.key, {}))
@@ -118,6 +131,8 @@ class ServiceFunctions(Construct):
             if key in self._tables and access in _TABLE_GRANTS:
                 _TABLE_GRANTS[access](self._tables[key], function)
                 self._acknowledge_index_wildcard(function.role, key)
+            elif key in self._buckets and access in _BUCKET_ACTIONS:
+                self._grant_objects(function, key, access)
             elif key in self._queues and access is Access.SEND:
                 self._queues[key].grant_send_messages(function)
             elif key in self._queues and access is Access.CONSUME:
@@ -125,6 +140,22 @@ class ServiceFunctions(Construct):
                     raise ValueError(f"function {spec.key!r}: CONSUME of {key!r} needs a queue_trigger on it")
             else:
                 raise ValueError(f"function {spec.key!r}: access {access.value!r} does not apply to {key!r}")
+
+    def _grant_objects(self, function: lambda_.Function, bucket_key: str, access: Access) -> None:
+        bucket = self._buckets[bucket_key]
+        function.add_to_role_policy(
+            iam.PolicyStatement(actions=_BUCKET_ACTIONS[access], resources=[bucket.arn_for_objects("*")])
+        )
+        if function.role is None:
+            return
+        logical_id = Stack.of(bucket).get_logical_id(bucket.node.default_child)  # type: ignore[arg-type]
+        Validations.of(function.role).acknowledge(
+            Acknowledgment(
+                id=f"{NAG_PACK}::AwsSolutions-IAM5[Resource::<{logical_id}.Arn>/*]",
+                reason="Object keys are per tenant and session (transcripts/{agent}/{session}/...), "
+                "created at run time; the grant names its actions one by one and covers one bucket.",
+            )
+        )
 
     def _acknowledge_index_wildcard(self, role: iam.IRole | None, table_key: str) -> None:
         if role is None or not self._storage.specs[table_key].indexes:

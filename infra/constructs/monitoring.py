@@ -119,9 +119,10 @@ class Monitoring(Construct):
         )
 
     def _alarm(self, id: str, metric: cloudwatch.IMetric, threshold: float, description: str) -> None:
-        alarm = metric.create_alarm(
+        alarm = cloudwatch.Alarm(
             self,
             id,
+            metric=metric,
             threshold=threshold,
             evaluation_periods=1,
             comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

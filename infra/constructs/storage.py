@@ -13,7 +13,8 @@ from infra.wiring import TableSpec
 
 
 class Storage(Construct):
-    """On-demand tables with string keys, GSIs projecting ALL, TTL, PITR and AWS-managed encryption.
+    """On-demand tables with string keys, GSIs (projecting ALL unless the index names its attributes),
+    TTL, PITR and AWS-managed encryption.
 
     Tables are retained and deletion-protected unless the stage is ephemeral.
     """
@@ -43,7 +44,10 @@ class Storage(Construct):
                 index_name=index.name,
                 partition_key=_string(index.partition_key),
                 sort_key=_string(index.sort_key),
-                projection_type=dynamodb.ProjectionType.ALL,
+                projection_type=dynamodb.ProjectionType.ALL
+                if index.projection is None
+                else dynamodb.ProjectionType.INCLUDE,
+                non_key_attributes=None if index.projection is None else list(index.projection),
             )
         return table
 

@@ -44,6 +44,24 @@ class ContinuityConfig(BaseSettings):
     nudge_threshold_percent: int = Field(
         70, ge=10, le=95, description="Nudge the agent to write a digest past this share of the window."
     )
+    # Live transcripts, sub-agent inheritance and session search.
+    inherit_context: bool = Field(True, description="Inject the parent's context at a sub-agent's start.")
+    tail_chars: int = Field(
+        3000, ge=0, le=6000, description="Parent transcript characters (since its checkpoint) inherited."
+    )
+    search_max_sessions: int = Field(
+        50, ge=1, le=500, description="A project's most recent sessions a search reads (its scope)."
+    )
+    transcript_inline_max_bytes: int = Field(
+        98_304,
+        ge=16_384,
+        le=262_144,
+        description="Transcript text kept in the DynamoDB item; beyond it, one chunk moves to S3.",
+    )
+
+    rate_limit_per_minute: int = Field(
+        600, ge=10, le=100_000, description="Requests per token and minute before 429 with Retry-After."
+    )
 
     def to_environment(self) -> dict[str, str]:
         """The environment that reproduces this config (used by CDK and the local stack)."""

@@ -7,10 +7,11 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import ServiceError
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from pydantic import BaseModel
 
-from continuity_core.observability import logger
+from continuity_core.observability import count, logger
 from continuity_core.ports import StorageUnavailableError, TranscriptGapError
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -27,6 +28,11 @@ class Caller(BaseModel):
 class UnauthorizedError(ServiceError):
     def __init__(self, message: str = "Unauthorized") -> None:
         super().__init__(401, message)
+
+
+class ForbiddenError(ServiceError):
+    def __init__(self, message: str) -> None:
+        super().__init__(403, message)
 
 
 def error_response(status: int, message: str, **extra: Any) -> Response:
@@ -58,9 +64,24 @@ def _validation_response(error: RequestValidationError) -> Response:
     return error_response(422, f"invalid request: {summary}", errors=details)
 
 
+def rate_limit(app: APIGatewayHttpResolver, next_middleware: NextMiddleware) -> Response:
+    """429 with Retry-After once the caller's token used its requests for this minute."""
+    claims = ((app.current_event.raw_event.get("requestContext") or {}).get("authorizer") or {}).get("lambda")
+    key = (claims or {}).get("token_id") or (claims or {}).get("agent_id")
+    if key:
+        from continuity_core.services import rate_limiter
+
+        retry_after = rate_limiter().admit(str(key))
+        if retry_after is not None:
+            count("RateLimited")
+            return error_response(429, "rate limit reached; retry later", retry_after=retry_after)
+    return next_middleware(app)
+
+
 def create_app() -> APIGatewayHttpResolver:
     """An HTTP API resolver with validation on and the service's error mapping installed."""
     app = APIGatewayHttpResolver(enable_validation=True)
+    app.use(middlewares=[rate_limit])
 
     @app.exception_handler(RequestValidationError)
     def _invalid(error: RequestValidationError) -> Response:
@@ -78,14 +99,19 @@ def create_app() -> APIGatewayHttpResolver:
     return app
 
 
-def caller(app: APIGatewayHttpResolver) -> Caller:
-    """The tenant and scopes from the authorizer's context (never from the body or query)."""
+def caller(app: APIGatewayHttpResolver, scope: str | None = None) -> Caller:
+    """The tenant and scopes from the authorizer's context (never from the body or query).
+
+    With ``scope``, a token without it is refused (403): every route names the scope it needs.
+    """
     context = (app.current_event.raw_event.get("requestContext") or {}).get("authorizer") or {}
     claims = context.get("lambda") or {}
     agent_id = claims.get("agent_id")
     if not agent_id:
         raise UnauthorizedError()
     scopes = frozenset(s for s in str(claims.get("scopes", "")).split(",") if s)
+    if scope is not None and scope not in scopes:
+        raise ForbiddenError(f"this token lacks the {scope!r} scope")
     return Caller(agent_id=str(agent_id), scopes=scopes)
 
 

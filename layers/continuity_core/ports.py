@@ -11,6 +11,8 @@ from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry, LedgerPage
 from continuity_core.models.hooks import Hook
 from continuity_core.models.state import SessionIdentity, SessionState
+from continuity_core.models.tokens import TokenRecord
+from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 
 Clock = Callable[[], datetime]
 
@@ -193,3 +195,52 @@ class TranscriptSearch(Protocol):
         project_normalized: str | None = None,
         exclude_session_key: str | None = None,
     ) -> list[SearchHit]: ...
+
+
+class TranscriptBodyMissingError(Exception):
+    """A chunk of the transcript's body is gone from S3 (expired before its head item)."""
+
+
+class InvalidPageTokenError(ValueError):
+    """A ``next_token`` that this caller's previous page did not hand out."""
+
+
+class TranscriptStore(TranscriptLog, Protocol):
+    """The transcript log plus what search, inheritance and the session API read."""
+
+    def head(self, agent_id: str, session_key: str, consistent: bool = False) -> TranscriptHead | None:
+        """The head item (summary, chunk list, inline text with the tail): one read."""
+        ...
+
+    def heads(self, agent_id: str, session_keys: list[str]) -> dict[str, TranscriptHead]: ...
+
+    def read(self, agent_id: str, head: TranscriptHead, start: int = 0, end: int | None = None) -> str:
+        """Characters ``start`` to ``end`` (default: all stored) of the transcript ``head`` describes."""
+        ...
+
+    def read_many(self, agent_id: str, ranges: list[tuple[TranscriptHead, int]]) -> dict[str, str]:
+        """For each (head, start): its text from ``start`` on, keyed by session; unreadable ones left out."""
+        ...
+
+    def recent_sessions(
+        self,
+        agent_id: str,
+        project_normalized: str,
+        limit: int,
+        token: str | None = None,
+        harness: str | None = None,
+    ) -> tuple[list[SessionSummary], str | None]:
+        """The project's sessions with a transcript, most recently updated first, and the next token."""
+        ...
+
+
+class TokenStore(Protocol):
+    def put(self, record: TokenRecord) -> None: ...
+
+    def by_hash(self, token_sha256: str) -> TokenRecord | None: ...
+
+    def all(self) -> list[TokenRecord]: ...
+
+    def revoke(self, token_id: str, now: datetime) -> TokenRecord | None:
+        """Mark revoked (kept for the record); None if no such token."""
+        ...

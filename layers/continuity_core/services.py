@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from continuity_core.adapters.aws import required_env
 from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
 from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
+from continuity_core.adapters.dynamo_rate import DynamoRateCounter
 from continuity_core.adapters.dynamo_state import DynamoStateStore
+from continuity_core.adapters.dynamo_tokens import DynamoTokenStore
+from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStore
+from continuity_core.adapters.s3_bodies import S3BodyStore
 from continuity_core.adapters.sqs_flush_queue import SqsFlushQueue
 from continuity_core.config import get_config
 from continuity_core.logic.digests import DigestService
 from continuity_core.logic.ingest import HookService
+from continuity_core.logic.inherit import InheritanceService
+from continuity_core.logic.ratelimit import RateLimiter
 from continuity_core.logic.tiers import TieredRecovery
+from continuity_core.logic.tokens import TokenService
 from continuity_core.logic.writer import CheckpointWriter
 from continuity_core.ports import TranscriptSearch
+
+if TYPE_CHECKING:  # search (sqlite3) is imported by the functions that search, not on the hook path
+    from continuity_core.logic.search import SearchIndex
 
 TABLE_ENV = "CONTINUITY_TABLE_NAME"
 QUEUE_ENV = "CHECKPOINT_QUEUE_URL"
@@ -57,9 +69,40 @@ def tiered_recovery() -> TieredRecovery:
     return TieredRecovery(checkpoint_store(), ledger_store(), utc_now, search=transcript_search())
 
 
+@lru_cache(maxsize=1)
+def transcript_store() -> DynamoTranscriptStore:
+    config = get_config()
+    return DynamoTranscriptStore(
+        required_env(TABLE_ENV),
+        S3BodyStore(),  # the bucket (TRANSCRIPT_BUCKET_NAME) is resolved when a body first moves to S3
+        retention=timedelta(days=config.retention_days),
+        inline_max_bytes=config.transcript_inline_max_bytes,
+        keep_chars=config.tail_chars,
+    )
+
+
+@lru_cache(maxsize=1)
+def search_index() -> SearchIndex:
+    """Process-wide: a warm function keeps what it indexed and reads only what was appended since.
+
+    Sized to the function: 64 Ki characters per MB (text plus index take about a quarter of it)."""
+    from continuity_core.logic.search import SearchIndex
+
+    memory_mb = int(os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE") or 1024)
+    return SearchIndex(max_chars=memory_mb * 65_536)
+
+
+@lru_cache(maxsize=1)
 def transcript_search() -> TranscriptSearch | None:
-    """Search over live transcripts, when the deployment has them (None: checkpoint digests only)."""
-    return None
+    """Search over live transcripts (ranked full text over the sessions in scope)."""
+    from continuity_core.logic.search import TranscriptSearchService
+
+    return TranscriptSearchService(transcript_store(), get_config(), search_index())
+
+
+@lru_cache(maxsize=1)
+def inheritance() -> InheritanceService:
+    return InheritanceService(transcript_store(), checkpoint_store(), state_store(), get_config())
 
 
 @lru_cache(maxsize=1)
@@ -71,6 +114,8 @@ def hook_service() -> HookService:
         config=get_config(),
         clock=utc_now,
         writer=checkpoint_writer(),
+        transcripts=transcript_store(),
+        inheritance=inheritance(),
     )
 
 
@@ -84,6 +129,29 @@ def reset() -> None:
         ledger_store,
         digest_service,
         tiered_recovery,
+        transcript_store,
+        transcript_search,
+        inheritance,
+        token_service,
+        rate_limiter,
         get_config,
     ):
         factory.cache_clear()
+    if search_index.cache_info().currsize:
+        search_index().reset()
+
+
+# The bootstrap admin token's sha256 (deployment configuration; the local stack's --token).
+API_TOKEN_ENV = "CONTINUITY_API_TOKEN_SHA256"
+
+
+@lru_cache(maxsize=1)
+def token_service() -> TokenService:
+    return TokenService(DynamoTokenStore(required_env(TABLE_ENV)), utc_now, os.environ.get(API_TOKEN_ENV))
+
+
+@lru_cache(maxsize=1)
+def rate_limiter() -> RateLimiter:
+    return RateLimiter(
+        DynamoRateCounter(required_env(TABLE_ENV)), get_config().rate_limit_per_minute, utc_now
+    )

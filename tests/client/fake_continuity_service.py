@@ -2,6 +2,11 @@
 
 It de-duplicates by idempotency key the way the real service must, so tests can check that a
 replayed hook is counted once (``effects``) while seeing every delivery (``requests``).
+
+It also keeps live transcripts by the service's append protocol (a repeat or overlap adds only
+what is new, a gap answers 409 with the stored length, after the hook's own effect) and serves
+the agent API the CLI and the MCP server call: digests, explicit checkpoints, tiered recovery,
+the ledger, checkpoints and transcript search.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import json
 import socket
 import threading
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 
 OK, HANG, ERROR_500, THROTTLED, TOO_MANY, UNAUTHORIZED, BAD_REQUEST, MALFORMED = (
@@ -53,6 +59,16 @@ class FakeService:
     release: threading.Event = field(default_factory=threading.Event)
     _server: http.server.ThreadingHTTPServer | None = None
     port: int = 0
+    # live transcripts: session -> stored text; every delta's bytes as received
+    transcripts: dict[str, str] = field(default_factory=dict)
+    transcript_bytes_received: int = 0
+    gaps: int = 0  # 409s answered
+    # the agent API
+    checkpoints: dict[str, list[dict]] = field(default_factory=dict)  # session -> oldest first
+    ledger: dict[str, list[dict]] = field(default_factory=dict)  # project -> newest first
+    sessions: dict[str, str] = field(default_factory=dict)  # session -> project seen in hooks
+    search_route: bool = True
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def url(self) -> str:
@@ -67,6 +83,9 @@ class FakeService:
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 received = Received(self.path, dict(self.headers), json.loads(raw or b"{}"), time.time())
+                if not self.path.startswith("/api/hooks/"):
+                    service.agent_api(self, "POST", received.body)
+                    return
                 service.record(received)
                 service.respond(self, received)
 
@@ -74,7 +93,7 @@ class FakeService:
                 if self.path == "/api/health":
                     self._send(200, b'{"status":"ok"}')
                 elif self.headers.get("Authorization") == "Bearer good-token":
-                    self._send(200, b'{"checkpoints":[]}')
+                    service.agent_api(self, "GET", {})
                 else:
                     self._send(401, b'{"statusCode":401,"message":"Unauthorized"}')
 
@@ -116,6 +135,125 @@ class FakeService:
         failing = self.fail_after is not None and len(self.requests) > self.fail_after
         if self.mode == OK and not failing and received.key not in {r.key for r in self.effects}:
             self.effects.append(received)
+            session = str(received.body.get("session_id") or "")
+            project = received.body.get("project_normalized") or received.body.get("cwd")
+            if session and isinstance(project, str):
+                self.sessions.setdefault(session, project)
+
+    def append_transcript(self, body: dict) -> int | None:
+        """The service's append rule; the stored length when the delta leaves a gap, else None."""
+        delta = body.get("transcript")
+        if not isinstance(delta, dict):
+            return None
+        session = str(body.get("session_id"))
+        text, offset = str(delta.get("text") or ""), int(delta.get("offset") or 0)
+        with self.lock:
+            self.transcript_bytes_received += len(text.encode("utf-8"))
+            stored = self.transcripts.get(session, "")
+            if offset > len(stored):
+                self.gaps += 1
+                return len(stored)
+            self.transcripts[session] = stored + text[len(stored) - offset :]
+        return None
+
+    # ---- the agent API ------------------------------------------------------------------------
+
+    def agent_api(self, handler: http.server.BaseHTTPRequestHandler, method: str, body: dict) -> None:
+        send = handler._send  # type: ignore[attr-defined]
+        parsed = urllib.parse.urlsplit(handler.path)
+        query = {k: v[0] for k, v in urllib.parse.parse_qs(parsed.query).items()}
+        parts = [urllib.parse.unquote(p) for p in parsed.path.split("/") if p]
+        status, answer = self.route(method, parts, query, body)
+        send(status, json.dumps(answer).encode())
+
+    def route(self, method: str, parts: list[str], query: dict, body: dict) -> tuple[int, dict]:
+        if method == "GET" and parts == ["api", "checkpoints"]:
+            project = query.get("project")
+            found = [
+                c for cps in self.checkpoints.values() for c in cps if c["project_normalized"] == project
+            ]
+            found.sort(key=lambda c: c["created_at"], reverse=True)
+            return 200, {"checkpoints": found[: int(query.get("limit", 10))]}
+        if method == "GET" and parts[:2] == ["api", "checkpoints"] and len(parts) == 3:
+            return 200, {"checkpoints": self.checkpoints.get(parts[2], [])}
+        if method == "POST" and parts[:2] == ["api", "sessions"] and len(parts) == 4:
+            return self.write_checkpoint(parts[2], parts[3], body)
+        if method == "GET" and parts == ["api", "recovery"]:
+            return self.recover(query)
+        if method == "GET" and parts == ["api", "ledger"]:
+            entries = self.ledger.get(query.get("project", ""), [])
+            return 200, {"entries": entries[: int(query.get("limit", 50))], "next_token": None}
+        if method == "POST" and parts == ["api", "sessions", "search"] and self.search_route:
+            return 200, {"results": self.search(body)}
+        return 404, {"statusCode": 404, "message": "Not Found"}
+
+    def write_checkpoint(self, session: str, kind: str, body: dict) -> tuple[int, dict]:
+        project = self.sessions.get(session) or body.get("project_normalized") or body.get("project")
+        if kind not in ("digest", "checkpoint"):
+            return 404, {"statusCode": 404, "message": "Not Found"}
+        if not project:
+            status = 404 if kind == "checkpoint" else 422
+            return status, {"statusCode": status, "message": f"session {session!r} is unknown"}
+        if kind == "digest" and not body.get("summary"):
+            return 422, {"statusCode": 422, "message": "summary is required"}
+        existing = self.checkpoints.setdefault(session, [])
+        checkpoint = {
+            "id": f"cp-{len(existing) + 1}",
+            "session_key": session,
+            "project_normalized": project,
+            "trigger": "agent" if kind == "digest" else "explicit",
+            "digest": body.get("summary") or f"explicit checkpoint of {session}",
+            "summary": body.get("summary"),
+            "next_steps": body.get("next_steps") or [],
+            "prompt_count": 0,
+            "sequence": len(existing) + 1,
+            "created_at": f"2026-11-20T10:00:{len(existing):02d}.000000Z",
+        }
+        existing.append(checkpoint)
+        for decision in body.get("decisions") or []:
+            entry = {"session_key": session, "project_normalized": project, **decision}
+            self.ledger.setdefault(project, []).insert(0, entry)
+        return (201 if kind == "digest" else 200), {"checkpoint": checkpoint}
+
+    def recover(self, query: dict) -> tuple[int, dict]:
+        session, project = query.get("session_key"), query.get("project")
+        found = self.checkpoints.get(session or "", [])
+        if not found:
+            found = [
+                c for cps in self.checkpoints.values() for c in cps if c["project_normalized"] == project
+            ]
+        if not found:
+            return 404, {"statusCode": 404, "message": "nothing to recover"}
+        latest = found[-1]
+        level = int(query.get("level", 1))
+        decisions = [e["decision"] for e in self.ledger.get(latest["project_normalized"], [])[:3]]
+        text = f"Level {level}: {latest['digest']} | next: {', '.join(latest['next_steps'])}"
+        if decisions:
+            text += f" | decisions: {'; '.join(decisions)}"
+        if query.get("query"):
+            text += f" | searched: {query['query']}"
+        return 200, {"level": level, "text": text, "session_key": latest["session_key"]}
+
+    def search(self, body: dict) -> list[dict]:
+        needle = str(body.get("query") or "").lower()
+        results = []
+        for session, text in self.transcripts.items():
+            if body.get("session_key") and session != body["session_key"]:
+                continue
+            if body.get("project") and self.sessions.get(session) != body["project"]:
+                continue
+            at = text.lower().find(needle)
+            if needle and at >= 0:
+                results.append(
+                    {
+                        "session_key": session,
+                        "project": self.sessions.get(session),
+                        "snippet": text[max(0, at - 20) : at + 60],
+                        "score": 1.0,
+                        "updated_at": "2026-11-20T10:00:00Z",
+                    }
+                )
+        return results[: int(body.get("limit") or 5)]
 
     def respond(self, handler: http.server.BaseHTTPRequestHandler, received: Received) -> None:
         send = handler._send  # type: ignore[attr-defined]
@@ -140,6 +278,11 @@ class FakeService:
         elif self.mode == MALFORMED:
             send(200, b"<html>not json{")
         else:
+            stored = self.append_transcript(received.body)
+            if stored is not None:
+                gap = {"statusCode": 409, "message": "transcript gap", "stored_length": stored}
+                send(409, json.dumps(gap).encode())
+                return
             answer = self.answers.get(received.event, {})
             send(200, json.dumps(answer).encode())
 

@@ -72,16 +72,21 @@ def test_a_function_sends_or_consumes_messages_only_if_it_declares_so(
 def test_a_function_may_only_write_to_its_own_log_group_beyond_its_resources(
     synthesized: Synthesized, key: str
 ) -> None:
-    # When the actions outside DynamoDB and SQS are collected
-    others = {a for a in _actions(synthesized, key) if not a.startswith(("dynamodb:", "sqs:"))}
+    # When the actions outside DynamoDB, SQS and S3 are collected
+    others = {a for a in _actions(synthesized, key) if not a.startswith(("dynamodb:", "sqs:", "s3:"))}
     # Then only log writing remains, and no action is a wildcard
     assert others == {"logs:CreateLogStream", "logs:PutLogEvents"}
     assert not any("*" in action for action in _actions(synthesized, key))
 
 
 def test_read_api_cannot_put_hooks_can_send_and_the_writer_cannot_send(synthesized: Synthesized) -> None:
-    # Then read_api cannot put, hooks can send, the writer cannot send, the authorizer touches no data
+    # Then read_api cannot put, hooks can send, the writer cannot send, the authorizer only reads
     assert "dynamodb:PutItem" not in _actions(synthesized, wiring.READ_API.key)
     assert "sqs:SendMessage" in _actions(synthesized, wiring.HOOKS.key)
     assert "sqs:SendMessage" not in _actions(synthesized, wiring.CHECKPOINT_WRITER.key)
-    assert not any(a.startswith(("dynamodb:", "sqs:")) for a in _actions(synthesized, wiring.AUTHORIZER.key))
+    authorizer = _actions(synthesized, wiring.AUTHORIZER.key)
+    assert "dynamodb:GetItem" in authorizer
+    assert not any(a.startswith("sqs:") or a in WRITES for a in authorizer)
+
+
+WRITES = {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}

@@ -10,6 +10,7 @@ from aws_cdk.assertions import Template
 
 from infra import wiring
 from infra.constructs.storage import Storage
+from tests.support.provision import projection
 
 if TYPE_CHECKING:
     from tests.infra.synth import Synthesized
@@ -33,13 +34,13 @@ def test_each_table_has_the_wiring_keys_indexes_and_ttl(
 ) -> None:
     # When the table is read from the template
     props = _table(synthesized, spec)["Properties"]
-    # Then its keys, GSIs (ALL projection), string attributes and TTL are the spec's
+    # Then its keys, GSIs (with their projection), string attributes and TTL are the spec's
     assert props["KeySchema"] == _key_schema(spec.partition_key, spec.sort_key)
     indexes = {gsi["IndexName"]: gsi for gsi in props.get("GlobalSecondaryIndexes", [])}
     assert set(indexes) == {index.name for index in spec.indexes}
     for index in spec.indexes:
         assert indexes[index.name]["KeySchema"] == _key_schema(index.partition_key, index.sort_key)
-        assert indexes[index.name]["Projection"] == {"ProjectionType": "ALL"}
+        assert indexes[index.name]["Projection"] == projection(index)
     assert all(a["AttributeType"] == "S" for a in props["AttributeDefinitions"])
     assert props["TimeToLiveSpecification"] == {"AttributeName": spec.ttl_attribute, "Enabled": True}
 

@@ -55,3 +55,27 @@ def test_a_call_without_an_authorizer_context_is_unauthorized(service: InProcess
 
     assert status == 401
     assert answer["message"] == "Unauthorized"
+
+
+def test_a_token_over_its_rate_limit_gets_429_with_retry_after(
+    service: InProcessService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CONTINUITY_RATE_LIMIT_PER_MINUTE", "10")
+    services.reset()
+    from functions.hooks import handler as hooks
+    from tests.support.lambda_events import FakeContext, http_event
+
+    answers = []
+    for n in range(12):
+        event = http_event(
+            "POST",
+            "/api/hooks/user-prompt-submit",
+            "/api/hooks/{event}",
+            body=prompt("limited", n),
+            path_parameters={"event": "user-prompt-submit"},
+        )
+        answers.append(hooks.lambda_handler(event, FakeContext()))
+
+    assert [a["statusCode"] for a in answers].count(429) >= 1
+    limited = next(a for a in answers if a["statusCode"] == 429)
+    assert 1 <= int(limited["headers"]["Retry-After"]) <= 60

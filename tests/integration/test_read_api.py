@@ -1,14 +1,9 @@
 """The read API and the authorizer."""
 
-import hashlib
-from typing import Any
-
 import pytest
 
-from functions.authorizer import handler as authorizer
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
-from tests.support.lambda_events import FakeContext
 
 
 def checkpoint_twice(service: InProcessService, session: str, cwd: str) -> None:
@@ -48,21 +43,3 @@ def test_bad_list_queries_get_422(service: InProcessService, query: dict[str, st
 
 def test_health_answers_ok(service: InProcessService) -> None:
     assert service.get("/api/health", "/api/health") == (200, {"status": "ok"})
-
-
-def authorize(monkeypatch: pytest.MonkeyPatch, header: str | None) -> dict[str, Any]:
-    monkeypatch.setenv(authorizer.TOKEN_HASH_ENV, hashlib.sha256(b"s3cret").hexdigest())
-    headers = {"authorization": header} if header is not None else {}
-    return authorizer.lambda_handler({"type": "REQUEST", "headers": headers}, FakeContext())
-
-
-def test_the_authorizer_admits_the_configured_token(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert authorize(monkeypatch, "Bearer s3cret") == {
-        "isAuthorized": True,
-        "context": {"agent_id": "default", "scopes": "hooks,read"},
-    }
-
-
-@pytest.mark.parametrize("header", [None, "", "Bearer", "Bearer wrong", "Basic s3cret", "s3cret"])
-def test_the_authorizer_refuses_anything_else(monkeypatch: pytest.MonkeyPatch, header: str | None) -> None:
-    assert authorize(monkeypatch, header) == {"isAuthorized": False}

@@ -1,12 +1,13 @@
-"""Create the wiring's tables and queues on the current (moto) backend."""
+"""Create the wiring's tables, queues and buckets on the current (moto) backend."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import boto3
 
-from infra.wiring import QUEUES, TABLES
+from infra.wiring import BUCKETS, QUEUES, TABLES, GlobalIndex
 
 
 def provision(prefix: str = "continuity-test") -> dict[str, str]:
@@ -26,17 +27,7 @@ def provision(prefix: str = "continuity-test") -> dict[str, str]:
                 {"AttributeName": table.partition_key, "KeyType": "HASH"},
                 {"AttributeName": table.sort_key, "KeyType": "RANGE"},
             ],
-            GlobalSecondaryIndexes=[
-                {
-                    "IndexName": index.name,
-                    "KeySchema": [
-                        {"AttributeName": index.partition_key, "KeyType": "HASH"},
-                        {"AttributeName": index.sort_key, "KeyType": "RANGE"},
-                    ],
-                    "Projection": {"ProjectionType": "ALL"},
-                }
-                for index in table.indexes
-            ],
+            GlobalSecondaryIndexes=[global_index(index) for index in table.indexes],
         )
         environment[table.env_var] = name
     for queue in QUEUES:
@@ -54,4 +45,26 @@ def provision(prefix: str = "continuity-test") -> dict[str, str]:
             },
         )["QueueUrl"]
         environment[queue.env_var] = url
+    s3 = boto3.client("s3")
+    for bucket in BUCKETS:
+        name = f"{prefix}-{bucket.key}".replace("_", "-")
+        s3.create_bucket(Bucket=name)
+        environment[bucket.env_var] = name
     return environment
+
+
+def global_index(index: GlobalIndex) -> Any:
+    return {
+        "IndexName": index.name,
+        "KeySchema": [
+            {"AttributeName": index.partition_key, "KeyType": "HASH"},
+            {"AttributeName": index.sort_key, "KeyType": "RANGE"},
+        ],
+        "Projection": projection(index),
+    }
+
+
+def projection(index: GlobalIndex) -> dict[str, Any]:
+    if index.projection is None:
+        return {"ProjectionType": "ALL"}
+    return {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(index.projection)}

@@ -84,6 +84,9 @@ class HookService:
         try:
             return handler(agent_id, hook)
         except DuplicateHookError:
+            # A replay (spool, or a resend after a 409): the hook's effect already happened, but the
+            # transcript delta it carries may be exactly what the service is missing.
+            self._append_transcript(agent_id, hook)
             return HookOutcome(HookResponse(event=hook.event), duplicate=True)
 
     # -- events ----------------------------------------------------------------------------

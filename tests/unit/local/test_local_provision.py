@@ -16,8 +16,9 @@ def test_tables_and_queues_are_created_as_declared(moto_clients: tuple[Any, Any]
     assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
     assert {k["AttributeName"]: k["KeyType"] for k in table["KeySchema"]} == {"pk": "HASH", "sk": "RANGE"}
     assert {a["AttributeType"] for a in table["AttributeDefinitions"]} == {"S"}
-    [index] = table["GlobalSecondaryIndexes"]
-    assert (index["IndexName"], index["Projection"]["ProjectionType"]) == ("by_project", "ALL")
+    indexes = {index["IndexName"]: index for index in table["GlobalSecondaryIndexes"]}
+    assert set(indexes) == {index.name for index in wiring.CONTINUITY_TABLE.indexes}
+    assert indexes["by_project"]["Projection"]["ProjectionType"] == "ALL"
     ttl = dynamodb.describe_time_to_live(TableName=out.tables["continuity_table"])["TimeToLiveDescription"]
     assert (ttl["TimeToLiveStatus"], ttl["AttributeName"]) == ("ENABLED", "expires_at")
 

@@ -1,0 +1,501 @@
+"""cost_per_100k_prompts_usd: list-price cost of 100,000 prompts, measured on moto (docs/COST.md).
+
+One agent session of ``SESSION_PROMPTS`` prompts runs through the handlers in-process on moto, the
+way the client drives it: session-start, prompts that each carry the transcript's new part,
+one compaction half-way (pre-compaction, then session-start ``source=compact``), session-end;
+every flush delivered to the writer. Per AWS operation it records:
+
+* requests (botocore ``request-created``, as ``bench_requests`` counts them);
+* DynamoDB capacity units from item sizes (DynamoDB's sizing rules, the item read before and after
+  each write: a write costs ⌈max(before, after) / 1 KB⌉ units, doubled in a transaction, plus the GSI
+  copies it changes; a read ⌈bytes / 4 KB⌉, halved when eventually consistent);
+* S3 requests and bytes, SQS requests;
+* warm handler durations (median) and the bytes the handlers log (Powertools lines at INFO, the
+  deployed level, and the EMF metrics).
+
+The authorizer is measured on its own with an agent token from the token store. ``cost_model``
+prices the per-prompt usage. ``python -m bench.bench_cost --markdown`` prints docs/COST.md's tables.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import os
+import statistics
+import sys
+import time
+import warnings
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from bench.bench_requests import PROJECT, RequestCounter, moto_service
+from bench.cost_model import Usage, costs, markdown
+
+SESSION_PROMPTS = 40
+COMPACT_AFTER = SESSION_PROMPTS // 2
+TRANSCRIPT_CHARS_PER_PROMPT = 8_000  # readable transcript (tool results trimmed) per turn
+PROMPT_CHARS = 300
+AUTHORIZER_RUNS = 50
+WRITE_OPS = {"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"}
+# DynamoDB: an item's storage size adds 100 bytes of overhead (per table and per index copy).
+ITEM_OVERHEAD = 100
+
+
+# --------------------------------------------------------------------------------------------
+# DynamoDB item sizes and capacity units
+# --------------------------------------------------------------------------------------------
+
+
+def attribute_size(value: dict[str, Any]) -> int:
+    """Bytes of one attribute value in DynamoDB JSON, by DynamoDB's item-size rules."""
+    (kind, data), *_ = value.items()
+    if kind == "S":
+        return len(str(data).encode())
+    if kind == "N":
+        return number_size(str(data))
+    if kind == "B":
+        return len(data) if isinstance(data, bytes | bytearray) else len(str(data).encode())
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "SS":
+        return sum(len(s.encode()) for s in data)
+    if kind == "NS":
+        return sum(number_size(n) for n in data)
+    if kind == "BS":
+        return sum(len(b) for b in data)
+    if kind == "L":
+        return 3 + sum(attribute_size(v) + 1 for v in data)
+    if kind == "M":
+        return 3 + sum(len(k.encode()) + attribute_size(v) + 1 for k, v in data.items())
+    raise ValueError(f"unknown DynamoDB type {kind}")
+
+
+def number_size(text: str) -> int:
+    digits = str(Decimal(text).normalize()).lstrip("-").replace(".", "").lstrip("0") or "0"
+    digits = digits.split("E")[0]
+    return math.ceil(len(digits) / 2) + 1
+
+
+def item_size(item: dict[str, Any] | None) -> int:
+    if not item:
+        return 0
+    return sum(len(name.encode()) + attribute_size(value) for name, value in item.items())
+
+
+def write_units(size: int) -> int:
+    return max(1, math.ceil(size / 1024))
+
+
+def read_units(size: int, consistent: bool) -> float:
+    return max(1, math.ceil(size / 4096)) * (1.0 if consistent else 0.5)
+
+
+@dataclass(frozen=True)
+class TableKeys:
+    partition_key: str
+    sort_key: str
+    # index name -> (partition key, sort key, projected attributes or None for ALL)
+    indexes: dict[str, tuple[str, str, tuple[str, ...] | None]]
+
+    def key(self, item: dict[str, Any]) -> dict[str, Any]:
+        return {k: item[k] for k in (self.partition_key, self.sort_key)}
+
+    def projection(self, item: dict[str, Any] | None, index: str) -> dict[str, Any] | None:
+        if not item:
+            return None
+        pk, sk, attributes = self.indexes[index]
+        if pk not in item or sk not in item:
+            return None  # a sparse index: the item is not in it
+        if attributes is None:
+            return item
+        kept = {self.partition_key, self.sort_key, pk, sk, *attributes}
+        return {k: v for k, v in item.items() if k in kept}
+
+
+@dataclass
+class CapacityLedger:
+    """Request units of every DynamoDB call of a client, from item sizes read through ``probe``."""
+
+    probe: Any  # an uncounted client on the same moto
+    tables: dict[str, TableKeys]  # physical table name -> keys
+    wru: float = 0.0
+    rru: float = 0.0
+    wru_by_item: Counter[str] = field(default_factory=Counter)  # "UpdateItem TRANSCRIPT" -> units
+    max_size_by_item: dict[str, int] = field(default_factory=dict)  # "TRANSCRIPT" -> bytes
+
+    def register(self, client: Any) -> None:
+        client.meta.events.register("before-parameter-build.dynamodb", self.before)
+        client.meta.events.register("after-call.dynamodb", self.after)
+
+    def before(self, params: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
+        context["cost_params"] = params
+        if model.name in WRITE_OPS:
+            writes = list(self._writes(model.name, params))
+            context["cost_writes"] = [
+                (table, key, self._get(table, key), factor) for table, key, factor in writes
+            ]
+
+    def after(self, parsed: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
+        if model.name in WRITE_OPS:
+            for table, key, before, factor in context.get("cost_writes", []):
+                after = self._get(table, key)
+                units = factor * self._write_cost(table, before, after)
+                kind = item_kind(key, self.tables[table])
+                self.wru += units
+                self.wru_by_item[f"{model.name} {kind}"] += units
+                self.max_size_by_item[kind] = max(self.max_size_by_item.get(kind, 0), item_size(after))
+        elif "Error" not in parsed:
+            self.rru += self._read_cost(model.name, parsed, context.get("cost_params", {}))
+
+    def _writes(self, op: str, params: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any], int]]:
+        if op in ("UpdateItem", "DeleteItem"):
+            yield params["TableName"], params["Key"], 1
+        elif op == "PutItem":
+            yield params["TableName"], self.tables[params["TableName"]].key(params["Item"]), 1
+        elif op == "TransactWriteItems":
+            for entry in params["TransactItems"]:
+                (kind, request), *_ = entry.items()
+                table = request["TableName"]
+                yield table, request["Key"] if kind != "Put" else self.tables[table].key(request["Item"]), 2
+        elif op == "BatchWriteItem":
+            for table, requests in params["RequestItems"].items():
+                for request in requests:
+                    if "PutRequest" in request:
+                        yield table, self.tables[table].key(request["PutRequest"]["Item"]), 1
+                    else:
+                        yield table, request["DeleteRequest"]["Key"], 1
+
+    def _get(self, table: str, key: dict[str, Any]) -> dict[str, Any] | None:
+        item = self.probe.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item")
+        return dict(item) if item else None
+
+    def _write_cost(self, table: str, before: dict[str, Any] | None, after: dict[str, Any] | None) -> int:
+        units = write_units(max(item_size(before), item_size(after)))
+        keys = self.tables[table]
+        for index in keys.indexes:
+            old, new = keys.projection(before, index), keys.projection(after, index)
+            if old == new:
+                continue
+            if old and new and _index_key(keys, index, old) == _index_key(keys, index, new):
+                units += write_units(max(item_size(old), item_size(new)))
+            else:  # added, removed, or moved: a delete and/or a put in the index
+                units += (write_units(item_size(old)) if old else 0) + (
+                    write_units(item_size(new)) if new else 0
+                )
+        return units
+
+    def _read_cost(self, op: str, parsed: dict[str, Any], params: dict[str, Any]) -> float:
+        consistent = bool(params.get("ConsistentRead"))
+        if op == "GetItem":
+            return read_units(item_size(parsed.get("Item")), consistent)
+        if op in ("Query", "Scan"):
+            items = parsed.get("Items", [])
+            size = sum(item_size(i) for i in items)
+            scanned, count = parsed.get("ScannedCount", len(items)), len(items)
+            if count and scanned > count:
+                size = size * scanned // count
+            return read_units(size, consistent)
+        if op == "BatchGetItem":
+            consistent = any(r.get("ConsistentRead") for r in params.get("RequestItems", {}).values())
+            found = [i for items in parsed.get("Responses", {}).values() for i in items]
+            return sum(read_units(item_size(i), consistent) for i in found)
+        if op == "TransactGetItems":
+            return sum(2 * read_units(item_size(r.get("Item")), True) for r in parsed.get("Responses", []))
+        return 0.0
+
+
+def item_kind(key: dict[str, Any], keys: TableKeys) -> str:
+    """Which kind of item a write touched, for the breakdown: ``STATE``, ``CP``, ``TRANSCRIPT``, ``RATE``…
+
+    Tenant items (``A#{agent}#…``) are named by their sort key's head, the others by their pk's.
+    """
+    pk, sk = str(key[keys.partition_key].get("S", "?")), str(key[keys.sort_key].get("S", "?"))
+    return sk.split("#", 1)[0] if pk.startswith("A#") else pk.split("#", 1)[0]
+
+
+def _index_key(keys: TableKeys, index: str, item: dict[str, Any]) -> tuple[Any, Any]:
+    pk, sk, _ = keys.indexes[index]
+    return item[pk]["S"], item[sk]["S"]
+
+
+def stored_bytes(probe: Any, tables: dict[str, TableKeys]) -> int:
+    """Storage of every item, with the 100-byte overhead, plus each GSI's copy."""
+    total = 0
+    for table, keys in tables.items():
+        for page in probe.get_paginator("scan").paginate(TableName=table):
+            for item in page["Items"]:
+                total += item_size(item) + ITEM_OVERHEAD
+                for index in keys.indexes:
+                    projected = keys.projection(item, index)
+                    total += item_size(projected) + ITEM_OVERHEAD if projected else 0
+    return total
+
+
+# --------------------------------------------------------------------------------------------
+# Requests, durations and log bytes
+# --------------------------------------------------------------------------------------------
+
+
+class OperationCounter(RequestCounter):
+    """``bench_requests``' counter, by ``service:Operation`` too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_operation: Counter[str] = Counter()
+
+    def __call__(self, **kwargs: Any) -> None:
+        super().__call__(**kwargs)
+        service = str(kwargs.get("event_name", "request-created.unknown")).split(".")[1]
+        self.by_operation[f"{service}:{kwargs.get('operation_name')}"] += 1
+
+
+@dataclass
+class S3Bytes:
+    put_bytes: int = 0
+
+    def __call__(self, params: dict[str, Any], **_: Any) -> None:
+        body = params.get("Body", b"")
+        self.put_bytes += len(body.encode() if isinstance(body, str) else body)
+
+
+class ByteCounter(io.TextIOBase):
+    def __init__(self) -> None:
+        self.bytes = 0
+
+    def write(self, text: str) -> int:
+        self.bytes += len(text.encode())
+        return len(text)
+
+
+@contextlib.contextmanager
+def deployed_logging(counter: ByteCounter) -> Iterator[None]:
+    """The handlers log as deployed (INFO, EMF metrics on) into ``counter`` instead of stdout."""
+    from continuity_core.observability import logger
+
+    handler: Any = logger.registered_handler
+    level = logger.log_level
+    disabled = os.environ.get("POWERTOOLS_METRICS_DISABLED")
+    stream = handler.setStream(counter)
+    logger.setLevel("INFO")
+    os.environ["POWERTOOLS_METRICS_DISABLED"] = "false"
+    try:
+        with contextlib.redirect_stdout(counter):  # EMF is print()ed
+            yield
+    finally:
+        handler.setStream(stream)
+        logger.setLevel(level)
+        if disabled is None:
+            os.environ.pop("POWERTOOLS_METRICS_DISABLED", None)
+        else:
+            os.environ["POWERTOOLS_METRICS_DISABLED"] = disabled
+
+
+@dataclass
+class Timings:
+    hooks: list[float] = field(default_factory=list)
+    writer: list[float] = field(default_factory=list)
+    authorizer: list[float] = field(default_factory=list)
+
+
+def transcript_text(n: int, size: int = TRANSCRIPT_CHARS_PER_PROMPT) -> str:
+    """``size`` characters of readable transcript for turn ``n`` (empty for 0)."""
+    if size <= 0:
+        return ""
+    blocks = [f"User: step {n}: make the payment mock deterministic\n\n"]
+    tool = 0
+    while sum(map(len, blocks)) < size:
+        tool += 1
+        blocks.append(f"Tool Bash: pytest tests/payments -k case_{n}_{tool} -q\n\n")
+        blocks.append(f"Result: {tool} passed, {n} deselected; " + "log line " * 50 + "\n\n")
+        blocks.append(
+            f"Assistant: The clock in case {n}.{tool} was not frozen. " + "Patched it. " * 30 + "\n\n"
+        )
+    return "".join(blocks)[:size]
+
+
+@dataclass
+class Session:
+    """Drives one session like the client: hooks carry the transcript's new part and its size."""
+
+    service: Any
+    timings: Timings
+    transcript_chars: int = TRANSCRIPT_CHARS_PER_PROMPT
+    key: str = "cost-session"
+    offset: int = 0
+    hooks: int = 0
+    writer_batches: int = 0
+
+    def hook(self, event: str, transcript: str | None = None, **fields: Any) -> Any:
+        body: dict[str, Any] = {
+            "session_id": self.key,
+            "cwd": PROJECT,
+            "project_normalized": PROJECT,
+            **fields,
+        }
+        if transcript:
+            body["transcript"] = {"offset": self.offset, "text": transcript}
+            self.offset += len(transcript)
+            body["transcript_chars"] = self.offset
+        started = time.perf_counter()
+        status, answer = self.service.hook(event, body)
+        self.timings.hooks.append((time.perf_counter() - started) * 1000)
+        assert status == 200, (event, status, answer)
+        self.hooks += 1
+        self.drain()
+        return answer
+
+    def drain(self) -> None:
+        started = time.perf_counter()
+        delivered = self.service.drain_queue()
+        if delivered:
+            # receive + writer + delete per delivery: the moto calls make it an upper bound
+            self.timings.writer.append((time.perf_counter() - started) * 1000 / delivered)
+            self.writer_batches += delivered
+
+    def run(self) -> None:
+        self.hook("session-start", source="startup", hook_event_name="SessionStart")
+        for n in range(1, SESSION_PROMPTS + 1):
+            prompt = f"step {n}: make the payment mock deterministic " + "x" * PROMPT_CHARS
+            self.hook("user-prompt-submit", self.transcript(n), prompt=prompt[:PROMPT_CHARS])
+            if n == COMPACT_AFTER:
+                self.hook("pre-compaction", self.transcript(n, 200), trigger="auto")
+                self.hook("session-start", source="compact", hook_event_name="SessionStart")
+        self.hook("session-end", self.transcript(SESSION_PROMPTS + 1, 200), reason="logout")
+
+    def transcript(self, n: int, size: int | None = None) -> str:
+        return transcript_text(n, min(size or self.transcript_chars, self.transcript_chars))
+
+
+def measure_authorizer(timings: Timings, ledger: CapacityLedger) -> float:
+    """RRU of one authorizer invocation with an agent token; its durations go to ``timings``."""
+    from continuity_core.models.tokens import CreateTokenRequest, Scope
+    from continuity_core.services import token_service
+    from functions.authorizer.handler import lambda_handler
+    from tests.support.lambda_events import FakeContext
+
+    created = token_service().create(CreateTokenRequest(agent_id="bench", scopes=[Scope.HOOKS, Scope.READ]))
+    event = {"version": "2.0", "type": "REQUEST", "headers": {"authorization": f"Bearer {created.token}"}}
+    before = ledger.rru
+    for _ in range(AUTHORIZER_RUNS):
+        started = time.perf_counter()
+        answer = lambda_handler(event, FakeContext())  # type: ignore[arg-type]
+        timings.authorizer.append((time.perf_counter() - started) * 1000)
+        assert answer["isAuthorized"], answer
+    return (ledger.rru - before) / AUTHORIZER_RUNS
+
+
+def table_keys() -> dict[str, TableKeys]:
+    from infra.wiring import TABLES
+
+    return {
+        os.environ[spec.env_var]: TableKeys(
+            spec.partition_key,
+            spec.sort_key,
+            {i.name: (i.partition_key, i.sort_key, i.projection) for i in spec.indexes},
+        )
+        for spec in TABLES
+    }
+
+
+def _median_ms(values: list[float]) -> float:
+    return round(statistics.median(values), 1) if values else 0.0
+
+
+@dataclass
+class Measurement:
+    usage: Usage
+    by_operation: dict[str, float]  # requests per prompt, by service:Operation (hook path)
+    wru_by_item: dict[str, float]  # write units per prompt, by operation and item kind
+    max_item_sizes: dict[str, int]  # the largest each kind of item grew, bytes
+
+
+def measure(transcript_chars: int = TRANSCRIPT_CHARS_PER_PROMPT) -> Measurement:
+    import boto3
+
+    from continuity_core.adapters.aws import client
+    from infra import wiring
+
+    timings = Timings()
+    with moto_service() as (service, _), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Powertools warns of empty metric sets
+        tables = table_keys()
+        ledger = CapacityLedger(boto3.client("dynamodb"), tables)  # the probe is not counted
+        operations, s3_bytes, log_bytes = OperationCounter(), S3Bytes(), ByteCounter()
+        ledger.register(client("dynamodb"))
+        for name in ("dynamodb", "sqs", "s3"):
+            client(name).meta.events.register("request-created", operations)
+        client("s3").meta.events.register("before-parameter-build.s3.PutObject", s3_bytes)
+
+        session = Session(service, timings, transcript_chars=transcript_chars)
+        with deployed_logging(log_bytes):
+            session.run()
+        stored = stored_bytes(ledger.probe, tables)
+        hook_wru, hook_rru, wru_by_item = ledger.wru, ledger.rru, dict(ledger.wru_by_item)
+        max_item_sizes = dict(sorted(ledger.max_size_by_item.items()))
+        by_operation = {op: count / SESSION_PROMPTS for op, count in sorted(operations.by_operation.items())}
+        authorizer_rru = measure_authorizer(timings, ledger)
+
+    per_prompt = 1 / SESSION_PROMPTS
+    usage = Usage(
+        http_requests=session.hooks * per_prompt,
+        writer_invocations=session.writer_batches * per_prompt,
+        hooks_ms=_median_ms(timings.hooks),
+        writer_ms=_median_ms(timings.writer),
+        authorizer_ms=_median_ms(timings.authorizer),
+        hooks_memory_mb=wiring.HOOKS.memory_mb,
+        writer_memory_mb=wiring.CHECKPOINT_WRITER.memory_mb,
+        authorizer_memory_mb=wiring.AUTHORIZER.memory_mb,
+        dynamodb_wru=hook_wru * per_prompt,
+        dynamodb_rru=hook_rru * per_prompt,
+        authorizer_rru=authorizer_rru,
+        dynamodb_stored_bytes=round(stored * per_prompt),
+        s3_puts=by_operation.get("s3:PutObject", 0.0),
+        s3_gets=by_operation.get("s3:GetObject", 0.0),
+        s3_stored_bytes=round(s3_bytes.put_bytes * per_prompt),
+        sqs_requests=sum(v for k, v in by_operation.items() if k.startswith("sqs:")),
+        app_log_bytes=round(log_bytes.bytes * per_prompt),
+    )
+    wru_per_prompt = {k: v * per_prompt for k, v in sorted(wru_by_item.items(), key=lambda kv: -kv[1])}
+    return Measurement(usage, by_operation, wru_per_prompt, max_item_sizes)
+
+
+def run() -> dict[str, float]:
+    usage = measure().usage
+    without = measure(transcript_chars=0).usage
+    return {
+        **{key: round(value, 4) for key, value in costs(usage).items()},
+        "cost_per_100k_prompts_without_transcripts_usd": round(
+            costs(without)["cost_per_100k_prompts_usd"], 4
+        ),
+        "cost_dynamodb_wru_per_prompt": round(usage.dynamodb_wru, 3),
+        "cost_http_requests_per_prompt": round(usage.http_requests, 3),
+    }
+
+
+def main(argv: list[str]) -> int:
+    transcript_chars = 0 if "--without-transcripts" in argv else TRANSCRIPT_CHARS_PER_PROMPT
+    measurement = measure(transcript_chars)
+    if "--markdown" in argv:
+        print(markdown(measurement.usage))
+        print("| requests per prompt (hook path) | count |\n|---|---|")
+        for operation, count in measurement.by_operation.items():
+            print(f"| `{operation}` | {count:.3g} |")
+        print("\n| write units per prompt | WRU |\n|---|---|")
+        for item, units in measurement.wru_by_item.items():
+            print(f"| {item} | {units:.3g} |")
+        print("\n| item | largest size (bytes) |\n|---|---|")
+        for kind, size in measurement.max_item_sizes.items():
+            print(f"| `{kind}` | {size:,} |")
+    else:
+        for key, value in costs(measurement.usage).items():
+            print(f"{key:<28} {value:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,249 @@
+"""The service's agent API, for people (``continuity status|checkpoint|recover``) and agents (MCP).
+
+Every call finds "the current session" the same way (``Target.resolve``): an explicit session
+and project win; else the project is ``CONTINUITY_PROJECT_DIR`` / ``CLAUDE_PROJECT_DIR`` /
+``GEMINI_PROJECT_DIR`` / the working directory (or its nearest parent the hooks reported), and
+the session is ``CONTINUITY_SESSION_ID`` or the one the hooks last saw for that project.
+
+Not on the hook path: it may import what it likes, but still needs nothing outside the standard
+library.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.parse
+from collections.abc import Mapping
+
+from continuity_client import config, current, spool, transcript_cursor
+from continuity_client.transport import TransportError, request
+
+TIMEOUT_S = 10.0
+LEDGER_PAGE = 200
+
+
+class ServiceError(Exception):
+    """A call failed: not configured, unreachable, or an error answer (``status`` > 0)."""
+
+    def __init__(self, message: str, status: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Target:
+    """The session and project a call is about."""
+
+    __slots__ = ("harness", "project", "session", "source")
+
+    def __init__(self, project: str, session: str | None, harness: str | None, source: str) -> None:
+        self.project = project
+        self.session = session
+        self.harness = harness
+        self.source = source  # how the session was found, for messages
+
+    @classmethod
+    def resolve(
+        cls,
+        env: Mapping[str, str],
+        home: str,
+        project: str | None = None,
+        session: str | None = None,
+    ) -> Target:
+        start = current.project_root(env, project)
+        root, seen = current.find(home, start) if not project else (start, current.read(home, start))
+        if session:
+            return cls(root, session, seen.get("harness") if seen else None, "given")
+        from_env = env.get("CONTINUITY_SESSION_ID")
+        if from_env:
+            return cls(root, from_env, seen.get("harness") if seen else None, "CONTINUITY_SESSION_ID")
+        if seen is not None:
+            return cls(root, str(seen["session_id"]), seen.get("harness"), "last hook")
+        return cls(start, None, None, "none")
+
+    def need_session(self) -> str:
+        if not self.session:
+            raise ServiceError(
+                f"no current session for {self.project}: no hook has reported one yet "
+                "(pass a session key, or set CONTINUITY_SESSION_ID)"
+            )
+        return self.session
+
+
+class Client:
+    """Calls to the service with the user's settings."""
+
+    def __init__(self, env: Mapping[str, str] | None = None, timeout: float = TIMEOUT_S) -> None:
+        self.env = os.environ if env is None else env
+        self.settings = config.Settings(self.env)
+        self.timeout = timeout
+
+    @property
+    def home(self) -> str:
+        return self.settings.home
+
+    def target(self, project: str | None = None, session: str | None = None) -> Target:
+        return Target.resolve(self.env, self.home, project, session)
+
+    def call(self, method: str, path: str, body: dict | None = None, query: dict | None = None) -> dict:
+        if not self.settings.configured:
+            raise ServiceError("not configured: run `continuity login --url URL --token TOKEN`")
+        if query:
+            pairs = {k: str(v) for k, v in query.items() if v is not None and v != ""}
+            path = f"{path}?{urllib.parse.urlencode(pairs)}" if pairs else path
+        headers = {"Authorization": f"Bearer {self.settings.token}", "Accept": "application/json"}
+        data = None
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+            data = json.dumps(body).encode("utf-8")
+        try:
+            answer = request(method, self.settings.url, path, data, headers, self.timeout, self.env)
+        except TransportError as error:
+            raise ServiceError(f"the service cannot be reached: {error}") from None
+        try:
+            parsed = json.loads(answer.body or b"{}")
+        except ValueError:
+            parsed = {}
+        if not 200 <= answer.status < 300:
+            message = parsed.get("message") if isinstance(parsed, dict) else None
+            text = message or answer.body[:200].decode("utf-8", "replace") or "no message"
+            raise ServiceError(f"HTTP {answer.status}: {text}", answer.status)
+        return parsed if isinstance(parsed, dict) else {}
+
+    # ---- what the agent writes ----------------------------------------------------------------
+
+    def digest(self, target: Target, digest: dict) -> dict:
+        """POST the agent's digest; ``digest`` holds summary, decisions, next_steps, ..."""
+        session = target.need_session()
+        body = {k: v for k, v in digest.items() if v not in (None, [], "")}
+        body.update(project=target.project, project_normalized=target.project)
+        if target.harness:
+            body["harness"] = target.harness
+        quoted = urllib.parse.quote(session, safe="")
+        return self.call("POST", f"/api/sessions/{quoted}/digest", body).get("checkpoint") or {}
+
+    def checkpoint(self, target: Target) -> dict:
+        session = target.need_session()
+        quoted = urllib.parse.quote(session, safe="")
+        return self.call("POST", f"/api/sessions/{quoted}/checkpoint", {}).get("checkpoint") or {}
+
+    def remember(self, target: Target, content: str) -> str:
+        """Post a remember hook; spooled (replayed by the next hook) when the service is away.
+
+        Answers "sent" or "spooled".
+        """
+        session = target.need_session()
+        key = f"{session}:remember:{spool.next_seq(self.home, session)}"
+        body = {
+            "session_id": session,
+            "cwd": target.project,
+            "project_normalized": target.project,
+            "harness": target.harness or "claude-code",
+            "content": content,
+            "idempotency_key": key,
+        }
+        try:
+            self.call("POST", "/api/hooks/remember", body)
+        except ServiceError as error:
+            if error.status and error.status < 500 and error.status not in (401, 403, 408, 429):
+                raise
+            record = {"event": "remember", "key": key, "at": time.time(), "body": body}
+            spool.append(self.home, session, record, self.settings.spool_max_bytes)
+            return "spooled"
+        return "sent"
+
+    # ---- what the agent reads -----------------------------------------------------------------
+
+    def recover(self, target: Target, level: int, query: str | None = None) -> dict:
+        if level not in (1, 2, 3):
+            raise ServiceError("level must be 1, 2 or 3")
+        params = {"project": target.project, "session_key": target.session, "level": level, "query": query}
+        return self.call("GET", "/api/recovery", query=params)
+
+    def search(self, target: Target, query: str, scope: str = "project", limit: int = 5) -> list[dict]:
+        """Transcript search: ``scope`` is ``session``, ``project`` (default) or ``all``."""
+        body: dict = {"query": query, "limit": max(1, min(int(limit), 20))}
+        if scope == "session":
+            body["session_key"] = target.need_session()
+        elif scope == "project":
+            body["project"] = target.project
+        results = self.call("POST", "/api/sessions/search", body).get("results")
+        return [r for r in results if isinstance(r, dict)] if isinstance(results, list) else []
+
+    def ledger_size(self, project: str) -> tuple[int, bool]:
+        """(decisions counted, whether there are more than one page)."""
+        page = self.call("GET", "/api/ledger", query={"project": project, "limit": LEDGER_PAGE})
+        entries = page.get("entries")
+        return (len(entries) if isinstance(entries, list) else 0), bool(page.get("next_token"))
+
+    def status(self, target: Target) -> dict:
+        """What the service holds for the session and project, and what waits locally."""
+        report: dict = {"project": target.project, "session": target.session, "found_by": target.source}
+        if target.session:
+            quoted = urllib.parse.quote(target.session, safe="")
+            found = self.call("GET", f"/api/checkpoints/{quoted}").get("checkpoints") or []
+            report["session_checkpoints"] = len(found)
+            report["latest_session_checkpoint"] = _brief(found[-1]) if found else None
+            cursor = transcript_cursor.peek(self.home, target.session)
+            if cursor is not None:
+                report["transcript_chars_sent"] = cursor["chars"]
+                report["transcript_chars_since_compaction"] = cursor["chars"] - cursor["boundary"]
+            records, _ = spool.read_records(spool.spool_file(self.home, target.session))
+            report["spooled_hooks"] = len(records)
+        latest = self.call("GET", "/api/checkpoints", query={"project": target.project, "limit": 1})
+        newest = latest.get("checkpoints") or []
+        report["latest_project_checkpoint"] = _brief(newest[0]) if newest else None
+        count, more = self.ledger_size(target.project)
+        report["ledger_decisions"] = f"{count}+" if more else count
+        return report
+
+
+def _brief(checkpoint: dict) -> dict:
+    return {
+        key: checkpoint.get(key)
+        for key in ("session_key", "trigger", "created_at", "prompt_count", "sequence")
+        if key in checkpoint
+    }
+
+
+def describe_status(report: dict) -> str:
+    """``continuity status`` for people."""
+    lines = [f"project: {report['project']}"]
+    session = report.get("session")
+    lines.append(f"session: {session} ({report['found_by']})" if session else "session: none seen yet")
+    if session:
+        latest = report.get("latest_session_checkpoint")
+        count = report.get("session_checkpoints", 0)
+        if latest:
+            when = latest.get("created_at")
+            lines.append(f"  checkpoints: {count}, latest {latest.get('trigger')} at {when}")
+        else:
+            lines.append("  checkpoints: none yet")
+        if "transcript_chars_sent" in report:
+            lines.append(
+                f"  transcript: {report['transcript_chars_sent']} characters sent, "
+                f"{report['transcript_chars_since_compaction']} since the last compaction"
+            )
+        if report.get("spooled_hooks"):
+            lines.append(f"  spooled hooks waiting: {report['spooled_hooks']} (`continuity flush`)")
+    project_latest = report.get("latest_project_checkpoint")
+    if project_latest:
+        lines.append(
+            f"project's latest checkpoint: {project_latest.get('trigger')} at "
+            f"{project_latest.get('created_at')} (session {project_latest.get('session_key')})"
+        )
+    else:
+        lines.append("project's latest checkpoint: none")
+    lines.append(f"decision ledger: {report.get('ledger_decisions', 0)} decision(s)")
+    return "\n".join(lines)
+
+
+def describe_results(results: list[dict]) -> str:
+    if not results:
+        return "no matches"
+    lines = []
+    for hit in results:
+        snippet = " ".join(str(hit.get("snippet") or "").split())
+        lines.append(f"- session {hit.get('session_key')} ({hit.get('updated_at')}): {snippet}")
+    return "\n".join(lines)

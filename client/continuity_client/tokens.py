@@ -1,0 +1,107 @@
+"""``continuity token create|list|revoke``: token administration over the service's admin API.
+
+Needs an admin token (the deployment's bootstrap token, or the local stack's ``--token``). The new
+token's secret is printed once, as the last line of stdout, so scripts can capture it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+
+from continuity_client import config, transport
+
+TIMEOUT_S = 10.0
+_DURATION = re.compile(r"^(\d+)d$")
+
+
+def parse_days(text: str) -> int:
+    match = _DURATION.match(text.strip())
+    if not match or int(match.group(1)) < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of days like 30d, got {text!r}")
+    return int(match.group(1))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="continuity token", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    create = commands.add_parser("create", help="create a token (its secret is shown once)")
+    create.add_argument("--agent", required=True, help="the agent id the token acts as")
+    create.add_argument("--scopes", default="hooks,read", help="comma separated: hooks, read, admin")
+    create.add_argument("--expires", type=parse_days, help="lifetime, e.g. 30d (default: none)")
+    create.add_argument("--name", help="a label, e.g. the machine")
+    create.add_argument("--json", action="store_true", help="print the whole record as JSON")
+    listing = commands.add_parser("list", help="list tokens (never their secrets)")
+    listing.add_argument("--json", action="store_true")
+    revoke = commands.add_parser("revoke", help="revoke a token by id")
+    revoke.add_argument("token_id")
+    for sub in (create, listing, revoke):
+        sub.add_argument("--url", help="service URL (default: from `continuity login`)")
+        sub.add_argument("--token", dest="admin_token", help="admin token (default: from `continuity login`)")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    settings = config.load()
+    url = (args.url or settings.url).rstrip("/")
+    admin = args.admin_token or settings.token
+    if not url or not admin:
+        sys.stderr.write("continuity token: no service URL or admin token; run `continuity login` first\n")
+        return 1
+    if args.command == "create":
+        body = {"agent_id": args.agent, "scopes": [s.strip() for s in args.scopes.split(",") if s.strip()]}
+        if args.expires:
+            body["expires_in_days"] = args.expires
+        if args.name:
+            body["name"] = args.name
+        status, answer = call("POST", url, "/api/tokens", admin, body)
+        if status != 201:
+            return fail(status, answer)
+        print(json.dumps(answer, indent=2) if args.json else _describe(answer))
+        if not args.json:
+            print(answer["token"])  # last line: the secret, for scripts
+        return 0
+    if args.command == "list":
+        status, answer = call("GET", url, "/api/tokens", admin)
+        if status != 200:
+            return fail(status, answer)
+        if args.json:
+            print(json.dumps(answer, indent=2))
+        for record in [] if args.json else answer["tokens"]:
+            print(_describe(record))
+        return 0
+    status, answer = call("DELETE", url, f"/api/tokens/{args.token_id}", admin)
+    if status != 200:
+        return fail(status, answer)
+    print(f"revoked {answer['token_id']} (agent {answer['agent_id']})")
+    return 0
+
+
+def call(method: str, url: str, path: str, token: str, body: object = None) -> tuple[int, dict]:
+    data = json.dumps(body).encode() if body is not None else None
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    try:
+        response = transport.request(method, url, path, data, headers, TIMEOUT_S)
+    except transport.TransportError as error:
+        return 0, {"detail": str(error)}
+    try:
+        return response.status, json.loads(response.body or b"{}")
+    except ValueError:
+        return response.status, {"detail": response.body.decode(errors="replace")[:200]}
+
+
+def fail(status: int, answer: dict) -> int:
+    reason = answer.get("detail") or answer.get("message") or answer
+    sys.stderr.write(f"continuity token: {status or 'service unreachable'}: {reason}\n")
+    return 1
+
+
+def _describe(record: dict) -> str:
+    state = "revoked" if record.get("revoked_at") else f"expires {record.get('expires_at') or 'never'}"
+    return (
+        f"{record['token_id']}  agent={record['agent_id']}  scopes={','.join(record['scopes'])}  "
+        f"{state}  {record.get('name') or ''}".rstrip()
+    )

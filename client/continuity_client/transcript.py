@@ -1,0 +1,341 @@
+"""Readable text from a harness's transcript records: what the service keeps of a live session.
+
+Each record (one JSONL line, or one message of Gemini CLI's older single-JSON file) becomes zero or
+more blocks, each ended by a blank line::
+
+    User: fix the flaky payment test
+    Assistant: The mock's clock is not frozen; I'll patch it.
+    Tool Bash: pytest tests/payments -q
+    Result: 3 passed in 0.41s
+    [Compact summary] This session is being continued from ...
+
+User and assistant text are kept, tool use becomes the tool's name and a short form of its input,
+tool results are trimmed, thinking and reasoning are dropped, and bookkeeping records (meta,
+progress, file-history snapshots, queue operations, token counts, ...) give nothing. A compaction
+is marked by a line of its own and its summary is labelled.
+
+The text of a record depends only on the record and on a small ``state`` carried from record to
+record (Gemini CLI re-writes a message as its tool calls complete), so the same file always gives
+the same text: the client can regenerate it from any position it recorded, which is how it
+resends from the service's length after a 409.
+
+On the hook path: imports ``json`` only.
+"""
+
+from __future__ import annotations
+
+import json
+
+CLAUDE, CODEX, GEMINI = "claude-code", "codex", "gemini"
+
+MAX_TEXT_CHARS = 16_000  # one user or assistant block
+MAX_INPUT_CHARS = 200  # a tool's input, in short
+MAX_RESULT_CHARS = 500  # a tool's result
+SEPARATOR = "\n\n"
+# Gemini CLI: how many recent messages' emitted parts are remembered (it re-appends a message
+# with the same id as its tool calls complete; older ids are not touched again).
+GEMINI_WINDOW = 32
+
+# Keys whose value says best what a tool call does, in order of preference.
+INPUT_KEYS = (
+    "command",
+    "cmd",
+    "file_path",
+    "absolute_path",
+    "notebook_path",
+    "path",
+    "pattern",
+    "query",
+    "url",
+    "skill",
+    "description",
+    "prompt",
+)
+# Codex and Gemini CLI inject context as user messages; none of it is the user's words.
+INJECTED_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<session_context>",
+    "# AGENTS.md instructions",
+    "<INSTRUCTIONS>",
+)
+
+
+class Rendered:
+    """What one record gives: its text (blocks, each ending with a blank line) and whether a
+    compaction happened at its start (``transcript_chars`` then counts from here)."""
+
+    __slots__ = ("boundary", "text")
+
+    def __init__(self, text: str = "", boundary: bool = False) -> None:
+        self.text = text
+        self.boundary = boundary
+
+
+NOTHING = Rendered()
+
+
+def clean(text: str) -> str:
+    """Lone surrogates (valid JSON, not UTF-8) become U+FFFD: same length, as the service does."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+    return text
+
+
+def cut(text: str, limit: int) -> str:
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit].rstrip()} … [+{len(text) - limit} chars]"
+
+
+def one_line(text: str, limit: int) -> str:
+    return cut(" ".join(text.split()), limit)
+
+
+def blocks(*parts: str) -> str:
+    return "".join(clean(part) + SEPARATOR for part in parts if part)
+
+
+def short_input(value: object) -> str:
+    """A tool's input in a line: its most telling field, else compact JSON."""
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return one_line(value, MAX_INPUT_CHARS)
+        value = parsed
+    if isinstance(value, dict):
+        for key in INPUT_KEYS:
+            found = value.get(key)
+            if isinstance(found, list):
+                found = " ".join(str(item) for item in found)
+            if isinstance(found, str) and found.strip():
+                return one_line(found, MAX_INPUT_CHARS)
+    if value in (None, {}, []):
+        return ""
+    return one_line(json.dumps(value, ensure_ascii=False, sort_keys=True), MAX_INPUT_CHARS)
+
+
+def result_text(value: object) -> str:
+    """A tool result's text, whatever shape it came in (string, content blocks, {output: ...})."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        texts = []
+        for item in value:
+            if isinstance(item, dict) and item.get("type") == "image":
+                texts.append("[image]")
+            else:
+                texts.append(result_text(item))
+        return "\n".join(text for text in texts if text)
+    if isinstance(value, dict):
+        for key in ("text", "output", "content", "result", "llmContent", "response", "functionResponse"):
+            if key in value:
+                return result_text(value[key])
+        return ""
+    return "" if value is None else str(value)
+
+
+def tool_line(name: object, arguments: object) -> str:
+    shown = short_input(arguments)
+    return f"Tool {name or '?'}: {shown}" if shown else f"Tool {name or '?'}"
+
+
+def result_line(value: object, error: bool = False) -> str:
+    text = cut(result_text(value), MAX_RESULT_CHARS)
+    label = "Result (error)" if error else "Result"
+    return f"{label}: {text}" if text else f"{label}: (empty)"
+
+
+# ---------------------------------------------------------------------------------------------
+# Claude Code
+# ---------------------------------------------------------------------------------------------
+
+CLAUDE_SKIPPED_TYPES = frozenset(
+    {"summary", "file-history-snapshot", "progress", "queue-operation", "attachment", "custom-title"}
+)
+
+
+def render_claude(record: dict, state: dict) -> Rendered:
+    kind = record.get("type")
+    if kind in CLAUDE_SKIPPED_TYPES or record.get("isMeta") or record.get("isSidechain"):
+        return NOTHING
+    if kind == "system":
+        if record.get("subtype") != "compact_boundary":
+            return NOTHING
+        metadata = record.get("compactMetadata") or {}
+        trigger = metadata.get("trigger") if isinstance(metadata, dict) else None
+        return Rendered(blocks(f"--- context compacted ({trigger or 'compaction'}) ---"), boundary=True)
+    message = record.get("message")
+    if kind not in ("user", "assistant") or not isinstance(message, dict):
+        return NOTHING
+    content = message.get("content")
+    if record.get("isCompactSummary"):
+        text = cut(result_text(content), MAX_TEXT_CHARS)
+        # Older versions write no compact_boundary line before the summary: the summary starts it.
+        return Rendered(blocks(f"[Compact summary] {text}"), boundary=not state.get("compacted"))
+    label = "User" if kind == "user" else "Assistant"
+    if isinstance(content, str):
+        return Rendered(blocks(f"{label}: {cut(content, MAX_TEXT_CHARS)}" if content.strip() else ""))
+    parts: list[str] = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        kind_of = block.get("type")
+        if kind_of == "text" and str(block.get("text") or "").strip():
+            parts.append(f"{label}: {cut(str(block['text']), MAX_TEXT_CHARS)}")
+        elif kind_of == "tool_use":
+            parts.append(tool_line(block.get("name"), block.get("input")))
+        elif kind_of == "tool_result":
+            parts.append(result_line(block.get("content"), bool(block.get("is_error"))))
+        elif kind_of == "image":
+            parts.append(f"{label}: [image]")
+        # thinking, redacted_thinking and anything new: dropped
+    return Rendered(blocks(*parts))
+
+
+def claude_state_after(record: dict, state: dict) -> None:
+    """A compact_boundary line followed by its summary is one compaction, not two."""
+    if record.get("type") == "system" and record.get("subtype") == "compact_boundary":
+        state["compacted"] = True
+    elif record.get("type") in ("user", "assistant") and not record.get("isCompactSummary"):
+        state.pop("compacted", None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Codex
+# ---------------------------------------------------------------------------------------------
+
+
+def _codex_message_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    texts = []
+    for item in content if isinstance(content, list) else ():
+        if isinstance(item, dict) and isinstance(item.get("text"), str):
+            texts.append(item["text"])
+    return "\n".join(texts)
+
+
+def render_codex(record: dict, state: dict) -> Rendered:
+    kind = record.get("type")
+    payload = record.get("payload")
+    if not isinstance(payload, dict):
+        return NOTHING
+    if kind == "compacted":
+        summary = payload.get("message") or payload.get("summary") or ""
+        summary_block = f"[Compact summary] {cut(str(summary), MAX_TEXT_CHARS)}" if summary else ""
+        return Rendered(blocks("--- context compacted ---", summary_block), boundary=True)
+    if kind != "response_item":  # session_meta, turn_context, event_msg (duplicates of items)
+        return NOTHING
+    item = payload.get("type")
+    if item == "message":
+        role = payload.get("role")
+        text = _codex_message_text(payload.get("content")).strip()
+        if not text or role not in ("user", "assistant"):
+            return NOTHING  # developer/system messages are instructions, not the conversation
+        if role == "user" and text.startswith(INJECTED_PREFIXES):
+            return NOTHING
+        label = "User" if role == "user" else "Assistant"
+        return Rendered(blocks(f"{label}: {cut(text, MAX_TEXT_CHARS)}"))
+    if item in ("function_call", "custom_tool_call"):
+        arguments = payload.get("arguments") if item == "function_call" else payload.get("input")
+        return Rendered(blocks(tool_line(payload.get("name"), arguments)))
+    if item == "local_shell_call":
+        action = payload.get("action")
+        return Rendered(blocks(tool_line("shell", action if isinstance(action, dict) else None)))
+    if item == "web_search_call":
+        action = payload.get("action")
+        return Rendered(blocks(tool_line("web_search", action if isinstance(action, dict) else None)))
+    if item in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
+        return Rendered(blocks(result_line(payload.get("output"))))
+    return NOTHING  # reasoning (encrypted or not) and anything new
+
+
+# ---------------------------------------------------------------------------------------------
+# Gemini CLI
+# ---------------------------------------------------------------------------------------------
+
+
+def _gemini_content(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    texts = []
+    for item in content if isinstance(content, list) else ():
+        if isinstance(item, dict) and isinstance(item.get("text"), str):
+            texts.append(item["text"])
+        elif isinstance(item, str):
+            texts.append(item)
+    return "\n".join(texts)
+
+
+def _gemini_message(message: dict, state: dict) -> str:
+    """The parts of a message not emitted before: its text once, each tool call and result once."""
+    ident = str(message.get("id") or "")
+    seen: list = state.setdefault("seen", [])
+    entry = next((item for item in seen if item[0] == ident), None) if ident else None
+    if entry is None:
+        entry = [ident, False, [], []]  # id, text emitted, calls emitted, results emitted
+        if ident:
+            seen.append(entry)
+            del seen[:-GEMINI_WINDOW]
+    kind = message.get("type")
+    parts: list[str] = []
+    text = _gemini_content(message.get("content")).strip()
+    if text and not entry[1]:
+        if kind == "user" and not text.startswith(INJECTED_PREFIXES):
+            parts.append(f"User: {cut(text, MAX_TEXT_CHARS)}")
+        elif kind == "gemini":
+            parts.append(f"Assistant: {cut(text, MAX_TEXT_CHARS)}")
+        entry[1] = True
+    calls = message.get("toolCalls")
+    for index, call in enumerate(calls if isinstance(calls, list) else ()):
+        if not isinstance(call, dict):
+            continue
+        call_id = str(call.get("id") or index)
+        if call_id not in entry[2]:
+            entry[2].append(call_id)
+            parts.append(tool_line(call.get("name"), call.get("args")))
+        if call_id not in entry[3] and (call.get("result") is not None or call.get("resultDisplay")):
+            entry[3].append(call_id)
+            result = call.get("result")
+            if result is None:
+                result = call.get("resultDisplay")
+            parts.append(result_line(result, call.get("status") == "error"))
+    return blocks(*parts)
+
+
+def render_gemini(record: dict, state: dict) -> Rendered:
+    """One line of Gemini CLI's JSONL chat file (or one message of its older JSON file)."""
+    update = record.get("$set")
+    if isinstance(update, dict):
+        messages = update.get("messages")
+        if not isinstance(messages, list):
+            return NOTHING
+        return Rendered("".join(_gemini_message(m, state) for m in messages if isinstance(m, dict)))
+    if record.get("type") in ("user", "gemini"):
+        return Rendered(_gemini_message(record, state))
+    return NOTHING  # the metadata header, info and error lines
+
+
+RENDERERS = {CLAUDE: render_claude, CODEX: render_codex, GEMINI: render_gemini}
+
+
+def render(harness: str, record: object, state: dict) -> Rendered:
+    """The readable text of one record; ``state`` is updated for the next one."""
+    if not isinstance(record, dict):
+        return NOTHING
+    rendered = RENDERERS.get(harness, render_claude)(record, state)
+    if harness == CLAUDE or harness not in RENDERERS:
+        claude_state_after(record, state)
+    return rendered
+
+
+def render_all(harness: str, records: list, state: dict | None = None) -> str:
+    """The readable text of a whole transcript (tests, and people reading a file by hand)."""
+    current: dict = {} if state is None else state
+    return "".join(render(harness, record, current).text for record in records)

@@ -1,0 +1,387 @@
+"""Live transcripts, the client half: the new part of a session's transcript, and where it starts.
+
+Per session, ``$CONTINUITY_HOME/transcripts/<session>.json`` keeps a cursor: how far the
+transcript file was read (``pos``: a byte offset, or a message index for Gemini CLI's older
+single-JSON file), how many readable characters that gave (``chars``, the offset of the next
+delta), how many characters of the record at ``pos`` were already sent when a delta stopped
+inside it (``partial``), where the last compaction started (``boundary``), the renderer's state,
+and a few ``marks`` (positions at record starts) from which the text can be regenerated.
+
+- Each hook reads only the lines added since the cursor, renders them (``transcript.render``) and
+  sends at most ``budget`` bytes of JSON-encoded text; the rest goes with the next delta.
+- The cursor advances when the delta is built, not when it is delivered: a spooled hook carries
+  its delta and replays in order; a delta that never arrives leaves a gap, which the service
+  answers with 409 and its stored length, and ``rewind`` moves the cursor back there by
+  re-rendering from the nearest mark (the text is deterministic given the file).
+- A file that is replaced or shrinks (a different path for the session, or the byte before
+  ``pos`` is no longer a line end) starts a new segment at the current offset: the service's
+  copy only grows, so nothing already sent is overwritten.
+
+On the hook path: imports ``json``, ``os`` and (for the lock) ``fcntl``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+
+from continuity_client import transcript
+from continuity_client.spool import safe_name
+
+CURSOR_DIR = "transcripts"
+MAX_DELTA_BYTES = 256 * 1024  # JSON-encoded text in one request: a body stays far under 1 MB
+MAX_READ_BYTES = 8 * 1024 * 1024  # of transcript per hook; a catch-up continues on the next hooks
+MAX_LINE_BYTES = 64 * 1024 * 1024  # a longer line is skipped (a pasted image, not conversation)
+MAX_MARKS = 16
+MIN_SPLIT_BYTES = 1024  # a record is split only to fill at least this much of what is left
+
+
+class Delta:
+    """What one request carries: ``text`` from ``offset``; ``more`` when the file has more."""
+
+    __slots__ = ("chars_since_compact", "more", "offset", "text")
+
+    def __init__(self, offset: int, text: str, chars_since_compact: int, more: bool) -> None:
+        self.offset = offset
+        self.text = text
+        self.chars_since_compact = chars_since_compact
+        self.more = more
+
+    def body(self) -> dict:
+        return {"offset": self.offset, "text": self.text}
+
+
+def json_size(text: str) -> int:
+    """Bytes of ``text`` inside a JSON body as the hook encodes it (ASCII escapes)."""
+    return len(json.dumps(text)) - 2
+
+
+def fit(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` whose JSON size is at most ``limit``."""
+    if json_size(text) <= limit:
+        return text
+    size = limit
+    while size > 0:
+        prefix = text[:size]
+        encoded = json_size(prefix)
+        if encoded <= limit:
+            return prefix
+        size = min(size - 1, size * limit // encoded)
+    return ""
+
+
+def _copy(state: dict) -> dict:
+    return json.loads(json.dumps(state)) if state else {}
+
+
+# ---------------------------------------------------------------------------------------------
+# the cursor file
+# ---------------------------------------------------------------------------------------------
+
+
+def cursor_path(home: str, session: str) -> str:
+    return os.path.join(home, CURSOR_DIR, safe_name(session) + ".json")
+
+
+def new_cursor(path: str, harness: str, chars: int = 0, boundary: int = 0) -> dict:
+    return {
+        "path": path,
+        "harness": harness,
+        "pos": 0,
+        "chars": chars,
+        "partial": 0,
+        "boundary": boundary,
+        "state": {},
+        "marks": [[0, chars, boundary, {}]],
+        "sig": None,
+    }
+
+
+def load(home: str, session: str) -> dict | None:
+    try:
+        with open(cursor_path(home, session), "rb") as handle:
+            data = json.loads(handle.read())
+    except (OSError, ValueError):
+        return None
+    required = ("pos", "chars", "partial", "boundary")
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), int) for k in required):
+        return None
+    if not isinstance(data.get("state"), dict) or not isinstance(data.get("marks"), list):
+        return None
+    return data
+
+
+def save(home: str, session: str, cursor: dict) -> None:
+    """Atomic replace. Not fsync'd: a lost cursor costs a resend, never a loss (the 409 path)."""
+    path = cursor_path(home, session)
+    temporary = path + ".tmp"
+    data = json.dumps(cursor, separators=(",", ":")).encode("utf-8")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    os.replace(temporary, path)
+
+
+class _Lock:
+    """An exclusive flock per session: two hooks of one session never build deltas at once."""
+
+    def __init__(self, home: str, session: str) -> None:
+        self.path = os.path.join(home, CURSOR_DIR, safe_name(session) + ".lock")
+        self.fd = -1
+
+    def __enter__(self) -> _Lock:
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except FileNotFoundError:
+            os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            return self
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+# ---------------------------------------------------------------------------------------------
+# reading records
+# ---------------------------------------------------------------------------------------------
+
+
+def is_legacy_json(harness: str, path: str) -> bool:
+    """Gemini CLI before its JSONL chat files wrote one JSON object, rewritten on every change."""
+    return harness == transcript.GEMINI and path.endswith(".json")
+
+
+def _signature(path: str) -> list | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return [info.st_size, info.st_mtime_ns]
+
+
+class _Records:
+    """Records from ``pos`` on, as (record, position after it); stops at an incomplete last line."""
+
+    def __init__(self, path: str, harness: str, pos: int, final: bool, limit: int = MAX_READ_BYTES) -> None:
+        self.path, self.harness, self.pos, self.final, self.limit = path, harness, pos, final, limit
+        self.replaced = False  # the file no longer continues where the cursor stopped
+        self.exhausted = False  # everything complete was read
+        self.read_bytes = 0
+
+    def __iter__(self) -> Iterator[tuple[object, int]]:
+        if is_legacy_json(self.harness, self.path):
+            yield from self._legacy()
+            return
+        with open(self.path, "rb") as handle:
+            if self.pos > 0:
+                handle.seek(self.pos - 1)
+                if handle.read(1) != b"\n":
+                    self.replaced = True
+                    return
+            position = self.pos
+            while True:
+                if self.read_bytes >= self.limit:
+                    return
+                line = handle.readline(MAX_LINE_BYTES)
+                if not line.endswith(b"\n"):
+                    if len(line) < MAX_LINE_BYTES:  # a line still being written, or the end
+                        self.exhausted = True
+                        return
+                    while line and not line.endswith(b"\n"):  # too long: skip it whole
+                        line = handle.readline(MAX_LINE_BYTES)
+                        position += len(line)
+                    position += MAX_LINE_BYTES
+                    continue
+                position += len(line)
+                self.read_bytes += len(line)
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    record = None  # a corrupt line gives no text
+                yield record, position
+
+    def _legacy(self) -> Iterator[tuple[object, int]]:
+        with open(self.path, "rb") as handle:
+            data = handle.read()
+        self.read_bytes = len(data)
+        try:
+            messages = json.loads(data).get("messages")
+        except (ValueError, AttributeError):
+            messages = None
+        if not isinstance(messages, list):
+            self.exhausted = True
+            return
+        if len(messages) < self.pos:
+            self.replaced = True
+            return
+        # The last message is still being written (its tool calls complete later) unless the
+        # session ends: it is read once another message follows it.
+        settled = len(messages) if self.final else len(messages) - 1
+        for index in range(self.pos, settled):
+            yield messages[index], index + 1
+        self.exhausted = True
+
+
+# ---------------------------------------------------------------------------------------------
+# building a delta
+# ---------------------------------------------------------------------------------------------
+
+
+def _restart(cursor: dict, path: str, harness: str) -> dict:
+    """A new segment at the current offset: the file was replaced (or a new path), so the
+    agent's context starts again there too."""
+    return new_cursor(path, harness, cursor["chars"], cursor["chars"])
+
+
+def _remember_mark(cursor: dict) -> None:
+    if cursor["partial"]:
+        return
+    mark = [cursor["pos"], cursor["chars"], cursor["boundary"], _copy(cursor["state"])]
+    marks = cursor["marks"]
+    if marks and marks[-1][0] == mark[0] and marks[-1][1] == mark[1]:
+        return
+    marks.append(mark)
+    if len(marks) > MAX_MARKS:  # keep the segment's start: the rewind of last resort
+        del marks[1 : len(marks) - MAX_MARKS + 1]
+
+
+def _advance(cursor: dict, path: str, budget: int, final: bool) -> tuple[str, bool]:
+    """Read and render from the cursor, at most ``budget`` JSON bytes; (text, more)."""
+    harness = cursor["harness"]
+    records = _Records(path, harness, cursor["pos"], final)
+    taken: list[str] = []
+    used = 0
+    more = False
+    for record, after in records:
+        state_before = _copy(cursor["state"])
+        rendered = transcript.render(harness, record, cursor["state"])
+        skip = cursor["partial"]
+        text = rendered.text[skip:]
+        size = json_size(text) if text else 0
+        if used + size > budget:
+            room = budget - used
+            piece = fit(text, room) if (room >= MIN_SPLIT_BYTES or not taken) else ""
+            cursor["state"] = state_before  # the record is not done: render it again next time
+            if piece:
+                if rendered.boundary and not skip:
+                    cursor["boundary"] = cursor["chars"]
+                taken.append(piece)
+                cursor["chars"] += len(piece)
+                cursor["partial"] = skip + len(piece)
+            more = True
+            break
+        if rendered.boundary and not skip:
+            cursor["boundary"] = cursor["chars"]
+        taken.append(text)
+        used += size
+        cursor["chars"] += len(text)
+        cursor["partial"] = 0
+        cursor["pos"] = after
+    else:
+        more = not records.exhausted and not records.replaced
+    if records.replaced:
+        cursor.update(_restart(cursor, path, harness))
+        return "".join(taken), True
+    return "".join(taken), more
+
+
+def next_delta(
+    home: str, session: str, path: str, harness: str, budget: int = MAX_DELTA_BYTES, final: bool = False
+) -> Delta | None:
+    """The session's next delta (text may be empty), advancing the cursor; None without a file.
+
+    ``final`` (session end) also reads the last message of Gemini CLI's older JSON file.
+    """
+    if not path or not os.path.isfile(path):
+        return None
+    with _Lock(home, session):
+        cursor = load(home, session)
+        if cursor is None:
+            cursor = new_cursor(path, harness)
+        elif cursor.get("path") != path or cursor.get("harness") != harness:
+            cursor = _restart(cursor, path, harness)
+        offset = cursor["chars"]
+        signature = _signature(path) if is_legacy_json(harness, path) else None
+        if signature is not None and signature == cursor.get("sig") and not final:
+            text, more = "", False  # the rewritten file did not change: nothing to parse
+        else:
+            _remember_mark(cursor)
+            text, more = _advance(cursor, path, budget, final)
+            if more and not text:  # a restart: read the new segment now
+                text, more = _advance(cursor, path, budget, final)
+            cursor["sig"] = signature
+        save(home, session, cursor)
+        return Delta(offset, text, cursor["chars"] - cursor["boundary"], more)
+
+
+def rewind(home: str, session: str, stored: int) -> bool:
+    """Move the cursor back to ``stored`` characters (the service's length after a 409).
+
+    Re-renders from the nearest mark at or before ``stored``. Where nothing before ``stored`` can
+    be regenerated (an older segment), the current segment is taken to start at ``stored``.
+    False when there is no cursor.
+    """
+    with _Lock(home, session):
+        cursor = load(home, session)
+        if cursor is None:
+            return False
+        if stored >= cursor["chars"]:
+            return True  # the service holds all we sent: nothing to resend
+        path, harness = cursor.get("path") or "", cursor.get("harness") or transcript.CLAUDE
+        usable = [m for m in cursor["marks"] if isinstance(m, list) and len(m) == 4 and m[1] <= stored]
+        if not usable:
+            restarted = new_cursor(path, harness, stored, min(cursor["boundary"], stored))
+            save(home, session, restarted)
+            return True
+        pos, chars, boundary, state = usable[-1]
+        cursor.update(pos=pos, chars=chars, partial=0, boundary=boundary, state=_copy(state))
+        cursor["marks"] = [m for m in cursor["marks"] if isinstance(m, list) and m[1] <= stored]
+        if chars < stored:
+            _skip_to(cursor, path, stored)
+        save(home, session, cursor)
+        return True
+
+
+def _skip_to(cursor: dict, path: str, stored: int) -> None:
+    harness = cursor["harness"]
+    try:
+        # No read cap: stopping short would leave the cursor pointing at text the service holds.
+        records = _Records(path, harness, cursor["pos"], final=True, limit=1 << 62)
+        for record, after in records:
+            state_before = _copy(cursor["state"])
+            rendered = transcript.render(harness, record, cursor["state"])
+            if rendered.boundary:
+                cursor["boundary"] = cursor["chars"]
+            if cursor["chars"] + len(rendered.text) > stored:
+                cursor["state"] = state_before
+                cursor["partial"] = stored - cursor["chars"]
+                cursor["chars"] = stored
+                return
+            cursor["chars"] += len(rendered.text)
+            cursor["pos"] = after
+            if cursor["chars"] == stored:
+                return
+    except OSError:
+        pass
+    # The file gives less than the service holds: new text goes after what it holds.
+    cursor["chars"] = stored
+    cursor["partial"] = 0
+
+
+def peek(home: str, session: str) -> dict | None:
+    """The cursor as stored (for ``continuity status``)."""
+    return load(home, session)

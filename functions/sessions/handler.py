@@ -1,0 +1,114 @@
+"""Sessions with live transcripts: the list by project, one transcript, and ranked search."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from continuity_core.http import caller, create_app, error_response
+from continuity_core.logic.paths import normalize_project
+from continuity_core.models.sessions import (
+    SearchRequest,
+    SearchResult,
+    SearchResults,
+    SessionPage,
+    TranscriptText,
+)
+from continuity_core.observability import count, logger, metrics
+from continuity_core.ports import InvalidPageTokenError, TranscriptBodyMissingError
+from continuity_core.services import transcript_search, transcript_store
+
+MAX_TRANSCRIPT_PAGE = 1_000_000  # characters; keeps a page under Lambda's 6 MB response limit
+
+app = create_app()
+
+
+@app.exception_handler(InvalidPageTokenError)
+def _bad_token(error: InvalidPageTokenError) -> Response:
+    return error_response(400, str(error))
+
+
+@app.exception_handler(TranscriptBodyMissingError)
+def _body_gone(error: TranscriptBodyMissingError) -> Response:
+    return error_response(410, "part of this transcript has expired")
+
+
+@app.get("/api/sessions")
+def list_sessions(
+    project: Annotated[str, Query(min_length=1, max_length=4096)],
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    next_token: Annotated[str | None, Query(max_length=2048)] = None,
+) -> SessionPage:
+    """A project's sessions with a transcript, most recently updated first."""
+    normalized = normalize_project(project) or project
+    sessions, token = transcript_store().recent_sessions(caller(app).agent_id, normalized, limit, next_token)
+    return SessionPage(sessions=sessions, next_token=token)
+
+
+@app.get("/api/sessions/<session_key>/transcript")
+def read_transcript(
+    session_key: Annotated[str, Path(min_length=1, max_length=256)],
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_TRANSCRIPT_PAGE)] = MAX_TRANSCRIPT_PAGE,
+) -> TranscriptText:
+    """The readable transcript as stored (characters ``offset`` to ``offset + limit``)."""
+    logger.set_correlation_id(session_key)
+    agent_id = caller(app).agent_id
+    head = transcript_store().head(agent_id, session_key, consistent=True)
+    if head is None:
+        raise NotFoundError(f"no transcript for session {session_key!r}")
+    end = min(head.length, offset + limit)
+    text = transcript_store().read(agent_id, head, offset, end)
+    return TranscriptText(
+        **head.summary().model_dump(exclude={"length"}),
+        length=head.length,
+        offset=offset,
+        text=text,
+        next_offset=end if end < head.length else None,
+    )
+
+
+@app.post("/api/sessions/search")
+def search_sessions(request: Annotated[SearchRequest, Body()]) -> SearchResults:
+    """Ranked full-text search: one session, or a project's most recent sessions (bounded)."""
+    agent_id = caller(app).agent_id
+    project = normalize_project(request.project)
+    asking = (request.asking_session_key or "").strip() or None
+    if not request.session_key and not project and asking:
+        asked_by = transcript_store().head(agent_id, asking)
+        project = asked_by.project_normalized if asked_by else None
+    search = transcript_search()
+    hits = (
+        search.search(
+            agent_id,
+            request.query,
+            request.limit,
+            session_key=(request.session_key or "").strip() or None,
+            project_normalized=project,
+            exclude_session_key=asking,
+        )
+        if search is not None
+        else []
+    )
+    count("SessionSearches")
+    results = [
+        SearchResult(
+            session_key=h.session_key,
+            project=h.project,
+            snippet=h.snippet,
+            score=h.score,
+            updated_at=h.updated_at,
+        )
+        for h in hits
+    ]
+    return SearchResults(results=results)
+
+
+@logger.inject_lambda_context(clear_state=True)
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

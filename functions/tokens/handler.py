@@ -1,0 +1,46 @@
+"""Token administration (admin scope): create (the secret is shown once), list, revoke."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from continuity_core.http import caller, create_app
+from continuity_core.models.tokens import CreateTokenRequest, Scope, TokenList, TokenView
+from continuity_core.observability import logger, metrics
+from continuity_core.services import token_service
+
+app = create_app()
+
+
+@app.post("/api/tokens")
+def create_token(request: Annotated[CreateTokenRequest, Body()]) -> tuple[dict[str, Any], int]:
+    caller(app, Scope.ADMIN)
+    created = token_service().create(request)
+    logger.info("token created", extra={"token_id": created.token_id, "agent_id": created.agent_id})
+    return created.model_dump(mode="json"), 201
+
+
+@app.get("/api/tokens")
+def list_tokens() -> TokenList:
+    caller(app, Scope.ADMIN)
+    return TokenList(tokens=token_service().list())
+
+
+@app.delete("/api/tokens/<token_id>")
+def revoke_token(token_id: Annotated[str, Path(min_length=1, max_length=64)]) -> TokenView:
+    caller(app, Scope.ADMIN)
+    revoked = token_service().revoke(token_id)
+    if revoked is None:
+        raise NotFoundError(f"no token {token_id!r}")
+    logger.info("token revoked", extra={"token_id": token_id})
+    return revoked
+
+
+@logger.inject_lambda_context(clear_state=True)
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

@@ -1,0 +1,76 @@
+"""Transcript bodies in S3: one object per chunk, UTF-8 text, keys scoped by agent id."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any
+from urllib.parse import quote
+
+from continuity_core.adapters.aws import client
+from continuity_core.ports import StorageUnavailableError, TranscriptBodyMissingError
+
+BUCKET_ENV = "TRANSCRIPT_BUCKET_NAME"
+KEY_PREFIX = "transcripts"
+
+_UNAVAILABLE = {"SlowDown", "ServiceUnavailable", "InternalError", "RequestTimeout", "503", "500"}
+
+
+def chunk_key(agent_id: str, session_key: str, number: int, chunk_id: str) -> str:
+    """``transcripts/{agent}/{sha256(session)[:32]}/{n:06d}-{id}.txt``: a tenant's bodies share one
+    prefix (delete or audit by tenant); the session key is hashed (any characters, bounded length)."""
+    session = hashlib.sha256(session_key.encode("utf-8")).hexdigest()[:32]
+    return f"{KEY_PREFIX}/{quote(agent_id, safe='')}/{session}/{number:06d}-{chunk_id}.txt"
+
+
+class S3BodyStore:
+    """The bucket is resolved on first use, so functions that never touch S3 need no bucket."""
+
+    def __init__(self, bucket: str | None = None) -> None:
+        self._bucket = bucket
+
+    @property
+    def bucket(self) -> str:
+        if self._bucket is None:
+            name = os.environ.get(BUCKET_ENV)
+            if not name:
+                raise RuntimeError(f"environment variable {BUCKET_ENV} is not set")
+            self._bucket = name
+        return self._bucket
+
+    def put(self, key: str, text: str) -> None:
+        self._call(
+            "put_object",
+            Bucket=self.bucket,
+            Key=key,
+            Body=text.encode("utf-8"),
+            ContentType="text/plain; charset=utf-8",
+        )
+
+    def get(self, key: str) -> str:
+        from botocore.exceptions import ClientError
+
+        try:
+            response = self._call("get_object", Bucket=self.bucket, Key=key)
+        except ClientError as error:
+            if error.response["Error"]["Code"] in ("NoSuchKey", "404"):
+                raise TranscriptBodyMissingError(key) from error
+            raise
+        body: bytes = response["Body"].read()
+        return body.decode("utf-8")
+
+    def delete(self, key: str) -> None:
+        self._call("delete_object", Bucket=self.bucket, Key=key)
+
+    @staticmethod
+    def _call(operation: str, **kwargs: Any) -> Any:
+        from botocore.exceptions import ClientError, ConnectionError, ReadTimeoutError
+
+        try:
+            return getattr(client("s3"), operation)(**kwargs)
+        except ClientError as error:
+            if error.response["Error"]["Code"] in _UNAVAILABLE:
+                raise StorageUnavailableError(str(error)) from error
+            raise
+        except (ConnectionError, ReadTimeoutError) as error:
+            raise StorageUnavailableError(str(error)) from error

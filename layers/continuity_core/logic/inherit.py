@@ -1,0 +1,209 @@
+"""Sub-agent context inheritance: find the parent session, hand its context to the sub-agent.
+
+Parent detection, first match wins:
+
+1. an explicit ``parent_session_key`` (OpenCode's ``parentID``);
+2. an OpenClaw key ``agent:{id}:subagent:{uuid}`` → ``agent:{id}:main``;
+3. a Claude Code payload with ``agent_id`` (the harness's sub-agent id): its ``session_id`` when that
+   session is known here (Claude Code's SubagentStart carries the parent's session id), else the most
+   recently updated other session of the same project and harness (the tenant is always the scope);
+4. anything else, Codex included: no parent, no block.
+
+The harness's sub-agent id is lineage metadata only; storage is always keyed by the tenant's agent id.
+The block (``## Inherited from Parent Session``) holds the parent's key, active constraints, its
+latest checkpoint digest and the last ``tailChars`` of its transcript since that checkpoint. It is
+omitted when the parent has neither a checkpoint nor a transcript yet, and sized to leave the
+recovery section's reserved budget intact.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from continuity_core.config import ContinuityConfig
+from continuity_core.logic.digest import format_duration
+from continuity_core.logic.injection import MAX_INJECTION_CHARS, fit
+from continuity_core.logic.transcripts import tail_since
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.hooks import Hook
+from continuity_core.models.transcripts import TranscriptHead
+from continuity_core.ports import CheckpointStore, StateStore, TranscriptStore
+
+INHERIT_HEADING = "## Inherited from Parent Session"
+CLAUDE_CODE = "claude-code"
+OPENCLAW_SUBAGENT = re.compile(r"agent:(?P<agent>[^:]+):subagent:.+")
+MAX_CONSTRAINTS = 8
+CONSTRAINT_CHARS = 200
+DIGEST_CHARS = 2000
+# Room left for the other shared sections (the ledger line) and separators.
+SHARED_HEADROOM = 500
+RECENT_CANDIDATES = 10
+
+_CONSTRAINT = re.compile(
+    r"\b(must|must not|mustn't|never|always|don't|do not|shouldn't|should not|avoid|only use|make sure)\b",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+class ParentSource(StrEnum):
+    EXPLICIT = "explicit parent_session_key"
+    OPENCLAW = "OpenClaw session key"
+    CLAUDE_CODE_SESSION = "Claude Code session id"
+    CLAUDE_CODE_RECENT = "most recent session of the project"
+
+
+@dataclass(frozen=True)
+class Parent:
+    session_key: str
+    source: ParentSource
+    head: TranscriptHead | None = None
+    checkpoint: Checkpoint | None = None
+    looked_up: bool = False  # head and checkpoint already read (None means: there is none)
+
+
+def find_parent(
+    agent_id: str, hook: Hook, transcripts: TranscriptStore, checkpoints: CheckpointStore
+) -> Parent | None:
+    own = hook.session_key
+    if hook.parent_session_key and hook.parent_session_key != own:
+        return Parent(hook.parent_session_key, ParentSource.EXPLICIT)
+    openclaw = OPENCLAW_SUBAGENT.fullmatch(own)
+    if openclaw:
+        return Parent(f"agent:{openclaw['agent']}:main", ParentSource.OPENCLAW)
+    if hook.subagent_id and hook.harness == CLAUDE_CODE:
+        head = transcripts.head(agent_id, own, consistent=True)
+        checkpoint = checkpoints.latest_for_session(agent_id, own)
+        if (head is not None and head.length) or checkpoint is not None:
+            return Parent(own, ParentSource.CLAUDE_CODE_SESSION, head, checkpoint, looked_up=True)
+        if hook.project_normalized:
+            recent, _ = transcripts.recent_sessions(
+                agent_id, hook.project_normalized, RECENT_CANDIDATES, harness=hook.harness
+            )
+            other = next((s for s in recent if s.session_key != own), None)
+            if other is not None:
+                return Parent(other.session_key, ParentSource.CLAUDE_CODE_RECENT)
+    return None
+
+
+def constraints_from(texts: list[str], limit: int = MAX_CONSTRAINTS) -> list[str]:
+    """The latest distinct sentences that read as rules ("must", "never", "always", "don't", …)."""
+    found: dict[str, None] = {}
+    for text in texts:
+        for sentence in _SENTENCE.split(text):
+            sentence = sentence.strip(" -*•\t")
+            if _CONSTRAINT.search(sentence):
+                found.pop(sentence, None)
+                found[fit(sentence, CONSTRAINT_CHARS)] = None
+    return list(found)[-limit:]
+
+
+def render_inherited(
+    parent: Parent,
+    checkpoint: Checkpoint | None,
+    head: TranscriptHead | None,
+    constraints: list[str],
+    tail_chars: int,
+    budget: int,
+    now: datetime,
+) -> str | None:
+    """The block, at most ``budget`` characters; the transcript tail gives way first (from its start)."""
+    if checkpoint is None and (head is None or head.length == 0):
+        return None
+    about = head or checkpoint
+    assert about is not None
+    where = ", ".join(x for x in (about.harness, about.project or about.project_normalized) if x)
+    active = f"; last active {format_duration(now - head.updated_at)} ago" if head else ""
+    lines = [
+        INHERIT_HEADING,
+        f"Parent session: `{parent.session_key}` ({where}){active}; found by {parent.source}.",
+    ]
+    if constraints:
+        lines += ["", "### Active Constraints", *(f"- {c}" for c in constraints)]
+    if checkpoint is not None:
+        age = format_duration(now - checkpoint.created_at)
+        lines += [
+            "",
+            f"### Parent's Latest Checkpoint ({checkpoint.trigger.value}, {age} ago)",
+            fit(_demote(checkpoint.digest), DIGEST_CHARS),
+        ]
+    text = "\n".join(lines)
+    if head is None or tail_chars <= 0:
+        return fit(text, budget)
+    since = head.length_at(checkpoint.created_at) if checkpoint else 0
+    heading = (
+        "\n\n### Parent Transcript Since That Checkpoint\n" if checkpoint else "\n\n### Parent Transcript\n"
+    )
+    room = min(tail_chars, budget - len(text) - len(heading) - 1)
+    tail, cut = tail_since(head.inline, head.flushed, since, max(room, 0))
+    if not tail.strip():
+        return fit(text, budget)
+    return text + heading + ("…" if cut else "") + tail
+
+
+def _demote(digest: str) -> str:
+    """The digest's own headings sit one level under the block's."""
+    return "\n".join("##" + line if line.startswith("#") else line for line in digest.splitlines())
+
+
+class InheritanceService:
+    """``Inheritance``: the parent's context for a sub-agent's start (session-start, SubagentStart)."""
+
+    def __init__(
+        self,
+        transcripts: TranscriptStore,
+        checkpoints: CheckpointStore,
+        states: StateStore | None,
+        config: ContinuityConfig,
+    ) -> None:
+        self._transcripts = transcripts
+        self._checkpoints = checkpoints
+        self._states = states
+        self._config = config
+
+    def inherited_block(self, agent_id: str, hook: Hook, now: datetime) -> str | None:
+        if not self._config.inherit_context:
+            return None
+        parent = find_parent(agent_id, hook, self._transcripts, self._checkpoints)
+        if parent is None:
+            return None
+        if parent.looked_up:
+            head, checkpoint = parent.head, parent.checkpoint
+        else:
+            head = self._transcripts.head(agent_id, parent.session_key, consistent=True)
+            checkpoint = self._checkpoints.latest_for_session(agent_id, parent.session_key)
+        if checkpoint is None and head is None:
+            return None
+        return render_inherited(
+            parent,
+            checkpoint,
+            head,
+            self._constraints(agent_id, parent.session_key, checkpoint),
+            self._config.tail_chars,
+            self.budget(),
+            now,
+        )
+
+    def budget(self) -> int:
+        """What the block may take of the injection cap: the recovery section's reservation stays."""
+        return MAX_INJECTION_CHARS - self._config.recovery_budget_chars - SHARED_HEADROOM
+
+    def _constraints(self, agent_id: str, session_key: str, checkpoint: Checkpoint | None) -> list[str]:
+        """From what the parent's user said: the checkpoint's prompts and notes (its digest's bullet
+        lines, remembered notes, summary, next steps), then the prompts since the checkpoint."""
+        texts: list[str] = []
+        if checkpoint is not None:
+            bullets = [line[2:] for line in checkpoint.digest.splitlines() if line.startswith("- ")]
+            texts += [
+                *bullets,
+                *checkpoint.recent_remembers,
+                checkpoint.summary or "",
+                *checkpoint.next_steps,
+            ]
+        state = self._states.get(agent_id, session_key) if self._states is not None else None
+        if state is not None:
+            texts += [*state.pending_remembers, *state.pending_snippets]
+        return constraints_from(texts)

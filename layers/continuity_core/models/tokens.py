@@ -1,0 +1,68 @@
+"""API tokens: who may call, as which agent, with which scopes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+AGENT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
+
+
+class Scope(StrEnum):
+    HOOKS = "hooks"  # hook events, digests, remembers, explicit checkpoints
+    READ = "read"  # checkpoints, ledger, recovery, sessions, search
+    ADMIN = "admin"  # token management
+
+
+class TokenRecord(BaseModel):
+    """A token as stored: never the secret, only its sha256."""
+
+    model_config = ConfigDict(frozen=True)
+
+    token_id: str
+    token_sha256: str
+    agent_id: str
+    scopes: list[Scope]
+    name: str | None = None
+    created_at: datetime
+    expires_at: datetime | None = None
+    revoked_at: datetime | None = None
+
+    def valid_at(self, now: datetime) -> bool:
+        return self.revoked_at is None and (self.expires_at is None or now < self.expires_at)
+
+
+class TokenView(BaseModel):
+    """A token as listed: no hash, no secret."""
+
+    token_id: str
+    agent_id: str
+    scopes: list[Scope]
+    name: str | None = None
+    created_at: datetime
+    expires_at: datetime | None = None
+    revoked_at: datetime | None = None
+
+
+class CreateTokenRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    agent_id: str = Field(pattern=AGENT_ID_PATTERN)
+    scopes: list[Scope] = Field(min_length=1, max_length=3)
+    expires_in_days: int | None = Field(None, ge=1, le=3650)
+    name: str | None = Field(None, max_length=128)
+
+    @field_validator("scopes")
+    @classmethod
+    def _distinct(cls, scopes: list[Scope]) -> list[Scope]:
+        return sorted(set(scopes))
+
+
+class TokenCreated(TokenView):
+    token: str = Field(description="The secret. Shown once; only its hash is stored.")
+
+
+class TokenList(BaseModel):
+    tokens: list[TokenView]

@@ -1,0 +1,10 @@
+"""Secret redaction for everything Continuity stores and serves.
+
+``redact(text)`` replaces API keys, tokens, private keys, passwords in URLs and secret assignments
+with ``[REDACTED:<kind>]``; ``redact_with_report`` also counts them per kind (for metrics);
+``redact_value`` walks a ``model_dump()``. See docs/REDACTION.md for what is detected and why.
+"""
+
+from continuity_core.redaction.engine import KINDS, marker, redact, redact_value, redact_with_report
+
+__all__ = ["KINDS", "marker", "redact", "redact_value", "redact_with_report"]

@@ -1,0 +1,69 @@
+"""`continuity token …` against the local stack, admin-bootstrapped by `continuity local --token T`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.e2e.local_stack import LocalStackProcess
+
+pytestmark = pytest.mark.e2e
+
+
+def continuity(stack: LocalStackProcess, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "CONTINUITY_HOME": str(home),
+        "CONTINUITY_URL": stack.url,
+        "CONTINUITY_TOKEN": stack.token,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "continuity_client", "token", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_created_token_works_until_revoked(local_stack: LocalStackProcess, tmp_path: Path) -> None:
+    created = continuity(
+        local_stack, tmp_path, "create", "--agent", "e2e-agent", "--scopes", "hooks", "--expires", "30d"
+    )
+    assert created.returncode == 0, created.stderr
+    token = created.stdout.strip().splitlines()[-1]
+    hooks = requests.Session()
+    hooks.headers["Authorization"] = f"Bearer {token}"
+    body = {"session_id": "token-e2e", "cwd": "/e2e/tokens", "prompt": "hello"}
+
+    assert (
+        hooks.post(f"{local_stack.url}/api/hooks/user-prompt-submit", json=body, timeout=30).status_code
+        == 200
+    )
+    assert hooks.get(f"{local_stack.url}/api/checkpoints/token-e2e", timeout=30).status_code == 403  # no read
+
+    listed = continuity(local_stack, tmp_path, "list", "--json")
+    record = next(t for t in json.loads(listed.stdout)["tokens"] if t["agent_id"] == "e2e-agent")
+    assert token not in listed.stdout
+    assert continuity(local_stack, tmp_path, "revoke", record["token_id"]).returncode == 0
+
+
+def test_token_commands_explain_a_missing_admin_token(local_stack: LocalStackProcess, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CONTINUITY_")}
+    result = subprocess.run(
+        [sys.executable, "-m", "continuity_client", "token", "list"],
+        capture_output=True,
+        text=True,
+        env={**env, "CONTINUITY_HOME": str(tmp_path)},
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "continuity login" in result.stderr

@@ -1,0 +1,165 @@
+"""GET /api/sessions, GET /api/sessions/{key}/transcript and POST /api/sessions/search on moto."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from continuity_core import services
+from continuity_core.models.state import SessionIdentity
+from tests.support.api import InProcessService
+from tests.support.sessions import SessionsApi
+
+T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+FILLER = "We looked at the writer, ran the tests, and read the logs again. "
+
+
+@pytest.fixture
+def api(service: InProcessService, monkeypatch: pytest.MonkeyPatch) -> Iterator[SessionsApi]:
+    monkeypatch.setenv("CONTINUITY_TRANSCRIPT_INLINE_MAX_BYTES", "16384")
+    monkeypatch.setenv("CONTINUITY_SEARCH_MAX_SESSIONS", "5")
+    services.reset()
+    yield SessionsApi()
+
+
+def write(
+    session: str, text: str, at: datetime, project: str = "/work/app", harness: str = "claude-code"
+) -> None:
+    identity = SessionIdentity(
+        session_key=session, harness=harness, project=project, project_normalized=project
+    )
+    store = services.transcript_store()
+    head = store.head("default", session)
+    store.append("default", identity, head.length if head else 0, text, at)
+
+
+# -- the list ----------------------------------------------------------------------------------------
+
+
+def test_a_projects_sessions_are_listed_newest_first_in_pages(api: SessionsApi) -> None:
+    # Given five sessions of the project updated at different times, and one elsewhere
+    for n in range(5):
+        write(f"s{n}", "text", T0 + timedelta(minutes=n))
+    write("s1", " more", T0 + timedelta(minutes=10))  # s1 is now the most recent
+    write("other", "text", T0, project="/work/other")
+    # When they are listed two at a time
+    status, first = api.sessions(project="/work/app", limit="2")
+    _, second = api.sessions(project="/work/app", limit="2", next_token=first["next_token"])
+    _, third = api.sessions(project="/work/./app/", limit="2", next_token=second["next_token"])
+    # Then they come newest first across pages, and only the project's
+    assert status == 200
+    keys = [s["session_key"] for page in (first, second, third) for s in page["sessions"]]
+    assert keys == ["s1", "s4", "s3", "s2", "s0"]
+    assert third["next_token"] is None
+    assert first["sessions"][0] == {
+        "session_key": "s1",
+        "harness": "claude-code",
+        "project": "/work/app",
+        "project_normalized": "/work/app",
+        "created_at": "2026-11-22T09:01:00Z",
+        "updated_at": "2026-11-22T09:10:00Z",
+        "length": 9,
+    }
+
+
+def test_a_token_from_another_project_or_tampered_is_refused(api: SessionsApi) -> None:
+    for n in range(3):
+        write(f"s{n}", "text", T0 + timedelta(minutes=n))
+    _, page = api.sessions(project="/work/app", limit="1")
+    key = json.loads(base64.urlsafe_b64decode(page["next_token"] + "=="))
+    key["gsi2pk"]["S"] = "A#someone-else#P#/work/app"
+    forged = base64.urlsafe_b64encode(json.dumps(key).encode()).decode()
+    for token, project in ((page["next_token"], "/work/other"), (forged, "/work/app"), ("%%%", "/work/app")):
+        status, body = api.sessions(project=project, next_token=token)
+        assert status == 400, body
+
+
+def test_listing_needs_a_project(api: SessionsApi) -> None:
+    status, _ = api.sessions()
+    assert status == 422
+
+
+def test_another_tenant_sees_none_of_it(api: SessionsApi) -> None:
+    write("s1", "text", T0)
+    _, body = SessionsApi(agent_id="other").sessions(project="/work/app")
+    assert body["sessions"] == []
+
+
+def test_an_unknown_session_has_no_transcript(api: SessionsApi) -> None:
+    status, body = api.transcript("nope")
+    assert status == 404
+    assert body["statusCode"] == 404
+
+
+# -- search ------------------------------------------------------------------------------------------
+
+
+def test_search_finds_a_word_in_one_session_with_a_snippet_around_it(api: SessionsApi) -> None:
+    write("s1", FILLER * 300 + "We chose the flamingo schema for the ledger. " + FILLER * 300, T0)
+    status, body = api.search(query="flamingo", session_key="s1")
+    assert status == 200
+    (hit,) = body["results"]
+    assert hit["session_key"] == "s1" and hit["project"] == "/work/app"
+    assert "«flamingo»" in hit["snippet"]
+    assert 100 <= len(hit["snippet"]) <= 400
+    assert hit["score"] > 0
+    assert hit["updated_at"] == "2026-11-22T09:00:00Z"
+
+
+def test_a_project_search_ranks_sessions_and_leaves_out_the_asking_one(api: SessionsApi) -> None:
+    write("weak", FILLER * 50 + "postgres once. " + FILLER * 50, T0)
+    write("strong", "postgres migration: the postgres migration plan. " + FILLER, T0 + timedelta(minutes=1))
+    write("asker", "postgres migration postgres migration", T0 + timedelta(minutes=2))
+    write("elsewhere", "postgres migration", T0, project="/work/other")
+    status, body = api.search(query="postgres migration", project="/work/app", asking_session_key="asker")
+    assert status == 200
+    assert [r["session_key"] for r in body["results"]] == ["strong", "weak"]
+
+
+def test_the_asking_sessions_project_is_the_default_scope(api: SessionsApi) -> None:
+    write("parent", "the answer is in the quasar module", T0)
+    write("child", "looking for it", T0 + timedelta(minutes=1))
+    write("elsewhere", "quasar too", T0, project="/work/other")
+    _, body = api.search(query="quasar", asking_session_key="child")
+    assert [r["session_key"] for r in body["results"]] == ["parent"]
+
+
+def test_the_scope_is_the_projects_most_recent_sessions_only(api: SessionsApi) -> None:
+    # Given the word only in the oldest of seven sessions, with a scope of five
+    write("oldest", "the narwhal detail", T0)
+    for n in range(6):
+        write(f"s{n}", FILLER, T0 + timedelta(minutes=n + 1))
+    _, body = api.search(query="narwhal", project="/work/app")
+    assert body["results"] == []
+
+
+def test_search_reads_only_what_was_appended_since_the_last_search(api: SessionsApi) -> None:
+    write("s1", FILLER * 400, T0)
+    api.search(query="writer", project="/work/app")
+    write("s1", "a new word: okapi.", T0 + timedelta(minutes=1))
+    from continuity_core.adapters.aws import client
+
+    calls: list[str] = []
+    for name in ("dynamodb", "s3"):
+        client(name).meta.events.register("before-call", lambda model, **_: calls.append(model.name))
+    _, body = api.search(query="okapi", project="/work/app")
+    assert [r["session_key"] for r in body["results"]] == ["s1"]
+    assert calls == ["Query", "BatchGetItem"]  # no S3: the chunk read before is still indexed
+
+
+def test_search_validates_its_body(api: SessionsApi) -> None:
+    assert api.search(query="x")[0] == 422  # no scope
+    assert api.search(query="x", project="/p", limit=21)[0] == 422
+    assert api.search(query="", project="/p")[0] == 422
+
+
+def test_search_is_per_tenant(api: SessionsApi) -> None:
+    write("s1", "the unicorn plan", T0)
+    _, body = SessionsApi(agent_id="other").search(query="unicorn", project="/work/app")
+    assert body["results"] == []
+    _, body = SessionsApi(agent_id="other").search(query="unicorn", session_key="s1")
+    assert body["results"] == []

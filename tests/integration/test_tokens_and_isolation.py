@@ -1,0 +1,201 @@
+"""Tokens, scopes and tenant isolation through the gateway path (authorizer → handler) on moto.
+
+The matrix: every authorized route by own data / another agent's data / no token / wrong scope /
+revoked / expired. Requests go through the local stack's gateway in-process (the same authorizer
+invocation and context hand-off API Gateway does), with the authorizer cache off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from werkzeug.test import Client
+
+from continuity_core import services
+from continuity_core.models.tokens import CreateTokenRequest, Scope
+from infra import wiring
+from infra.local.authorization import AuthorizerGate
+from infra.local.gateway import Gateway
+from infra.local.routes import RouteTable
+from infra.local.runtime import FunctionRuntime
+
+ADMIN = "bootstrap-admin-token"
+PROJECT = "/work/app"
+
+
+@dataclass
+class Api:
+    client: Client
+
+    def call(self, method: str, path: str, token: str | None, body: Any = None) -> tuple[int, Any]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        data = json.dumps(body) if body is not None else None
+        response = self.client.open(
+            path, method=method, headers=headers, data=data, content_type="application/json"
+        )
+        text = response.get_data(as_text=True)
+        return response.status_code, json.loads(text) if text else None
+
+
+@pytest.fixture
+def api(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[Api]:
+    monkeypatch.setenv("CONTINUITY_FLUSH_DELAY_SECONDS", "0")
+    monkeypatch.setenv(wiring.API_TOKEN_ENV_VAR, hashlib.sha256(ADMIN.encode()).hexdigest())
+    services.reset()
+    runtime = FunctionRuntime(wiring.FUNCTIONS, enforce_timeouts=False)
+    no_cache = wiring.AuthorizerSpec(function=wiring.API_AUTHORIZER.function, cache_ttl_s=0)
+    gateway = Gateway(runtime, RouteTable(wiring.FUNCTIONS), AuthorizerGate(runtime, no_cache))
+    yield Api(Client(gateway))
+    services.reset()
+
+
+def create_token(api: Api, agent: str, scopes: str, **extra: Any) -> str:
+    status, body = api.call(
+        "POST", "/api/tokens", ADMIN, {"agent_id": agent, "scopes": scopes.split(","), **extra}
+    )
+    assert status == 201, body
+    return body["token"]
+
+
+def test_a_created_token_is_shown_once_and_stored_only_as_a_hash(api: Api) -> None:
+    token = create_token(api, "alice", "hooks,read", name="laptop")
+
+    status, listed = api.call("GET", "/api/tokens", ADMIN)
+
+    assert status == 200
+    [record] = listed["tokens"]
+    assert record["agent_id"] == "alice" and record["scopes"] == ["hooks", "read"]
+    assert token not in json.dumps(listed) and "token_sha256" not in record
+    stored = services.token_service()._store.all()[0]
+    assert stored.token_sha256 == hashlib.sha256(token.encode()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"agent_id": "alice", "scopes": []},
+        {"agent_id": "alice", "scopes": ["everything"]},
+        {"agent_id": "bad agent id!", "scopes": ["read"]},
+        {"agent_id": "alice", "scopes": ["read"], "expires_in_days": 0},
+    ],
+)
+def test_bad_token_requests_are_refused(api: Api, body: dict[str, Any]) -> None:
+    status, _ = api.call("POST", "/api/tokens", ADMIN, body)
+    assert status == 422
+
+
+def test_only_admins_manage_tokens(api: Api) -> None:
+    token = create_token(api, "alice", "hooks,read")
+
+    assert api.call("GET", "/api/tokens", token)[0] == 403
+    assert api.call("POST", "/api/tokens", token, {"agent_id": "alice", "scopes": ["hooks"]})[0] == 403
+
+
+def test_revoking_an_unknown_token_is_404(api: Api) -> None:
+    assert api.call("DELETE", "/api/tokens/nope", ADMIN)[0] == 404
+
+
+# -- the isolation matrix -------------------------------------------------------------------
+
+
+def seed(api: Api, token: str, session: str) -> None:
+    """A session with a checkpoint, a digest with a decision, for the token's agent."""
+    body = {"session_id": session, "cwd": PROJECT, "prompt": f"secret plans of {session}"}
+    for _ in range(10):
+        assert api.call("POST", "/api/hooks/user-prompt-submit", token, body)[0] == 200
+    from tests.support.api import InProcessService
+
+    InProcessService().drain_queue()
+    digest = {"summary": f"{session} summary", "decisions": [{"decision": f"{session} decided"}]}
+    assert api.call("POST", f"/api/sessions/{session}/digest", token, digest)[0] == 201
+
+
+# (method, path template, scope it needs, expected status for the owner)
+ROUTES = [
+    ("POST", "/api/hooks/user-prompt-submit", "hooks", 200),
+    ("POST", "/api/hooks/session-start", "hooks", 200),
+    ("POST", "/api/sessions/{session}/digest", "hooks", 201),
+    ("POST", "/api/sessions/{session}/checkpoint", "hooks", 200),
+    ("GET", "/api/checkpoints?project=/work/app", "read", 200),
+    ("GET", "/api/checkpoints/{session}", "read", 200),
+    ("GET", "/api/ledger?project=/work/app", "read", 200),
+    ("GET", "/api/recovery?project=/work/app&level=1", "read", 200),
+    ("GET", "/api/recovery?session_key={session}&level=3", "read", 200),
+]
+
+
+def request_body(path: str, session: str) -> Any:
+    if path.startswith("/api/hooks/"):
+        return {"session_id": session, "cwd": PROJECT, "prompt": "hello", "source": "resume"}
+    if path.endswith("/digest"):
+        return {"summary": "more"}
+    return None
+
+
+@pytest.fixture
+def tenants(api: Api) -> dict[str, str]:
+    tokens = {
+        "alice": create_token(api, "alice", "hooks,read"),
+        "bob": create_token(api, "bob", "hooks,read"),
+        "alice_hooks_only": create_token(api, "alice", "hooks"),
+        "alice_read_only": create_token(api, "alice", "read"),
+        "alice_revoked": create_token(api, "alice", "hooks,read"),
+    }
+    seed(api, tokens["alice"], "alice-session")
+    revoked_id = next(t["token_id"] for t in api.call("GET", "/api/tokens", ADMIN)[1]["tokens"][-1:])
+    assert api.call("DELETE", f"/api/tokens/{revoked_id}", ADMIN)[0] == 200
+    return tokens
+
+
+@pytest.mark.parametrize(("method", "template", "scope", "owner_status"), ROUTES, ids=lambda v: str(v))
+def test_the_isolation_matrix(
+    api: Api, tenants: dict[str, str], method: str, template: str, scope: str, owner_status: int
+) -> None:
+    path = template.format(session="alice-session")
+    body = request_body(path, "alice-session")
+
+    own = api.call(method, path, tenants["alice"], body)
+    other = api.call(method, path, tenants["bob"], body)
+    wrong_scope = api.call(
+        method, path, tenants["alice_read_only" if scope == "hooks" else "alice_hooks_only"], body
+    )
+
+    assert own[0] == owner_status, own
+    assert api.call(method, path, None, body)[0] == 401
+    assert wrong_scope[0] == 403
+    assert api.call(method, path, tenants["alice_revoked"], body)[0] == 403
+    assert api.call(method, path, "ctn_made-up", body)[0] == 403
+    # Another agent never sees alice's data: reads are empty or 404, writes land in bob's own space.
+    assert "alice-session summary" not in json.dumps(other[1])
+    assert "secret plans of alice-session" not in json.dumps(other[1])
+    assert "alice-session decided" not in json.dumps(other[1])
+    if method == "GET":
+        assert other[0] in (200, 404)
+        if other[0] == 200:
+            assert not (other[1].get("checkpoints") or other[1].get("entries"))
+
+
+def test_an_expired_token_is_refused(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    token = create_token(api, "alice", "read", expires_in_days=1)
+    path = "/api/checkpoints?project=/work/app"
+    assert api.call("GET", path, token)[0] == 200
+
+    later = datetime.now(UTC) + timedelta(days=1, minutes=1)
+    monkeypatch.setattr(services.token_service(), "_clock", lambda: later)
+
+    assert api.call("GET", path, token)[0] == 403
+
+
+def test_the_bootstrap_token_is_the_default_agents_admin(api: Api) -> None:
+    record = services.token_service().authorize(ADMIN)
+
+    assert record is not None
+    assert (record.agent_id, set(record.scopes)) == ("default", set(Scope))
+    assert services.token_service().authorize("not-it") is None
+    assert CreateTokenRequest(agent_id="a", scopes=[Scope.READ, Scope.READ]).scopes == [Scope.READ]
