@@ -31,7 +31,6 @@ GOALS: dict[str, tuple[str, float]] = {
     "pruner_read_per_deleted_1k": ("<=", 1.2),
     "pruner_read_per_deleted_100k": ("<=", 1.2),
     "cost_per_100k_prompts_usd": ("<=", 1.0),
-    "transcript_bytes_ratio": ("<=", 1.05),
     "hook_requests_per_prompt_with_transcript": ("<=", 2.5),  # the skeleton's 1.5 plus at most one
 }
 
