@@ -27,6 +27,8 @@ def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> dict
         count("FlushesRequested")
     if outcome.flush_merged:
         count("FlushesMerged")
+    if hook.redactions:
+        count("Redactions", value=hook.redactions)
     if outcome.duplicate:
         count("HookReplaysIgnored")
     if event is HookEvent.SESSION_START:

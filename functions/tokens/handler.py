@@ -13,7 +13,7 @@ from continuity_core.models.tokens import CreateTokenRequest, Scope, TokenList, 
 from continuity_core.observability import logger, metrics
 from continuity_core.services import token_service
 
-app = create_app()
+app = create_app(redact_responses=False)  # a new token's secret is the answer
 
 
 @app.post("/api/tokens")

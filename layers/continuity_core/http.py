@@ -78,9 +78,27 @@ def rate_limit(app: APIGatewayHttpResolver, next_middleware: NextMiddleware) -> 
     return next_middleware(app)
 
 
-def create_app() -> APIGatewayHttpResolver:
-    """An HTTP API resolver with validation on and the service's error mapping installed."""
-    app = APIGatewayHttpResolver(enable_validation=True)
+def redacting_serializer(body: Any) -> str:
+    """JSON of an answer with every secret redacted again on the way out (defence in depth)."""
+    from aws_lambda_powertools.shared.json_encoder import Encoder
+
+    from continuity_core.redaction import redact_strings
+
+    report: dict[str, int] = {}
+    text = json.dumps(redact_strings(body, report), separators=(",", ":"), cls=Encoder)
+    if report:
+        count("RedactedOnServe", value=sum(report.values()))
+    return text
+
+
+def create_app(redact_responses: bool = True) -> APIGatewayHttpResolver:
+    """An HTTP API resolver with validation on and the service's error mapping installed.
+
+    Answers are redacted on the way out unless they are meant to carry a secret (a new token).
+    """
+    app = APIGatewayHttpResolver(
+        enable_validation=True, serializer=redacting_serializer if redact_responses else None
+    )
     app.use(middlewares=[rate_limit])
 
     @app.exception_handler(RequestValidationError)

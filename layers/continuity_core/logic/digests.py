@@ -14,6 +14,7 @@ from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import DigestRequest, LedgerEntry
 from continuity_core.models.state import SessionIdentity
 from continuity_core.ports import CheckpointStore, Clock, LedgerStore, StateStore
+from continuity_core.redaction import redact_value
 
 
 class UnknownProjectError(ValueError):
@@ -36,6 +37,8 @@ class DigestService:
         self._clock = clock
 
     def write(self, agent_id: str, session_key: str, request: DigestRequest) -> Checkpoint:
+        # The agent writes what it saw: secrets go before anything is stored.
+        request = DigestRequest.model_validate(redact_value(request.model_dump()))
         now = self._clock()
         known = self._states.get(agent_id, session_key)
         identity = SessionIdentity(

@@ -4,11 +4,24 @@ from __future__ import annotations
 
 from continuity_core.logic.paths import normalize_project
 from continuity_core.models.hooks import Hook, HookEvent, HookRequest
+from continuity_core.redaction import redact_value
 
 DEFAULT_HARNESS = "claude-code"
 
 
 def normalize_hook(event: HookEvent, request: HookRequest) -> Hook:
+    """One Hook, its free text redacted before anything stores it (the transcript delta is redacted
+    where it is appended: its offsets are in the client's characters)."""
+    report: dict[str, int] = {}
+    text = redact_value(
+        {
+            "prompt": request.prompt,
+            "content": request.content,
+            "custom_instructions": request.custom_instructions,
+            "session_context": request.session_context,
+        },
+        report,
+    )
     project = (request.project or "").strip() or None
     # The client resolves realpath on the agent's machine; without it, normalise lexically.
     project_normalized = normalize_project(request.project_normalized) or normalize_project(project)
@@ -19,13 +32,13 @@ def normalize_hook(event: HookEvent, request: HookRequest) -> Hook:
         project=project,
         project_normalized=project_normalized,
         transcript_path=request.transcript_path,
-        prompt=request.prompt,
+        prompt=text["prompt"],
         source=request.source,
         trigger=request.trigger,
-        custom_instructions=request.custom_instructions,
-        session_context=request.session_context,
+        custom_instructions=text["custom_instructions"],
+        session_context=text["session_context"],
         reason=request.reason,
-        content=request.content,
+        content=text["content"],
         subagent_id=request.subagent_id,
         subagent_type=request.subagent_type,
         previous_session_key=(request.previous_session_key or "").strip() or None,
@@ -33,4 +46,5 @@ def normalize_hook(event: HookEvent, request: HookRequest) -> Hook:
         parent_session_key=(request.parent_session_key or "").strip() or None,
         transcript=request.transcript,
         transcript_chars=request.transcript_chars,
+        redactions=sum(report.values()),
     )

@@ -143,6 +143,7 @@ class Hook(BaseModel):
     parent_session_key: str | None = None
     transcript: TranscriptDelta | None = None
     transcript_chars: int | None = None
+    redactions: int = 0  # secrets replaced in this hook's text before anything was stored
 
 
 class HookResponse(BaseModel):

@@ -5,6 +5,13 @@ with ``[REDACTED:<kind>]``; ``redact_with_report`` also counts them per kind (fo
 ``redact_value`` walks a ``model_dump()``. See docs/REDACTION.md for what is detected and why.
 """
 
-from continuity_core.redaction.engine import KINDS, marker, redact, redact_value, redact_with_report
+from continuity_core.redaction.engine import (
+    KINDS,
+    marker,
+    redact,
+    redact_strings,
+    redact_value,
+    redact_with_report,
+)
 
-__all__ = ["KINDS", "marker", "redact", "redact_value", "redact_with_report"]
+__all__ = ["KINDS", "marker", "redact", "redact_strings", "redact_value", "redact_with_report"]

@@ -167,3 +167,26 @@ def _walk(value: Any, report: dict[str, int], name: str | None) -> Any:
         walked = [_walk(item, report, name) for item in value]
         return walked if isinstance(value, list) else tuple(walked)
     return value
+
+
+def redact_strings(value: T, report: dict[str, int] | None = None) -> T:
+    """Like ``redact_value`` but by content only: field names are ignored.
+
+    For the service's own documents, whose field names (``session_key``, ``token_id``) say nothing
+    about whether the value is secret."""
+    counts = report if report is not None else {}
+    return _walk_strings(value, counts)
+
+
+def _walk_strings(value: Any, report: dict[str, int]) -> Any:
+    if isinstance(value, str):
+        redacted, counts = redact_with_report(value)
+        for kind, count in counts.items():
+            report[kind] = report.get(kind, 0) + count
+        return redacted
+    if isinstance(value, dict):
+        return {key: _walk_strings(item, report) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        walked = [_walk_strings(item, report) for item in value]
+        return walked if isinstance(value, list) else tuple(walked)
+    return value

@@ -1,0 +1,76 @@
+"""Secrets sent through prompts, remembers, compaction context and digests are never stored."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+
+import boto3
+
+from tests.support.api import InProcessService
+from tests.unit.redaction.support import leaked, load_positives
+
+POSITIVES = load_positives()
+
+
+def stored_text() -> str:
+    """Every item in the table, as text: what a scan of the store would find."""
+    table = os.environ["CONTINUITY_TABLE_NAME"]
+    items = []
+    for page in boto3.client("dynamodb").get_paginator("scan").paginate(TableName=table):
+        items += page["Items"]
+    return json.dumps(items)
+
+
+def test_no_secret_of_any_kind_reaches_the_store(service: InProcessService) -> None:
+    session = {"session_id": "leaky", "cwd": "/work/app"}
+    for n, positive in enumerate(POSITIVES):
+        field = n % 3
+        if field == 0:
+            service.hook("user-prompt-submit", {**session, "prompt": f"please use {positive.text} now"})
+        elif field == 1:
+            service.hook("remember", {**session, "content": positive.text})
+        else:
+            service.hook("pre-compaction", {**session, "custom_instructions": positive.text})
+    service.drain_queue()
+    for positive in POSITIVES[:20]:
+        status, _ = service.digest(
+            "leaky",
+            {
+                "summary": positive.text,
+                "decisions": [{"decision": positive.text, "rationale": positive.text}],
+            },
+        )
+        assert status == 201
+    service.hook("session-end", {**session, "reason": "logout"})
+
+    stored = stored_text()
+
+    assert "[REDACTED:" in stored
+    assert [p.kind for p in POSITIVES if leaked(p.secret, stored)] == []
+
+
+def test_secrets_already_stored_are_redacted_again_when_served(service: InProcessService) -> None:
+    from continuity_core import services
+    from continuity_core.models.state import SessionIdentity
+    from continuity_core.ports import PromptRecord
+
+    secret = next(p for p in POSITIVES if p.kind == "github_token").secret
+    identity = SessionIdentity(
+        session_key="old", harness="claude-code", project="/work/app", project_normalized="/work/app"
+    )
+    # Written before redaction existed (straight to the store, past the ingest path).
+    for _ in range(10):
+        services.state_store().record_prompt(
+            "default", identity, PromptRecord("q", f"token {secret}"), datetime.now(UTC)
+        )
+    services.checkpoint_writer().flush("default", "old")
+
+    listed = json.dumps(service.session_checkpoints("old"))
+    _, recovered = service.hook(
+        "session-start", {"session_id": "old", "cwd": "/work/app", "source": "compact"}
+    )
+
+    assert not leaked(secret, listed) and "[REDACTED:github_token]" in listed
+    assert not leaked(secret, json.dumps(recovered))
