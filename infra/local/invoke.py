@@ -69,7 +69,14 @@ def main(argv: list[str] | None = None) -> int:
 
     with mock_aws():
         sqs = boto3.client("sqs")
-        provisioned = provision(boto3.client("dynamodb"), sqs, wiring.TABLES, wiring.QUEUES)
+        provisioned = provision(
+            boto3.client("dynamodb"),
+            sqs,
+            wiring.TABLES,
+            wiring.QUEUES,
+            s3=boto3.client("s3"),
+            buckets=wiring.BUCKETS,
+        )
         token = secrets.token_urlsafe(16)
         os.environ.update(config.to_environment())
         os.environ.update(function_environment(wiring.FUNCTIONS))

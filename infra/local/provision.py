@@ -1,8 +1,9 @@
-"""Creates the wiring's tables and queues on moto (server or ``mock_aws``), idempotently.
+"""Creates the wiring's tables, queues and buckets on moto (server or ``mock_aws``), idempotently.
 
-Same definitions as the CDK stack: string keys, on-demand billing, GSIs projecting ALL, TTL on the
-declared attribute; each queue with its ``-dlq``, redrive policy and visibility timeout. Resources
-that already exist (after a replay) are brought in line instead of re-created.
+Same definitions as the CDK stack: string keys, on-demand billing, GSIs with the declared
+projection, TTL on the declared attribute; each queue with its ``-dlq``, redrive policy and
+visibility timeout; each bucket private. Resources that already exist (after a replay) are brought
+in line instead of re-created.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from infra.local.context import NAME_PREFIX
-from infra.wiring import QueueSpec, TableSpec
+from infra.wiring import BucketSpec, GlobalIndex, QueueSpec, TableSpec
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_s3 import S3Client
     from mypy_boto3_sqs import SQSClient
 
 log = logging.getLogger(__name__)
@@ -50,9 +52,17 @@ def provision(
     tables: Iterable[TableSpec],
     queues: Iterable[QueueSpec],
     *,
+    s3: S3Client | None = None,
+    buckets: Iterable[BucketSpec] = (),
     prefix: str = NAME_PREFIX,
 ) -> Provisioned:
     out = Provisioned()
+    for bucket in buckets:
+        if s3 is None:
+            raise ValueError("buckets need an S3 client")
+        name = physical_name(bucket.key, prefix)
+        ensure_bucket(s3, name)
+        out.environment[bucket.env_var] = name
     for table in tables:
         name = physical_name(table.key, prefix)
         ensure_table(dynamodb, table, name)
@@ -153,11 +163,25 @@ def _key_schema(partition_key: str, sort_key: str) -> list[Any]:
     ]
 
 
-def _gsi(index: Any) -> Any:
+def ensure_bucket(s3: S3Client, name: str) -> None:
+    try:
+        s3.head_bucket(Bucket=name)
+    except s3.exceptions.ClientError:
+        s3.create_bucket(Bucket=name)
+
+
+def index_projection(index: GlobalIndex) -> dict[str, Any]:
+    """DynamoDB's Projection for a declared index (the CDK construct maps it the same way)."""
+    if index.projection is None:
+        return {"ProjectionType": "ALL"}
+    return {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(index.projection)}
+
+
+def _gsi(index: GlobalIndex) -> Any:
     return {
         "IndexName": index.name,
         "KeySchema": _key_schema(index.partition_key, index.sort_key),
-        "Projection": {"ProjectionType": "ALL"},
+        "Projection": index_projection(index),
     }
 
 

@@ -29,7 +29,7 @@ from infra.local.recording import DRAIN_MARKS_FILE, RECORDING_FILE, DrainMarks, 
 from infra.local.routes import RouteTable
 from infra.local.runtime import FunctionRuntime, Loader, import_handler
 from infra.local.scheduler import Scheduler
-from infra.wiring import AuthorizerSpec, FunctionSpec, QueueSpec, TableSpec
+from infra.wiring import AuthorizerSpec, BucketSpec, FunctionSpec, QueueSpec, TableSpec
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,7 @@ class StackOptions:
     functions: tuple[FunctionSpec, ...] = wiring.FUNCTIONS
     tables: tuple[TableSpec, ...] = wiring.TABLES
     queues: tuple[QueueSpec, ...] = wiring.QUEUES
+    buckets: tuple[BucketSpec, ...] = wiring.BUCKETS
     authorizer: AuthorizerSpec | None = wiring.API_AUTHORIZER
     minute_seconds: float = 60.0  # timer scale: seconds per minute of ScheduleTrigger.rate_minutes
     retry_backoff_s: int = 2  # visibility of an SQS message left for redelivery
@@ -109,7 +110,9 @@ class LocalStack:
 
         sqs = boto3.client("sqs")
         dynamodb = boto3.client("dynamodb")
-        self.provisioned = provision(dynamodb, sqs, opts.tables, opts.queues)
+        self.provisioned = provision(
+            dynamodb, sqs, opts.tables, opts.queues, s3=boto3.client("s3"), buckets=opts.buckets
+        )
         os.environ.update(config_env)
         os.environ.update(function_environment(opts.functions))
         os.environ.update(self.provisioned.environment)

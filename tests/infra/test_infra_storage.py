@@ -10,7 +10,7 @@ from aws_cdk.assertions import Template
 
 from infra import wiring
 from infra.constructs.storage import Storage
-from tests.support.provision import projection
+from infra.local.provision import index_projection
 
 if TYPE_CHECKING:
     from tests.infra.synth import Synthesized
@@ -40,7 +40,7 @@ def test_each_table_has_the_wiring_keys_indexes_and_ttl(
     assert set(indexes) == {index.name for index in spec.indexes}
     for index in spec.indexes:
         assert indexes[index.name]["KeySchema"] == _key_schema(index.partition_key, index.sort_key)
-        assert indexes[index.name]["Projection"] == projection(index)
+        assert indexes[index.name]["Projection"] == index_projection(index)
     assert all(a["AttributeType"] == "S" for a in props["AttributeDefinitions"])
     assert props["TimeToLiveSpecification"] == {"AttributeName": spec.ttl_attribute, "Enabled": True}
 

@@ -52,7 +52,7 @@ def test_a_flush_message_delivered_twice_writes_one_checkpoint(service: InProces
     sqs = boto3.client("sqs")
     url = os.environ["CHECKPOINT_QUEUE_URL"]
     send_prompts(service, "twice", range(1, 11))
-    message = sqs.receive_message(QueueUrl=url)["Messages"][0]
+    message = sqs.receive_message(QueueUrl=url, AttributeNames=["All"])["Messages"][0]
     from functions.checkpoint_writer import handler as writer
     from tests.support.lambda_events import FakeContext, sqs_event
 

@@ -74,3 +74,37 @@ def test_secrets_already_stored_are_redacted_again_when_served(service: InProces
 
     assert not leaked(secret, listed) and "[REDACTED:github_token]" in listed
     assert not leaked(secret, json.dumps(recovered))
+
+
+def test_transcript_deltas_are_redacted_without_moving_offsets(service: InProcessService) -> None:
+    from continuity_core.redaction.engine import fitted_marker
+
+    secrets = [p for p in POSITIVES if len(p.secret) >= 16][:40]
+    text = "".join(f"User: step {n} {p.text}\n" for n, p in enumerate(secrets))
+    middle = len(text) // 2
+    first = {
+        "session_id": "tx",
+        "cwd": "/work/app",
+        "prompt": "a",
+        "transcript": {"offset": 0, "text": text[:middle]},
+    }
+    second = {
+        "session_id": "tx",
+        "cwd": "/work/app",
+        "prompt": "b",
+        "transcript": {"offset": middle, "text": text[middle:]},
+    }
+    repeat = {**second, "idempotency_key": "tx:2"}
+
+    assert service.hook("user-prompt-submit", first)[0] == 200
+    assert service.hook("user-prompt-submit", second)[0] == 200
+    assert service.hook("user-prompt-submit", repeat)[0] == 200  # an overlap: nothing new
+
+    stored = stored_text()
+    assert [p.kind for p in secrets if leaked(p.secret, stored)] == []
+    from tests.support.sessions import SessionsApi
+
+    status, body = SessionsApi().transcript("tx")
+    assert status == 200
+    assert len(body["text"]) == len(text)  # the client's offsets still address the copy
+    assert fitted_marker("github_token", 40) == "[REDACTED:github_token]" + "*" * 17

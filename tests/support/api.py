@@ -72,7 +72,9 @@ class InProcessService:
         url = os.environ["CHECKPOINT_QUEUE_URL"]
         delivered = 0
         while True:
-            messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
+            messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["All"]).get(
+                "Messages", []
+            )
             if not messages:
                 return delivered
             result = self._writer.lambda_handler(sqs_event(messages), FakeContext())

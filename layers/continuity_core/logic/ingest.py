@@ -26,6 +26,7 @@ from continuity_core.ports import (
     StateStore,
     TranscriptLog,
 )
+from continuity_core.redaction import redact_same_length
 
 REMEMBER_CHARS = 500
 CHARS_PER_TOKEN = 4
@@ -202,7 +203,10 @@ class HookService:
         if self._transcripts is None or hook.transcript is None:
             return
         delta = hook.transcript
-        self._transcripts.append(agent_id, _identity(hook), delta.offset, delta.text, self._clock())
+        # Same length: offsets are the client's characters. A secret split across two deltas is the
+        # known gap (clients send whole messages, so it is rare).
+        text, _ = redact_same_length(delta.text)
+        self._transcripts.append(agent_id, _identity(hook), delta.offset, text, self._clock())
 
     def _inherited_section(self, agent_id: str, hook: Hook) -> Section | None:
         if self._inheritance is None:

@@ -9,9 +9,18 @@ from continuity_core.redaction.engine import (
     KINDS,
     marker,
     redact,
+    redact_same_length,
     redact_strings,
     redact_value,
     redact_with_report,
 )
 
-__all__ = ["KINDS", "marker", "redact", "redact_strings", "redact_value", "redact_with_report"]
+__all__ = [
+    "KINDS",
+    "marker",
+    "redact",
+    "redact_same_length",
+    "redact_strings",
+    "redact_value",
+    "redact_with_report",
+]

@@ -90,6 +90,19 @@ class Redactor:
             found = _outside_markers(found, _marker_spans(text))
         return found
 
+    def redact_same_length(self, text: str) -> tuple[str, dict[str, int]]:
+        """Like ``redact_with_report``, but each secret's replacement has the secret's length
+        (the marker padded with ``*``, or cut), so character offsets into the text still hold."""
+        found = self.findings(text)
+        if not found:
+            return text, {}
+        chars = list(text)
+        report: dict[str, int] = {}
+        for start, end, kind in _merge(found):
+            chars[start:end] = fitted_marker(kind, end - start)
+            report[kind] = report.get(kind, 0) + 1
+        return "".join(chars), report
+
     def redact_with_report(self, text: str) -> tuple[str, dict[str, int]]:
         found = self.findings(text)
         if not found:
@@ -104,6 +117,19 @@ class Redactor:
             position = end
         parts.append(text[position:])
         return "".join(parts), report
+
+
+def fitted_marker(kind: str, length: int) -> str:
+    """A marker of exactly ``length`` characters: the full one padded, or a shorter form."""
+    for candidate in (marker(kind), "[REDACTED]"):
+        if len(candidate) <= length:
+            return candidate + "*" * (length - len(candidate))
+    return "*" * length
+
+
+def redact_same_length(text: str) -> tuple[str, dict[str, int]]:
+    """For text addressed by character offsets (live transcripts): see ``Redactor.redact_same_length``."""
+    return default_redactor().redact_same_length(text)
 
 
 @functools.cache
