@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from continuity_core.models.checkpoint import Checkpoint
-from continuity_core.models.digest import LedgerEntry, LedgerPage
-from continuity_core.models.hooks import Hook
-from continuity_core.models.state import SessionIdentity, SessionState
-from continuity_core.models.tokens import TokenRecord
-from continuity_core.models.transcripts import SessionSummary, TranscriptHead
+if TYPE_CHECKING:  # annotations only: a function loads the models it uses, not every one
+    from continuity_core.models.checkpoint import Checkpoint
+    from continuity_core.models.digest import LedgerEntry, LedgerPage
+    from continuity_core.models.hooks import Hook
+    from continuity_core.models.state import SessionIdentity, SessionState
+    from continuity_core.models.tokens import TokenRecord
+    from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 
 Clock = Callable[[], datetime]
 

@@ -1,4 +1,8 @@
-"""The one cached factory that wires domain services to their AWS adapters, from the environment."""
+"""The one cached factory that wires domain services to their AWS adapters, from the environment.
+
+Each factory imports what it builds: a function loads only the adapters and logic it uses (the
+hook path never imports search, tokens or the ledger), which keeps cold starts small.
+"""
 
 from __future__ import annotations
 
@@ -8,29 +12,27 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from continuity_core.adapters.aws import required_env
-from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
-from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
-from continuity_core.adapters.dynamo_rate import DynamoRateCounter
-from continuity_core.adapters.dynamo_state import DynamoStateStore
-from continuity_core.adapters.dynamo_tokens import DynamoTokenStore
-from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStore
-from continuity_core.adapters.s3_bodies import S3BodyStore
-from continuity_core.adapters.sqs_flush_queue import SqsFlushQueue
 from continuity_core.config import get_config
-from continuity_core.logic.digests import DigestService
-from continuity_core.logic.ingest import HookService
-from continuity_core.logic.inherit import InheritanceService
-from continuity_core.logic.ratelimit import RateLimiter
-from continuity_core.logic.tiers import TieredRecovery
-from continuity_core.logic.tokens import TokenService
-from continuity_core.logic.writer import CheckpointWriter
-from continuity_core.ports import TranscriptSearch
 
-if TYPE_CHECKING:  # search (sqlite3) is imported by the functions that search, not on the hook path
+if TYPE_CHECKING:
+    from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
+    from continuity_core.adapters.dynamo_state import DynamoStateStore
+    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStore
+    from continuity_core.logic.digests import DigestService
+    from continuity_core.logic.ingest import HookService
+    from continuity_core.logic.inherit import InheritanceService
+    from continuity_core.logic.ratelimit import RateLimiter
     from continuity_core.logic.search import SearchIndex
+    from continuity_core.logic.tiers import TieredRecovery
+    from continuity_core.logic.tokens import TokenService
+    from continuity_core.logic.writer import CheckpointWriter
+    from continuity_core.ports import TranscriptSearch
 
 TABLE_ENV = "CONTINUITY_TABLE_NAME"
 QUEUE_ENV = "CHECKPOINT_QUEUE_URL"
+# The bootstrap admin token's sha256 (deployment configuration; the local stack's --token).
+API_TOKEN_ENV = "CONTINUITY_API_TOKEN_SHA256"
 
 
 def utc_now() -> datetime:
@@ -39,11 +41,15 @@ def utc_now() -> datetime:
 
 @lru_cache(maxsize=1)
 def state_store() -> DynamoStateStore:
+    from continuity_core.adapters.dynamo_state import DynamoStateStore
+
     return DynamoStateStore(required_env(TABLE_ENV), ttl=timedelta(days=get_config().retention_days))
 
 
 @lru_cache(maxsize=1)
 def checkpoint_store() -> DynamoCheckpointStore:
+    from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
+
     return DynamoCheckpointStore(
         required_env(TABLE_ENV), retention=timedelta(days=get_config().retention_days)
     )
@@ -51,26 +57,37 @@ def checkpoint_store() -> DynamoCheckpointStore:
 
 @lru_cache(maxsize=1)
 def checkpoint_writer() -> CheckpointWriter:
+    from continuity_core.logic.writer import CheckpointWriter
+
     return CheckpointWriter(state_store(), checkpoint_store(), get_config(), utc_now)
 
 
 @lru_cache(maxsize=1)
 def ledger_store() -> DynamoLedgerStore:
+    from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
+
     return DynamoLedgerStore(required_env(TABLE_ENV))
 
 
 @lru_cache(maxsize=1)
 def digest_service() -> DigestService:
+    from continuity_core.logic.digests import DigestService
+
     return DigestService(state_store(), checkpoint_store(), ledger_store(), get_config(), utc_now)
 
 
 @lru_cache(maxsize=1)
 def tiered_recovery() -> TieredRecovery:
+    from continuity_core.logic.tiers import TieredRecovery
+
     return TieredRecovery(checkpoint_store(), ledger_store(), utc_now, search=transcript_search())
 
 
 @lru_cache(maxsize=1)
 def transcript_store() -> DynamoTranscriptStore:
+    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStore
+    from continuity_core.adapters.s3_bodies import S3BodyStore
+
     config = get_config()
     return DynamoTranscriptStore(
         required_env(TABLE_ENV),
@@ -102,11 +119,16 @@ def transcript_search() -> TranscriptSearch | None:
 
 @lru_cache(maxsize=1)
 def inheritance() -> InheritanceService:
+    from continuity_core.logic.inherit import InheritanceService
+
     return InheritanceService(transcript_store(), checkpoint_store(), state_store(), get_config())
 
 
 @lru_cache(maxsize=1)
 def hook_service() -> HookService:
+    from continuity_core.adapters.sqs_flush_queue import SqsFlushQueue
+    from continuity_core.logic.ingest import HookService
+
     return HookService(
         states=state_store(),
         checkpoints=checkpoint_store(),
@@ -116,6 +138,24 @@ def hook_service() -> HookService:
         writer=checkpoint_writer(),
         transcripts=transcript_store(),
         inheritance=inheritance(),
+    )
+
+
+@lru_cache(maxsize=1)
+def token_service() -> TokenService:
+    from continuity_core.adapters.dynamo_tokens import DynamoTokenStore
+    from continuity_core.logic.tokens import TokenService
+
+    return TokenService(DynamoTokenStore(required_env(TABLE_ENV)), utc_now, os.environ.get(API_TOKEN_ENV))
+
+
+@lru_cache(maxsize=1)
+def rate_limiter() -> RateLimiter:
+    from continuity_core.adapters.dynamo_rate import DynamoRateCounter
+    from continuity_core.logic.ratelimit import RateLimiter
+
+    return RateLimiter(
+        DynamoRateCounter(required_env(TABLE_ENV)), get_config().rate_limit_per_minute, utc_now
     )
 
 
@@ -139,19 +179,3 @@ def reset() -> None:
         factory.cache_clear()
     if search_index.cache_info().currsize:
         search_index().reset()
-
-
-# The bootstrap admin token's sha256 (deployment configuration; the local stack's --token).
-API_TOKEN_ENV = "CONTINUITY_API_TOKEN_SHA256"
-
-
-@lru_cache(maxsize=1)
-def token_service() -> TokenService:
-    return TokenService(DynamoTokenStore(required_env(TABLE_ENV)), utc_now, os.environ.get(API_TOKEN_ENV))
-
-
-@lru_cache(maxsize=1)
-def rate_limiter() -> RateLimiter:
-    return RateLimiter(
-        DynamoRateCounter(required_env(TABLE_ENV)), get_config().rate_limit_per_minute, utc_now
-    )
