@@ -1,4 +1,5 @@
-"""The OpenAPI document of every HTTP function, merged; `make openapi` writes docs/openapi.json.
+"""The OpenAPI document of every HTTP function, merged; `make openapi` writes it into the shared
+layer (``continuity_core/openapi.json``), where the read API serves it at ``GET /api/openapi.json``.
 
 A test regenerates it and fails on drift, so the document always matches the handlers.
 """
@@ -13,7 +14,7 @@ from typing import Any
 
 from infra.wiring import FUNCTIONS
 
-DOCUMENT = Path(__file__).resolve().parents[1] / "docs" / "openapi.json"
+DOCUMENT = Path(__file__).resolve().parents[1] / "layers" / "continuity_core" / "openapi.json"
 TITLE = "Continuity API"
 VERSION = "1"
 

@@ -49,7 +49,8 @@ class ContinuityStack(Stack):
             self,
             "Buckets",
             buckets=wiring.BUCKETS,
-            retention_days=config.retention_days,
+            # The bodies are transcripts': their lifecycle follows the transcripts' retention.
+            retention_days=config.transcript_retention_days,
             ephemeral=ephemeral,
         )
         shared_layers = SharedLayers(self, "Layers", paths=layers)

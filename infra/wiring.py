@@ -19,6 +19,7 @@ class Access(StrEnum):
     WRITE = "write"
     READ_WRITE = "read_write"
     SEND = "send"  # SQS: send messages
+    DELETE = "delete"  # S3: delete objects only (the pruner)
     CONSUME = "consume"  # SQS: receive/delete (event source)
 
 
@@ -57,8 +58,9 @@ class QueueSpec:
 @dataclass(frozen=True)
 class BucketSpec:
     """A private S3 bucket: SSE-S3 encryption, public access blocked, TLS only; retained unless the
-    stage is ephemeral. Objects expire ``retention_days`` (the service config) + ``orphan_grace_days``
-    after they were written: by then their head item has expired too (bodies left without a head)."""
+    stage is ephemeral. Objects expire ``transcript_retention_days`` (the service config) +
+    ``orphan_grace_days`` after they were written: the pruner deletes a transcript's bodies with its
+    head, this rule catches the ones it could not (bodies left without a head)."""
 
     key: str
     env_var: str  # carries the bucket name
@@ -144,6 +146,14 @@ CONTINUITY_TABLE = TableSpec(
                 "length",
             ),
         ),
+        # Sparse: what ages out (checkpoints, session state, transcript heads) by the bucket its
+        # retention runs out in; the pruner reads only due buckets (continuity_core/logic/retention.py).
+        GlobalIndex(
+            name="by_expiry",
+            partition_key="gsi3pk",
+            sort_key="gsi3sk",
+            projection=("session_key", "chunk_ids"),
+        ),
     ),
 )
 
@@ -207,6 +217,7 @@ READ_API = FunctionSpec(
     description="Read API for checkpoints, and health.",
     routes=(
         HttpRoute("GET", "/api/health", authorized=False),
+        HttpRoute("GET", "/api/openapi.json", authorized=False),
         HttpRoute("GET", "/api/checkpoints"),
         HttpRoute("GET", "/api/checkpoints/{session_key}"),
     ),
@@ -273,6 +284,18 @@ TOKENS = FunctionSpec(
     memory_mb=256,
 )
 
+PRUNER = FunctionSpec(
+    key="pruner",
+    source_dir="functions/pruner",
+    handler="handler.lambda_handler",
+    description="Deletes what outlived its retention: checkpoints, session state, transcripts and bodies.",
+    schedule=ScheduleTrigger(rate_minutes=60),
+    resources={CONTINUITY_TABLE.key: Access.READ_WRITE, TRANSCRIPT_BUCKET.key: Access.DELETE},
+    environment={**SERVICE_ENVIRONMENT},
+    # A run stops starting buckets 30 s before this; the next run goes on from its cursor.
+    timeout_s=300,
+)
+
 FUNCTIONS: tuple[FunctionSpec, ...] = (
     AUTHORIZER,
     HOOKS,
@@ -281,6 +304,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     AGENT_API,
     SESSIONS,
     TOKENS,
+    PRUNER,
 )
 API_AUTHORIZER = AuthorizerSpec(function=AUTHORIZER.key)
 

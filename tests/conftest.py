@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -18,11 +20,31 @@ def _quiet_powertools(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POWERTOOLS_LOG_LEVEL", "WARNING")
 
 
+def atomic_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One moto request at a time, as DynamoDB applies each request atomically.
+
+    moto's UpdateItem is a read-modify-write in Python: two threads can interleave inside one
+    request and lose an update that DynamoDB never would. Serialising requests keeps the
+    interleaving that matters to us (between requests) and removes the one moto adds.
+    """
+    from moto.core.botocore_stubber import BotocoreStubber
+
+    lock = threading.RLock()
+    original = BotocoreStubber.__call__
+
+    def serialised(self: BotocoreStubber, *args: Any, **kwargs: Any) -> Any:
+        with lock:
+            return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(BotocoreStubber, "__call__", serialised)
+
+
 @pytest.fixture
 def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """moto with the service's table and queues; yields the resource environment."""
     from moto import mock_aws
 
+    atomic_requests(monkeypatch)
     from continuity_core import services
     from continuity_core.adapters.aws import reset_clients
     from tests.support.provision import provision

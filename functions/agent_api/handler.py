@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from continuity_core.adapters.dynamo_ledger import InvalidPageTokenError
-from continuity_core.http import caller, create_app, error_response
+from continuity_core.http import ERROR_RESPONSES, caller, create_app, created, error_response, resolve
 from continuity_core.logic.digests import UnknownProjectError
 from continuity_core.logic.paths import normalize_project
 from continuity_core.logic.tiers import NothingToRecoverError
@@ -42,7 +42,7 @@ def _bad_token(error: InvalidPageTokenError) -> Response:
     return error_response(400, "invalid next_token")
 
 
-@app.post("/api/sessions/<session_key>/digest")
+@app.post("/api/sessions/<session_key>/digest", responses=created(CheckpointAnswer))
 def write_digest(
     session_key: SessionKey, request: Annotated[DigestRequest, Body()]
 ) -> tuple[dict[str, Any], int]:
@@ -55,7 +55,7 @@ def write_digest(
     return CheckpointAnswer(checkpoint=checkpoint).model_dump(mode="json"), 201
 
 
-@app.post("/api/sessions/<session_key>/checkpoint")
+@app.post("/api/sessions/<session_key>/checkpoint", responses=ERROR_RESPONSES)
 def write_explicit_checkpoint(session_key: SessionKey) -> CheckpointAnswer:
     """An ``explicit`` checkpoint of the session's state, now (``continuity checkpoint``)."""
     logger.set_correlation_id(session_key)
@@ -71,7 +71,7 @@ def write_explicit_checkpoint(session_key: SessionKey) -> CheckpointAnswer:
     return CheckpointAnswer(checkpoint=result.checkpoint)
 
 
-@app.get("/api/ledger")
+@app.get("/api/ledger", responses=ERROR_RESPONSES)
 def read_ledger(
     project: Annotated[str, Query(min_length=1, max_length=4096)],
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
@@ -82,7 +82,7 @@ def read_ledger(
     return ledger_store().page(caller(app, Scope.READ).agent_id, normalized, limit, next_token)
 
 
-@app.get("/api/recovery")
+@app.get("/api/recovery", responses=ERROR_RESPONSES)
 def recover(
     project: ProjectQuery = None,
     session_key: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
@@ -101,4 +101,4 @@ def recover(
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+    return resolve(app, event, context)

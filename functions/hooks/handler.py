@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import body_too_large, caller, create_app
+from continuity_core.http import ERROR_RESPONSES, caller, create_app, resolve
 from continuity_core.logic.normalize import normalize_hook
 from continuity_core.models.hooks import HookEvent, HookRequest
 from continuity_core.models.tokens import Scope
@@ -17,7 +17,7 @@ from continuity_core.services import hook_service
 app = create_app()
 
 
-@app.post("/api/hooks/<event>")
+@app.post("/api/hooks/<event>", responses=ERROR_RESPONSES)
 def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> dict[str, Any]:
     hook = normalize_hook(event, request)
     logger.set_correlation_id(hook.session_key)
@@ -39,4 +39,4 @@ def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> dict
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return body_too_large(event) or app.resolve(event, context)
+    return resolve(app, event, context)

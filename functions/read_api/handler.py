@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
+from importlib import resources
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import caller, create_app
+from continuity_core.http import ERROR_RESPONSES, caller, create_app, resolve
 from continuity_core.logic.paths import normalize_project
 from continuity_core.models.checkpoint import CheckpointList
 from continuity_core.models.tokens import Scope
@@ -19,12 +22,23 @@ MAX_SESSION_CHECKPOINTS = 500
 app = create_app()
 
 
-@app.get("/api/health")
+@app.get("/api/health", responses=ERROR_RESPONSES)
 def health() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@app.get("/api/checkpoints")
+@app.get("/api/openapi.json", responses=ERROR_RESPONSES)
+def openapi_document() -> dict[str, Any]:
+    """This API's OpenAPI document (generated from the handlers' pydantic models)."""
+    return openapi_json()
+
+
+@lru_cache(maxsize=1)
+def openapi_json() -> dict[str, Any]:
+    return dict(json.loads(resources.files("continuity_core").joinpath("openapi.json").read_text()))
+
+
+@app.get("/api/checkpoints", responses=ERROR_RESPONSES)
 def project_checkpoints(
     project: Annotated[str, Query(min_length=1, max_length=4096)],
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
@@ -35,7 +49,7 @@ def project_checkpoints(
     return CheckpointList(checkpoints=found)
 
 
-@app.get("/api/checkpoints/<session_key>")
+@app.get("/api/checkpoints/<session_key>", responses=ERROR_RESPONSES)
 def session_checkpoints(session_key: Annotated[str, Path(min_length=1, max_length=256)]) -> CheckpointList:
     """One session's checkpoints, oldest first."""
     found = checkpoint_store().list_for_session(
@@ -47,4 +61,4 @@ def session_checkpoints(session_key: Annotated[str, Path(min_length=1, max_lengt
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+    return resolve(app, event, context)

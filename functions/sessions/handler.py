@@ -9,7 +9,7 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import caller, create_app, error_response
+from continuity_core.http import ERROR_RESPONSES, caller, create_app, error_response, resolve
 from continuity_core.logic.paths import normalize_project
 from continuity_core.models.sessions import (
     SearchRequest,
@@ -18,6 +18,7 @@ from continuity_core.models.sessions import (
     SessionPage,
     TranscriptText,
 )
+from continuity_core.models.tokens import Scope
 from continuity_core.observability import count, logger, metrics
 from continuity_core.ports import InvalidPageTokenError, TranscriptBodyMissingError
 from continuity_core.services import transcript_search, transcript_store
@@ -37,7 +38,7 @@ def _body_gone(error: TranscriptBodyMissingError) -> Response:
     return error_response(410, "part of this transcript has expired")
 
 
-@app.get("/api/sessions")
+@app.get("/api/sessions", responses=ERROR_RESPONSES)
 def list_sessions(
     project: Annotated[str, Query(min_length=1, max_length=4096)],
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
@@ -45,11 +46,13 @@ def list_sessions(
 ) -> SessionPage:
     """A project's sessions with a transcript, most recently updated first."""
     normalized = normalize_project(project) or project
-    sessions, token = transcript_store().recent_sessions(caller(app).agent_id, normalized, limit, next_token)
+    sessions, token = transcript_store().recent_sessions(
+        caller(app, Scope.READ).agent_id, normalized, limit, next_token
+    )
     return SessionPage(sessions=sessions, next_token=token)
 
 
-@app.get("/api/sessions/<session_key>/transcript")
+@app.get("/api/sessions/<session_key>/transcript", responses=ERROR_RESPONSES)
 def read_transcript(
     session_key: Annotated[str, Path(min_length=1, max_length=256)],
     offset: Annotated[int, Query(ge=0)] = 0,
@@ -57,7 +60,7 @@ def read_transcript(
 ) -> TranscriptText:
     """The readable transcript as stored (characters ``offset`` to ``offset + limit``)."""
     logger.set_correlation_id(session_key)
-    agent_id = caller(app).agent_id
+    agent_id = caller(app, Scope.READ).agent_id
     head = transcript_store().head(agent_id, session_key, consistent=True)
     if head is None:
         raise NotFoundError(f"no transcript for session {session_key!r}")
@@ -72,10 +75,10 @@ def read_transcript(
     )
 
 
-@app.post("/api/sessions/search")
+@app.post("/api/sessions/search", responses=ERROR_RESPONSES)
 def search_sessions(request: Annotated[SearchRequest, Body()]) -> SearchResults:
     """Ranked full-text search: one session, or a project's most recent sessions (bounded)."""
-    agent_id = caller(app).agent_id
+    agent_id = caller(app, Scope.READ).agent_id
     project = normalize_project(request.project)
     asking = (request.asking_session_key or "").strip() or None
     if not request.session_key and not project and asking:
@@ -111,4 +114,4 @@ def search_sessions(request: Annotated[SearchRequest, Body()]) -> SearchResults:
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+    return resolve(app, event, context)

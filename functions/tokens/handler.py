@@ -8,15 +8,15 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import caller, create_app
-from continuity_core.models.tokens import CreateTokenRequest, Scope, TokenList, TokenView
+from continuity_core.http import ERROR_RESPONSES, caller, create_app, created, resolve
+from continuity_core.models.tokens import CreateTokenRequest, Scope, TokenCreated, TokenList, TokenView
 from continuity_core.observability import logger, metrics
 from continuity_core.services import token_service
 
 app = create_app(redact_responses=False)  # a new token's secret is the answer
 
 
-@app.post("/api/tokens")
+@app.post("/api/tokens", responses=created(TokenCreated))
 def create_token(request: Annotated[CreateTokenRequest, Body()]) -> tuple[dict[str, Any], int]:
     caller(app, Scope.ADMIN)
     created = token_service().create(request)
@@ -24,13 +24,13 @@ def create_token(request: Annotated[CreateTokenRequest, Body()]) -> tuple[dict[s
     return created.model_dump(mode="json"), 201
 
 
-@app.get("/api/tokens")
+@app.get("/api/tokens", responses=ERROR_RESPONSES)
 def list_tokens() -> TokenList:
     caller(app, Scope.ADMIN)
     return TokenList(tokens=token_service().list())
 
 
-@app.delete("/api/tokens/<token_id>")
+@app.delete("/api/tokens/<token_id>", responses=ERROR_RESPONSES)
 def revoke_token(token_id: Annotated[str, Path(min_length=1, max_length=64)]) -> TokenView:
     caller(app, Scope.ADMIN)
     revoked = token_service().revoke(token_id)
@@ -43,4 +43,4 @@ def revoke_token(token_id: Annotated[str, Path(min_length=1, max_length=64)]) ->
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return app.resolve(event, context)
+    return resolve(app, event, context)

@@ -41,7 +41,7 @@ class ContinuityConfig(BaseModel):
         900_000, ge=60_000, le=3_600_000, description="Time between periodic checkpoints."
     )
     max_checkpoints_per_session: int = Field(50, ge=1, le=500, description="Oldest checkpoints beyond go.")
-    retention_days: int = Field(7, ge=1, le=90, description="Checkpoint retention.")
+    retention_days: int = Field(7, ge=1, le=90, description="Checkpoint and session-state retention.")
     recovery_budget_chars: int = Field(
         2000, ge=200, le=10_000, description="Characters reserved for the recovery block."
     )
@@ -69,6 +69,12 @@ class ContinuityConfig(BaseModel):
         ge=16_384,
         le=262_144,
         description="Transcript text kept in the DynamoDB item; beyond it, one chunk moves to S3.",
+    )
+    transcript_retention_days: int = Field(
+        7,
+        ge=1,
+        le=90,
+        description="Transcripts (head item and S3 bodies) go this long after their last append.",
     )
 
     rate_limit_per_minute: int = Field(

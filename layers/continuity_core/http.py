@@ -12,7 +12,12 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from pydantic import BaseModel
 
 from continuity_core.observability import count, logger
-from continuity_core.ports import StorageUnavailableError, TranscriptGapError
+from continuity_core.ports import (
+    FlushConflictError,
+    KeyTooLongError,
+    StorageUnavailableError,
+    TranscriptGapError,
+)
 
 MAX_BODY_BYTES = 1024 * 1024
 RETRY_AFTER_SECONDS = 2
@@ -35,15 +40,72 @@ class ForbiddenError(ServiceError):
         super().__init__(403, message)
 
 
-def error_response(status: int, message: str, **extra: Any) -> Response:
+# The one error shape: {"error": <code>, "detail": <message>} (plus "errors" / "stored_length").
+ERROR_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    410: "gone",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+    429: "rate_limited",
+    500: "internal_error",
+    503: "unavailable",
+}
+
+
+class ErrorBody(BaseModel):
+    """Every error answer of the service (API Gateway's own 401/403 say ``{"message": …}``)."""
+
+    error: str
+    detail: str
+    errors: list[dict[str, str]] | None = None
+    stored_length: int | None = None
+
+
+def error_body(status: int, detail: str, **extra: Any) -> dict[str, Any]:
+    return {"error": ERROR_CODES.get(status, f"http_{status}"), "detail": detail, **extra}
+
+
+def error_response(status: int, detail: str, **extra: Any) -> Response:
     headers = {"Retry-After": str(extra.pop("retry_after"))} if "retry_after" in extra else None
-    body = {"statusCode": status, "message": message, **extra}
     return Response(
         status_code=status,
         content_type=content_types.APPLICATION_JSON,
-        body=json.dumps(body),
+        body=json.dumps(error_body(status, detail, **extra)),
         headers=headers,
     )
+
+
+def _described(status: int, description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"model": ErrorBody}}}
+
+
+def created(model: type[BaseModel]) -> dict[int, Any]:
+    """Responses of a route that answers 201 with ``model``."""
+    errors = {status: response for status, response in ERROR_RESPONSES.items() if status >= 400}
+    return {**errors, 201: {"description": "Created", "content": {"application/json": {"model": model}}}}
+
+
+# Declared on every route, so the OpenAPI document says what a client can get back.
+ERROR_RESPONSES: dict[int, Any] = {
+    200: {"description": "OK"},  # no content given: the route's return annotation is the schema
+    400: _described(400, "Malformed JSON, or an invalid page token"),
+    401: _described(401, "No bearer token (API Gateway answers this itself)"),
+    403: _described(403, "The token is refused, or lacks the route's scope"),
+    404: _described(404, "Nothing stored under this key for the caller's agent"),
+    409: _described(409, "A transcript append past the stored end: resend from stored_length"),
+    410: _described(410, "Part of this transcript has expired"),
+    413: _described(413, "Body over the limit"),
+    415: _described(415, "The body is not JSON"),
+    422: _described(422, "The request does not validate"),
+    429: _described(429, "Rate limit reached; see Retry-After"),
+    503: _described(503, "The store is throttling; see Retry-After"),
+}
 
 
 def _location(loc: Any) -> str:
@@ -114,6 +176,26 @@ def create_app(redact_responses: bool = True) -> APIGatewayHttpResolver:
     def _gap(error: TranscriptGapError) -> Response:
         return error_response(409, str(error), stored_length=error.stored_length)
 
+    @app.exception_handler(FlushConflictError)
+    def _busy_session(error: FlushConflictError) -> Response:
+        return error_response(503, str(error), retry_after=RETRY_AFTER_SECONDS)
+
+    @app.exception_handler(KeyTooLongError)
+    def _too_long(error: KeyTooLongError) -> Response:
+        return error_response(422, str(error))
+
+    @app.exception_handler(UnicodeDecodeError)
+    def _not_text(error: UnicodeDecodeError) -> Response:
+        return error_response(400, "the body is not UTF-8 JSON")
+
+    @app.exception_handler(ServiceError)
+    def _service_error(error: ServiceError) -> Response:
+        return error_response(error.status_code, str(error.msg))
+
+    @app.not_found
+    def _no_route(error: Exception) -> Response:
+        return error_response(404, "no such route")
+
     return app
 
 
@@ -133,14 +215,27 @@ def caller(app: APIGatewayHttpResolver, scope: str | None = None) -> Caller:
     return Caller(agent_id=str(agent_id), scopes=scopes)
 
 
-def body_too_large(event: dict[str, Any]) -> dict[str, Any] | None:
-    """A 413 answer for bodies over 1 MB, checked before anything parses them."""
+def refused_early(event: dict[str, Any]) -> dict[str, Any] | None:
+    """What is answered before anything parses the body: over 1 MB (413), or not JSON (415)."""
     body = event.get("body") or ""
     size = len(body) * 3 // 4 if event.get("isBase64Encoded") else len(body.encode("utf-8"))
-    if size <= MAX_BODY_BYTES:
-        return None
+    if size > MAX_BODY_BYTES:
+        return _raw_error(413, f"body over {MAX_BODY_BYTES} bytes")
+    headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
+    content_type = headers.get("content-type", "").split(";")[0].strip().lower()
+    if body and content_type and content_type != "application/json" and not content_type.endswith("+json"):
+        return _raw_error(415, f"send application/json, not {content_type}")
+    return None
+
+
+def resolve(app: APIGatewayHttpResolver, event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """Every HTTP function's entry: the early refusals, then the resolver."""
+    return refused_early(event) or app.resolve(event, context)
+
+
+def _raw_error(status: int, detail: str) -> dict[str, Any]:
     return {
-        "statusCode": 413,
+        "statusCode": status,
         "headers": {"Content-Type": "application/json"},
-        "body": json.dumps({"statusCode": 413, "message": f"body over {MAX_BODY_BYTES} bytes"}),
+        "body": json.dumps(error_body(status, detail)),
     }

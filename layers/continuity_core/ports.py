@@ -26,6 +26,14 @@ class DuplicateHookError(Exception):
     """A hook with this idempotency key was already applied."""
 
 
+class FlushConflictError(Exception):
+    """The session kept changing under the writer; the message is retried by SQS."""
+
+
+class KeyTooLongError(ValueError):
+    """A path or key too long for the store's keys: the caller's input, answered 422."""
+
+
 class StorageUnavailableError(Exception):
     """The store throttled or failed; the caller may retry later."""
 

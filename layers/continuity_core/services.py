@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from continuity_core.logic.ingest import HookService
     from continuity_core.logic.inherit import InheritanceService
     from continuity_core.logic.ratelimit import RateLimiter
+    from continuity_core.logic.retention import Pruner
     from continuity_core.logic.search import SearchIndex
     from continuity_core.logic.tiers import TieredRecovery
     from continuity_core.logic.tokens import TokenService
@@ -43,7 +44,9 @@ def utc_now() -> datetime:
 def state_store() -> DynamoStateStore:
     from continuity_core.adapters.dynamo_state import DynamoStateStore
 
-    return DynamoStateStore(required_env(TABLE_ENV), ttl=timedelta(days=get_config().retention_days))
+    return DynamoStateStore(
+        required_env(TABLE_ENV), ttl=timedelta(days=get_config().retention_days), clock=utc_now
+    )
 
 
 @lru_cache(maxsize=1)
@@ -51,7 +54,7 @@ def checkpoint_store() -> DynamoCheckpointStore:
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
 
     return DynamoCheckpointStore(
-        required_env(TABLE_ENV), retention=timedelta(days=get_config().retention_days)
+        required_env(TABLE_ENV), retention=timedelta(days=get_config().retention_days), clock=utc_now
     )
 
 
@@ -92,9 +95,10 @@ def transcript_store() -> DynamoTranscriptStore:
     return DynamoTranscriptStore(
         required_env(TABLE_ENV),
         S3BodyStore(),  # the bucket (TRANSCRIPT_BUCKET_NAME) is resolved when a body first moves to S3
-        retention=timedelta(days=config.retention_days),
+        retention=timedelta(days=config.transcript_retention_days),
         inline_max_bytes=config.transcript_inline_max_bytes,
         keep_chars=config.tail_chars,
+        clock=utc_now,
     )
 
 
@@ -159,6 +163,16 @@ def rate_limiter() -> RateLimiter:
     )
 
 
+@lru_cache(maxsize=1)
+def pruner() -> Pruner:
+    """The scheduled pruner: deletes what outlived its retention (``logic/retention.py``)."""
+    from continuity_core.adapters.dynamo_retention import DynamoRetentionStore
+    from continuity_core.adapters.s3_bodies import S3BodyStore
+    from continuity_core.logic.retention import Pruner
+
+    return Pruner(DynamoRetentionStore(required_env(TABLE_ENV), S3BodyStore()), get_config(), utc_now)
+
+
 def reset() -> None:
     """Forget every cached service and the config (tests change the environment)."""
     for factory in (
@@ -174,6 +188,7 @@ def reset() -> None:
         inheritance,
         token_service,
         rate_limiter,
+        pruner,
         get_config,
     ):
         factory.cache_clear()

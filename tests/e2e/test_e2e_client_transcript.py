@@ -19,14 +19,6 @@ from tests.e2e.local_stack import ROOT, Api, LocalStackProcess
 pytestmark = pytest.mark.e2e
 
 FIXTURE = ROOT / "tests" / "client" / "fixtures" / "claude_transcript.jsonl"
-OPENAPI = json.loads((ROOT / "docs" / "openapi.json").read_text())["paths"]
-needs_transcript_route = pytest.mark.skipif(
-    "/api/sessions/{session_key}/transcript" not in OPENAPI,
-    reason="the service has no GET /api/sessions/{session_key}/transcript yet",
-)
-needs_search_route = pytest.mark.skipif(
-    "/api/sessions/search" not in OPENAPI, reason="the service has no POST /api/sessions/search yet"
-)
 
 
 class Agent:
@@ -112,7 +104,6 @@ def test_prompt_hooks_post_the_transcript_to_the_local_stack(agent: Agent, api: 
     assert "HTTP" not in agent.log() and "dropped" not in agent.log()
 
 
-@needs_transcript_route
 def test_the_service_holds_the_readable_transcript(agent: Agent, api: Api) -> None:
     agent.write_until(9)
     agent.hook("user-prompt-submit", "first")
@@ -122,7 +113,6 @@ def test_the_service_holds_the_readable_transcript(agent: Agent, api: Api) -> No
     assert stored_transcript(api, agent.session) == agent.readable()
 
 
-@needs_transcript_route
 def test_a_lost_delta_is_mended_through_the_services_409(
     agent: Agent, api: Api, local_stack: LocalStackProcess
 ) -> None:
@@ -144,8 +134,6 @@ def test_a_lost_delta_is_mended_through_the_services_409(
     assert stored_transcript(api, agent.session) == agent.readable()
 
 
-@needs_search_route
-@needs_transcript_route
 def test_the_mcp_search_finds_the_transcript(agent: Agent, api: Api) -> None:
     agent.write_until(len(agent.lines))
     agent.hook("user-prompt-submit", "first")

@@ -170,7 +170,7 @@ def test_bad_input_is_a_json_4xx(api: Api, path: str, data: str) -> None:
 
     assert 400 <= answer.status_code < 500, answer.text
     assert answer.headers["content-type"].startswith("application/json")
-    assert answer.json()["message"]
+    assert answer.json()["error"] and answer.json()["detail"]
 
 
 def test_a_body_over_1_mb_is_413(api: Api) -> None:

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from continuity_core import services
+from continuity_core.http import ERROR_CODES
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
 
@@ -27,15 +28,15 @@ def test_bad_hooks_get_a_clear_json_error(
     answer_status, answer = service.hook(event, raw_body=raw_body)
 
     assert answer_status == status
-    assert answer["statusCode"] == status
-    assert message in answer["message"]
+    assert answer["error"] == ERROR_CODES[status]
+    assert message in answer["detail"]
 
 
 def test_a_body_over_one_megabyte_is_refused_with_413(service: InProcessService) -> None:
     status, answer = service.hook("user-prompt-submit", {**prompt("big", 1), "prompt": "x" * (1024 * 1024)})
 
     assert status == 413
-    assert "1048576" in answer["message"]
+    assert (answer["error"], "1048576" in answer["detail"]) == ("payload_too_large", True)
 
 
 def test_bad_input_leaves_the_session_as_it_was(service: InProcessService) -> None:
@@ -54,7 +55,7 @@ def test_a_call_without_an_authorizer_context_is_unauthorized(service: InProcess
     status, answer = anonymous.hook("user-prompt-submit", prompt("s", 1))
 
     assert status == 401
-    assert answer["message"] == "Unauthorized"
+    assert answer == {"error": "unauthorized", "detail": "Unauthorized"}
 
 
 def test_a_token_over_its_rate_limit_gets_429_with_retry_after(

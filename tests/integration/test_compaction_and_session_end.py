@@ -115,3 +115,11 @@ def test_session_end_clears_what_was_pending(service: InProcessService) -> None:
         [],
         True,
     )
+
+
+def test_pre_compaction_right_after_session_start_keeps_the_context(service: InProcessService) -> None:
+    hooks(service, "session-start", "fresh", source="startup")
+
+    hooks(service, "pre-compaction", "fresh", trigger="manual", custom_instructions="keep the plan")
+
+    assert triggers(service, "fresh") == ["pre_compaction"]

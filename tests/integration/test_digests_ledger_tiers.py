@@ -75,7 +75,7 @@ def test_recovery_puts_a_newer_agent_digest_first_then_the_last_passive_checkpoi
 
 def test_a_digest_for_an_unseen_session_needs_a_project(service: InProcessService) -> None:
     status, answer = service.digest("ghost", {"summary": "hello"})
-    assert (status, "project" in answer["message"]) == (422, True)
+    assert (status, "project" in answer["detail"]) == (422, True)
 
     status, answer = service.digest("ghost", {"summary": "hello", "project": "/work/app/"})
     assert status == 201
@@ -86,7 +86,7 @@ def test_a_digest_for_an_unseen_session_needs_a_project(service: InProcessServic
 def test_a_malformed_digest_gets_422(service: InProcessService, body: dict[str, Any]) -> None:
     start(service, "s")
     status, answer = service.digest("s", body)
-    assert (status, answer["statusCode"]) == (422, 422)
+    assert (status, answer["error"]) == (422, "invalid_request")
 
 
 def test_the_ledger_lists_decisions_newest_first_and_pages(service: InProcessService) -> None:

@@ -3,6 +3,7 @@
 import json
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import boto3
@@ -88,14 +89,12 @@ def test_a_prompt_arriving_during_the_flush_is_kept_for_the_next_checkpoint(
 
 
 def test_concurrent_prompts_of_one_session_are_all_counted(service: InProcessService) -> None:
-    threads = [
-        threading.Thread(target=send_prompts, args=(service, "concurrent", range(n * 4 + 1, n * 4 + 5)))
-        for n in range(5)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    with ThreadPoolExecutor(max_workers=5) as pool:
+        batches = [
+            pool.submit(send_prompts, service, "concurrent", range(n * 4 + 1, n * 4 + 5)) for n in range(5)
+        ]
+        for batch in batches:
+            batch.result()  # a failed hook in any thread fails the test
     service.drain_queue()
 
     checkpoints = service.session_checkpoints("concurrent")

@@ -38,7 +38,7 @@ def test_bad_list_queries_get_422(service: InProcessService, query: dict[str, st
     status, body = service.get("/api/checkpoints", "/api/checkpoints", query=query)
 
     assert status == 422
-    assert body["statusCode"] == 422
+    assert body["error"] == "invalid_request"
 
 
 def test_health_answers_ok(service: InProcessService) -> None:

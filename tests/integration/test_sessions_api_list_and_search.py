@@ -92,7 +92,7 @@ def test_another_tenant_sees_none_of_it(api: SessionsApi) -> None:
 def test_an_unknown_session_has_no_transcript(api: SessionsApi) -> None:
     status, body = api.transcript("nope")
     assert status == 404
-    assert body["statusCode"] == 404
+    assert body["error"] == "not_found"
 
 
 # -- search ------------------------------------------------------------------------------------------

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from continuity_core.adapters.dynamo_expiry import expiry_values, item_expired, live
 from continuity_core.adapters.dynamo_items import (
     CHECKPOINT_PREFIX,
     LEDGER_HEAD_INDEX_SK,
     STATE_SK,
     checkpoint_sk,
-    epoch_seconds,
     from_attributes,
     parse_timestamp,
     project_pk,
@@ -20,10 +20,11 @@ from continuity_core.adapters.dynamo_items import (
     to_attributes,
 )
 from continuity_core.adapters.dynamo_state import call_dynamodb
+from continuity_core.logic.retention import expiry
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.state import SessionState
-from continuity_core.ports import ProjectSnapshot, StateChangedError
+from continuity_core.ports import Clock, ProjectSnapshot, StateChangedError
 
 PROJECT_INDEX = "by_project"
 _PAGE = 100
@@ -46,9 +47,20 @@ def checkpoint_from_item(item: dict[str, Any]) -> Checkpoint:
 
 
 class DynamoCheckpointStore:
-    def __init__(self, table_name: str, retention: timedelta) -> None:
+    """Reads leave out checkpoints past their TTL (``expires_at``), deleted or not."""
+
+    def __init__(
+        self, table_name: str, retention: timedelta, clock: Clock = lambda: datetime.now(UTC)
+    ) -> None:
         self._table = table_name
         self._retention = retention
+        self._clock = clock
+
+    def item(self, agent_id: str, checkpoint: Checkpoint) -> dict[str, Any]:
+        """The stored item: the checkpoint, its keys, its expiry (``retention`` after it was made)."""
+        until = expiry(checkpoint.created_at, self._retention)
+        item = checkpoint_item(agent_id, checkpoint, until.ttl_epoch)
+        return item | to_attributes(expiry_values(item["pk"]["S"], item["sk"]["S"], until))
 
     def commit(
         self,
@@ -72,7 +84,12 @@ class DynamoCheckpointStore:
                     "last_checkpoint_trigger = :trigger "
                     "REMOVE flush_token, flush_requested_at ADD version :one, checkpoints_written :one"
                 ),
-                "ConditionExpression": "version = :version",
+                # A state only touched (session start, digest) has no version yet: it reads as 0.
+                "ConditionExpression": (
+                    "version = :version"
+                    if consumed.version
+                    else "(attribute_not_exists(version) OR version = :version)"
+                ),
                 "ExpressionAttributeValues": {
                     ":zero": to_attribute(0),
                     ":one": to_attribute(1),
@@ -103,7 +120,7 @@ class DynamoCheckpointStore:
         return {
             "Put": {
                 "TableName": self._table,
-                "Item": checkpoint_item(agent_id, checkpoint, epoch_seconds(now + self._retention)),
+                "Item": self.item(agent_id, checkpoint),
                 "ConditionExpression": "attribute_not_exists(pk)",
             }
         }
@@ -154,7 +171,7 @@ class DynamoCheckpointStore:
         )
         checkpoints: list[Checkpoint] = []
         decisions: list[LedgerEntry] = []
-        for item in response.get("Items", []):
+        for item in live(response.get("Items", []), self._clock()):
             if item["gsi1sk"]["S"] == LEDGER_HEAD_INDEX_SK:
                 decisions = ledger_head_decisions(item)
             elif item["gsi1sk"]["S"].startswith(CHECKPOINT_PREFIX):
@@ -162,19 +179,20 @@ class DynamoCheckpointStore:
         return ProjectSnapshot(checkpoints=checkpoints[:limit], recent_decisions=decisions)
 
     def list_for_project(self, agent_id: str, project_normalized: str, limit: int) -> list[Checkpoint]:
-        response = call_dynamodb(
-            "query",
-            TableName=self._table,
-            IndexName=PROJECT_INDEX,
-            KeyConditionExpression="gsi1pk = :pk AND begins_with(gsi1sk, :prefix)",
-            ExpressionAttributeValues={
-                ":pk": {"S": project_pk(agent_id, project_normalized)},
-                ":prefix": {"S": CHECKPOINT_PREFIX},
+        return self._newest_first(
+            {
+                "TableName": self._table,
+                "IndexName": PROJECT_INDEX,
+                "KeyConditionExpression": "gsi1pk = :pk AND begins_with(gsi1sk, :prefix)",
+                "ExpressionAttributeValues": {
+                    ":pk": {"S": project_pk(agent_id, project_normalized)},
+                    ":prefix": {"S": CHECKPOINT_PREFIX},
+                },
             },
-            ScanIndexForward=False,
-            Limit=limit,
+            limit,
+            # Across sessions a kept (newest) checkpoint may outlive newer ones: page past expired ones.
+            stop_at_expired=False,
         )
-        return [checkpoint_from_item(item) for item in response.get("Items", [])]
 
     def list_for_session(self, agent_id: str, session_key: str, limit: int) -> list[Checkpoint]:
         return self._query_session(agent_id, session_key, newest_first=False, limit=limit)
@@ -182,7 +200,6 @@ class DynamoCheckpointStore:
     def _query_session(
         self, agent_id: str, session_key: str, newest_first: bool, limit: int
     ) -> list[Checkpoint]:
-        found: list[Checkpoint] = []
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
@@ -190,11 +207,31 @@ class DynamoCheckpointStore:
                 ":pk": {"S": session_pk(agent_id, session_key)},
                 ":prefix": {"S": CHECKPOINT_PREFIX},
             },
-            "ScanIndexForward": not newest_first,
         }
+        if newest_first:
+            # Within a session, expiry follows age (only the newest is ever kept longer): once one
+            # is expired, every older one is too, so a Limit-1 lookup stays one request.
+            return self._newest_first(request, limit, stop_at_expired=True)
+        found: list[Checkpoint] = []
         while len(found) < limit:
             response = call_dynamodb("query", Limit=min(_PAGE, limit - len(found)), **request)
-            found += [checkpoint_from_item(item) for item in response.get("Items", [])]
+            found += [checkpoint_from_item(item) for item in live(response.get("Items", []), self._clock())]
+            if "LastEvaluatedKey" not in response:
+                break
+            request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+        return found[:limit]
+
+    def _newest_first(self, request: dict[str, Any], limit: int, stop_at_expired: bool) -> list[Checkpoint]:
+        now = self._clock()
+        found: list[Checkpoint] = []
+        request = {**request, "ScanIndexForward": False}
+        while len(found) < limit:
+            response = call_dynamodb("query", Limit=min(_PAGE, limit - len(found)), **request)
+            for item in response.get("Items", []):
+                if not item_expired(item, now):
+                    found.append(checkpoint_from_item(item))
+                elif stop_at_expired:
+                    return found
             if "LastEvaluatedKey" not in response:
                 break
             request["ExclusiveStartKey"] = response["LastEvaluatedKey"]

@@ -7,16 +7,28 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from continuity_core.ports import KeyTooLongError
+
 STATE_SK = "STATE"
 CHECKPOINT_PREFIX = "CP#"
 
 
+# DynamoDB refuses partition keys over 2,048 bytes; say so as bad input, not a storage failure.
+MAX_PARTITION_KEY_BYTES = 2048
+
+
+def _partition_key(key: str) -> str:
+    if len(key.encode("utf-8")) > MAX_PARTITION_KEY_BYTES:
+        raise KeyTooLongError(f"key over {MAX_PARTITION_KEY_BYTES} bytes: use a shorter project path")
+    return key
+
+
 def session_pk(agent_id: str, session_key: str) -> str:
-    return f"A#{agent_id}#S#{session_key}"
+    return _partition_key(f"A#{agent_id}#S#{session_key}")
 
 
 def project_pk(agent_id: str, project_normalized: str) -> str:
-    return f"A#{agent_id}#P#{project_normalized}"
+    return _partition_key(f"A#{agent_id}#P#{project_normalized}")
 
 
 def timestamp(moment: datetime) -> str:
@@ -76,7 +88,7 @@ LEDGER_HEAD_INDEX_SK = "LEDGER"
 
 
 def ledger_pk(agent_id: str, project_normalized: str) -> str:
-    return f"A#{agent_id}#L#{project_normalized}"
+    return _partition_key(f"A#{agent_id}#L#{project_normalized}")
 
 
 def ledger_entry_sk(created_at: datetime, entry_id: str) -> str:

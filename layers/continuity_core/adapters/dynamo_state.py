@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from continuity_core.adapters.aws import client
+from continuity_core.adapters.dynamo_expiry import (
+    EXPIRY_PK,
+    EXPIRY_SK,
+    bucket_key,
+    expiry_sort_key,
+    item_expired,
+)
 from continuity_core.adapters.dynamo_items import (
     STATE_SK,
-    epoch_seconds,
     from_attributes,
     parse_timestamp,
     session_pk,
     timestamp,
     to_attribute,
 )
+from continuity_core.logic.retention import expiry
 from continuity_core.models.state import (
     MAX_PENDING_QUERIES,
     MAX_PENDING_REMEMBERS,
@@ -22,7 +29,7 @@ from continuity_core.models.state import (
     SessionIdentity,
     SessionState,
 )
-from continuity_core.ports import DuplicateHookError, PromptRecord, StorageUnavailableError
+from continuity_core.ports import Clock, DuplicateHookError, PromptRecord, StorageUnavailableError
 
 # Idempotency keys of recent hooks, so a client's replay of a spooled hook never double counts.
 MAX_HOOK_KEYS = 64
@@ -106,20 +113,21 @@ def state_from_item(item: dict[str, Any]) -> SessionState:
 
 
 class DynamoStateStore:
-    def __init__(self, table_name: str, ttl: timedelta) -> None:
+    def __init__(self, table_name: str, ttl: timedelta, clock: Clock = lambda: datetime.now(UTC)) -> None:
         self._table = table_name
         self._ttl = ttl
+        self._clock = clock  # reads ignore a state past its TTL
 
     # -- writes ------------------------------------------------------------------------------
 
     def touch(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
-        update = self._activity(identity, now)
+        update = self._activity(agent_id, identity, now)
         return self._apply(agent_id, identity.session_key, update)
 
     def record_prompt(
         self, agent_id: str, identity: SessionIdentity, prompt: PromptRecord, now: datetime
     ) -> SessionState:
-        update = self._activity(identity, now)
+        update = self._activity(agent_id, identity, now)
         update.add("prompts_since_checkpoint", 1)
         update.add("total_prompts", 1)
         update.add("version", 1)
@@ -140,14 +148,14 @@ class DynamoStateStore:
         now: datetime,
         idempotency_key: str | None = None,
     ) -> SessionState:
-        update = self._activity(identity, now)
+        update = self._activity(agent_id, identity, now)
         update.append("pending_remembers", [content])
         update.add("version", 1)
         self._once(update, idempotency_key)
         return self._apply(agent_id, identity.session_key, update)
 
     def record_digest(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
-        update = self._activity(identity, now)
+        update = self._activity(agent_id, identity, now)
         update.add("checkpoints_written", 1)
         update.set("last_digest_at", timestamp(now))
         return self._apply(agent_id, identity.session_key, update)
@@ -216,11 +224,12 @@ class DynamoStateStore:
             ConsistentRead=True,
         )
         item = response.get("Item")
-        return state_from_item(item) if item else None
+        return state_from_item(item) if item and not item_expired(item, self._clock()) else None
 
     # -- helpers -----------------------------------------------------------------------------
 
-    def _activity(self, identity: SessionIdentity, now: datetime) -> _Update:
+    def _activity(self, agent_id: str, identity: SessionIdentity, now: datetime) -> _Update:
+        """Activity moves the state's expiry (and its expiry bucket) to ``now`` + retention."""
         update = _Update()
         update.set_if_missing("session_key", identity.session_key)
         update.set_if_missing("harness", identity.harness)
@@ -228,7 +237,12 @@ class DynamoStateStore:
         update.set_if_missing("project_normalized", identity.project_normalized)
         update.set_if_missing("started_at", timestamp(now))
         update.set("last_activity_at", timestamp(now))
-        update.set("expires_at", epoch_seconds(now + self._ttl))
+        until = expiry(now, self._ttl)
+        update.set("expires_at", until.ttl_epoch)
+        update.set(EXPIRY_PK, bucket_key(until))
+        update.set_if_missing(
+            EXPIRY_SK, expiry_sort_key(session_pk(agent_id, identity.session_key), STATE_SK)
+        )
         return update
 
     @staticmethod

@@ -23,11 +23,17 @@ import json
 import threading
 import uuid
 from collections import OrderedDict
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from continuity_core.adapters.dynamo_expiry import (
+    EXPIRY_PK,
+    EXPIRY_SK,
+    bucket_key,
+    expiry_sort_key,
+    item_expired,
+)
 from continuity_core.adapters.dynamo_items import (
-    epoch_seconds,
     from_attributes,
     parse_timestamp,
     project_pk,
@@ -37,6 +43,7 @@ from continuity_core.adapters.dynamo_items import (
 )
 from continuity_core.adapters.dynamo_state import call_dynamodb
 from continuity_core.adapters.s3_bodies import S3BodyStore, chunk_key
+from continuity_core.logic.retention import expiry, is_expired
 from continuity_core.logic.transcripts import (
     MAX_MARKS,
     AppendKind,
@@ -50,6 +57,7 @@ from continuity_core.models.state import SessionIdentity
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 from continuity_core.observability import logger
 from continuity_core.ports import (
+    Clock,
     InvalidPageTokenError,
     StorageUnavailableError,
     TranscriptBodyMissingError,
@@ -201,6 +209,8 @@ class _Expression:
 
 
 class DynamoTranscriptStore:
+    """``retention`` runs from the last append; reads leave out transcripts past their TTL."""
+
     def __init__(
         self,
         table_name: str,
@@ -208,10 +218,12 @@ class DynamoTranscriptStore:
         retention: timedelta,
         inline_max_bytes: int,
         keep_chars: int,
+        clock: Clock = lambda: datetime.now(UTC),
     ) -> None:
         self._table = table_name
         self._bodies = bodies
         self._retention = retention
+        self._clock = clock
         self._inline_max = inline_max_bytes
         self._keep_chars = keep_chars
         self._recent = RecentHeads()
@@ -245,7 +257,7 @@ class DynamoTranscriptStore:
                     self._remember_inline(key, known, identity, offset, text, now, cost)
                     return offset + len(text)
             else:
-                old = self.head(agent_id, identity.session_key, consistent=True)
+                old = self._stored_head(agent_id, identity.session_key)
             stored = old.length if old else 0
             plan = plan_append(stored, offset, text)
             if plan.kind is AppendKind.NOTHING_NEW:
@@ -376,7 +388,12 @@ class DynamoTranscriptStore:
         update.set_if_missing("created_at", timestamp(now))
         update.set("updated_at", timestamp(now))
         update.set("length", length)
-        update.set("expires_at", epoch_seconds(now + self._retention))
+        until = expiry(now, self._retention)
+        update.set("expires_at", until.ttl_epoch)
+        update.set(EXPIRY_PK, bucket_key(until))
+        update.set_if_missing(
+            EXPIRY_SK, expiry_sort_key(session_pk(agent_id, identity.session_key), TRANSCRIPT_SK)
+        )
         # The project's session index, newest first. A hook without a project keeps the first one.
         update.set(SESSION_INDEX_SK, f"{timestamp(now)}#{identity.session_key}")
         if identity.project_normalized:
@@ -419,14 +436,23 @@ class DynamoTranscriptStore:
     # -- reads ---------------------------------------------------------------------------------
 
     def head(self, agent_id: str, session_key: str, consistent: bool = False) -> TranscriptHead | None:
+        item = self._head_item(agent_id, session_key, consistent)
+        return head_from_item(item) if item and not item_expired(item, self._clock()) else None
+
+    def _stored_head(self, agent_id: str, session_key: str) -> TranscriptHead | None:
+        """The item as stored, expired or not: the append protocol works on the stored length."""
+        item = self._head_item(agent_id, session_key, consistent=True)
+        return head_from_item(item) if item else None
+
+    def _head_item(self, agent_id: str, session_key: str, consistent: bool) -> dict[str, Any] | None:
         response = call_dynamodb(
             "get_item",
             TableName=self._table,
             Key=head_key(agent_id, session_key),
             ConsistentRead=consistent,
         )
-        item = response.get("Item")
-        return head_from_item(item) if item else None
+        item: dict[str, Any] | None = response.get("Item")
+        return item
 
     def heads(self, agent_id: str, session_keys: list[str]) -> dict[str, TranscriptHead]:
         found: dict[str, TranscriptHead] = {}
@@ -435,7 +461,10 @@ class DynamoTranscriptStore:
             pending: dict[str, Any] = {self._table: {"Keys": keys[start : start + _BATCH_GET]}}
             for _ in range(MAX_ATTEMPTS):
                 response = call_dynamodb("batch_get_item", RequestItems=pending)
+                now = self._clock()
                 for item in response.get("Responses", {}).get(self._table, []):
+                    if item_expired(item, now):
+                        continue
                     head = head_from_item(item)
                     found[head.session_key] = head
                 pending = response.get("UnprocessedKeys") or {}
@@ -537,9 +566,16 @@ class DynamoTranscriptStore:
         if token:
             request["ExclusiveStartKey"] = decode_token(token, agent_id, index_pk)
         found: list[SessionSummary] = []
+        now = self._clock()
         while True:
             response = call_dynamodb("query", Limit=limit - len(found), **request)
-            found += [summary_from_item(item) for item in response.get("Items", [])]
+            for item in response.get("Items", []):
+                summary = summary_from_item(item)
+                # The index projects no TTL; the head's expiry follows from its last append. Newest
+                # first, so the first expired one means every later one is too: the listing ends.
+                if is_expired(expiry(summary.updated_at, self._retention).ttl_epoch, now):
+                    return found, None
+                found.append(summary)
             last = response.get("LastEvaluatedKey")
             if not last or len(found) >= limit or harness is not None:
                 return found, encode_token(last) if last else None

@@ -13,6 +13,7 @@ from continuity_core.ports import StorageUnavailableError, TranscriptBodyMissing
 BUCKET_ENV = "TRANSCRIPT_BUCKET_NAME"
 KEY_PREFIX = "transcripts"
 
+_DELETE_BATCH = 1000
 _UNAVAILABLE = {"SlowDown", "ServiceUnavailable", "InternalError", "RequestTimeout", "503", "500"}
 
 
@@ -61,6 +62,20 @@ class S3BodyStore:
 
     def delete(self, key: str) -> None:
         self._call("delete_object", Bucket=self.bucket, Key=key)
+
+    def delete_many(self, keys: list[str]) -> list[str]:
+        """Delete these objects (DeleteObjects, 1,000 a request; a missing key counts as deleted);
+        answers the keys S3 could not delete."""
+        failed: list[str] = []
+        for start in range(0, len(keys), _DELETE_BATCH):
+            batch = keys[start : start + _DELETE_BATCH]
+            response = self._call(
+                "delete_objects",
+                Bucket=self.bucket,
+                Delete={"Objects": [{"Key": key} for key in batch], "Quiet": True},
+            )
+            failed += [error["Key"] for error in response.get("Errors", [])]
+        return failed
 
     @staticmethod
     def _call(operation: str, **kwargs: Any) -> Any:

@@ -12,7 +12,7 @@ from continuity_core.config import ContinuityConfig
 from continuity_core.logic.checkpoints import build_checkpoint, cap_evictions
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.state import SessionState
-from continuity_core.ports import CheckpointStore, Clock, StateChangedError, StateStore
+from continuity_core.ports import CheckpointStore, Clock, FlushConflictError, StateChangedError, StateStore
 
 MAX_ATTEMPTS = 6
 
@@ -21,10 +21,6 @@ class FlushOutcome(StrEnum):
     WRITTEN = "written"
     NOTHING_PENDING = "nothing_pending"
     SUPERSEDED = "superseded"  # duplicate delivery, or a newer flush owns the session
-
-
-class FlushConflictError(Exception):
-    """The session kept changing under the writer; the message is retried by SQS."""
 
 
 @dataclass(frozen=True)

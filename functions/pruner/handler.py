@@ -1,0 +1,34 @@
+"""Scheduled (EventBridge, hourly): deletes what outlived its retention.
+
+Checkpoints, session state, transcripts and their S3 bodies, read from the expiry index's due
+buckets only (``continuity_core/logic/retention.py``). A run that runs short of time stops between
+buckets and the next run goes on from there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from continuity_core.observability import count, logger, metrics
+from continuity_core.services import pruner
+
+# Stop starting buckets this close to the timeout: the cursor still has to be saved.
+STOP_BEFORE_MS = 30_000
+
+
+@logger.inject_lambda_context(clear_state=True)
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    report = pruner().run(should_stop=lambda: context.get_remaining_time_in_millis() < STOP_BEFORE_MS)
+    count("PrunerRuns")
+    for kind, deleted in report.deleted.items():
+        if deleted:
+            count("PrunedItems", value=deleted, kind=str(kind))
+    if report.kept_latest:
+        count("PrunerKeptLatest", value=report.kept_latest)
+    count("PrunerItemsRead", value=report.items_read)  # ÷ PrunedItems: the bench's read ratio, live
+    answer = report.as_dict()
+    logger.info("pruned", extra=answer)
+    return answer

@@ -1,0 +1,244 @@
+"""What the pruner reads and deletes: due buckets of the expiry index, its cursor, S3 bodies.
+
+The cursor is one item (``pk = PRUNER``, ``sk = CURSOR``): the next bucket to prune and, while a
+run is on, its lease (a token and an expiry), so two runs never prune at once. ``items_read``
+counts the items DynamoDB handed back (what the pruner's reads cost, for its log line).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from continuity_core.adapters.dynamo_expiry import EXPIRY_INDEX, EXPIRY_PK, TTL_ATTRIBUTE, bucket_key
+from continuity_core.adapters.dynamo_items import (
+    CHECKPOINT_PREFIX,
+    STATE_SK,
+    from_attributes,
+    parse_timestamp,
+    session_pk,
+    timestamp,
+    to_attribute,
+)
+from continuity_core.adapters.dynamo_state import call_dynamodb
+from continuity_core.adapters.dynamo_transcripts import TRANSCRIPT_SK
+from continuity_core.adapters.s3_bodies import S3BodyStore, chunk_key
+from continuity_core.logic.retention import (
+    DELETE_BATCH,
+    ExpiringItem,
+    Expiry,
+    ItemKind,
+    Lease,
+    LeaseLostError,
+)
+from continuity_core.observability import logger
+from continuity_core.ports import StorageUnavailableError
+
+CURSOR_KEY = {"pk": {"S": "PRUNER"}, "sk": {"S": "CURSOR"}}
+MAX_ATTEMPTS = 6
+
+
+class DynamoRetentionStore:
+    def __init__(self, table_name: str, bodies: S3BodyStore) -> None:
+        self._table = table_name
+        self._bodies = bodies
+        self.items_read = 0
+
+    # -- the cursor and its lease ------------------------------------------------------------------
+
+    def acquire(self, now: datetime, until: datetime) -> Lease | None:
+        from botocore.exceptions import ClientError
+
+        token = uuid.uuid4().hex
+        try:
+            response = call_dynamodb(
+                "update_item",
+                TableName=self._table,
+                Key=CURSOR_KEY,
+                UpdateExpression="SET lease_token = :token, lease_until = :until",
+                ConditionExpression="attribute_not_exists(lease_until) OR lease_until < :now",
+                ExpressionAttributeValues={
+                    ":token": to_attribute(token),
+                    ":until": to_attribute(timestamp(until)),
+                    ":now": to_attribute(timestamp(now)),
+                },
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return None
+            raise
+        self.items_read += 1
+        cursor = response["Attributes"].get("cursor", {}).get("S")
+        return Lease(token=token, cursor=parse_timestamp(cursor) if cursor else None)
+
+    def save(self, lease: Lease, cursor: datetime, release: bool) -> None:
+        from botocore.exceptions import ClientError
+
+        expression = "SET #cursor = :cursor" + (" REMOVE lease_token, lease_until" if release else "")
+        try:
+            call_dynamodb(
+                "update_item",
+                TableName=self._table,
+                Key=CURSOR_KEY,
+                UpdateExpression=expression,
+                ConditionExpression="lease_token = :token",
+                ExpressionAttributeNames={"#cursor": "cursor"},
+                ExpressionAttributeValues={
+                    ":cursor": to_attribute(timestamp(cursor)),
+                    ":token": to_attribute(lease.token),
+                },
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                raise LeaseLostError("another pruner run holds the cursor") from error
+            raise
+
+    # -- reading a due bucket ----------------------------------------------------------------------
+
+    def expiring(self, bucket: Expiry) -> Iterator[ExpiringItem]:
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": EXPIRY_INDEX,
+            "KeyConditionExpression": f"{EXPIRY_PK} = :bucket",
+            "ExpressionAttributeValues": {":bucket": {"S": bucket_key(bucket)}},
+        }
+        while True:
+            response = call_dynamodb("query", **request)
+            self.items_read += response.get("ScannedCount", len(response.get("Items", [])))
+            for item in response.get("Items", []):
+                expiring = _expiring_item(item)
+                if expiring is not None:
+                    yield expiring
+            if "LastEvaluatedKey" not in response:
+                return
+            request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+    def newest_checkpoint(self, agent_id: str, session_key: str) -> str | None:
+        response = call_dynamodb(
+            "query",
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+            ExpressionAttributeValues={
+                ":pk": {"S": session_pk(agent_id, session_key)},
+                ":prefix": {"S": CHECKPOINT_PREFIX},
+            },
+            ProjectionExpression="sk",
+            ScanIndexForward=False,
+            Limit=1,
+        )
+        self.items_read += response.get("ScannedCount", 0)
+        items = response.get("Items", [])
+        return str(items[0]["sk"]["S"]) if items else None
+
+    def last_activity(self, agent_id: str, session_key: str) -> datetime | None:
+        response = call_dynamodb(
+            "get_item",
+            TableName=self._table,
+            Key={"pk": {"S": session_pk(agent_id, session_key)}, "sk": {"S": STATE_SK}},
+            ProjectionExpression="last_activity_at",
+            ConsistentRead=True,
+        )
+        item = response.get("Item")
+        if not item:
+            return None
+        self.items_read += 1
+        value = from_attributes(item).get("last_activity_at")
+        return parse_timestamp(value) if value else None
+
+    # -- deleting and keeping ----------------------------------------------------------------------
+
+    def delete_if_unmoved(self, item: ExpiringItem) -> bool:
+        from botocore.exceptions import ClientError
+
+        try:
+            call_dynamodb(
+                "delete_item",
+                TableName=self._table,
+                Key=_key(item),
+                # A prompt or an append since the bucket was read moved the item to a later bucket.
+                ConditionExpression=f"{EXPIRY_PK} = :bucket",
+                ExpressionAttributeValues={":bucket": {"S": item.bucket}},
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    def delete_checkpoints(self, items: list[ExpiringItem]) -> None:
+        requests = [{"DeleteRequest": {"Key": _key(item)}} for item in items]
+        for start in range(0, len(requests), DELETE_BATCH):
+            pending: dict[str, Any] = {self._table: requests[start : start + DELETE_BATCH]}
+            for attempt in range(MAX_ATTEMPTS):
+                response = call_dynamodb("batch_write_item", RequestItems=pending)
+                pending = response.get("UnprocessedItems") or {}
+                if not pending:
+                    break
+                time.sleep(0.05 * 2**attempt)  # throttled: back off, then send what is left
+            else:
+                raise StorageUnavailableError("checkpoint deletes left unprocessed")
+
+    def delete_bodies(self, item: ExpiringItem) -> int:
+        keys = [
+            chunk_key(item.agent_id, item.session_key, number, chunk_id)
+            for number, chunk_id in enumerate(item.chunk_ids)
+        ]
+        if not keys:
+            return 0
+        try:
+            failed = self._bodies.delete_many(keys)
+        except Exception:  # the head is gone: the bucket's lifecycle rule removes the orphans
+            logger.warning("could not delete transcript bodies", extra={"session": item.session_key})
+            return 0
+        if failed:
+            logger.warning("some transcript bodies were not deleted", extra={"keys": failed[:10]})
+        return len(keys) - len(failed)
+
+    def keep(self, item: ExpiringItem, until: Expiry) -> None:
+        from botocore.exceptions import ClientError
+
+        try:
+            call_dynamodb(
+                "update_item",
+                TableName=self._table,
+                Key=_key(item),
+                UpdateExpression=f"SET {EXPIRY_PK} = :bucket, {TTL_ATTRIBUTE} = :ttl",
+                ConditionExpression="attribute_exists(pk)",  # never re-create a deleted item
+                ExpressionAttributeValues={
+                    ":bucket": {"S": bucket_key(until)},
+                    ":ttl": to_attribute(until.ttl_epoch),
+                },
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+
+
+def _expiring_item(item: dict[str, Any]) -> ExpiringItem | None:
+    pk, sk = item["pk"]["S"], item["sk"]["S"]
+    session_key = item.get("session_key", {}).get("S")
+    kind = (
+        ItemKind.CHECKPOINT
+        if sk.startswith(CHECKPOINT_PREFIX)
+        else {STATE_SK: ItemKind.STATE, TRANSCRIPT_SK: ItemKind.TRANSCRIPT}.get(sk)
+    )
+    suffix = f"#S#{session_key}"
+    if kind is None or session_key is None or not (pk.startswith("A#") and pk.endswith(suffix)):
+        logger.warning("unexpected item in the expiry index", extra={"pk": pk[:80], "sk": sk[:80]})
+        return None
+    return ExpiringItem(
+        kind=kind,
+        agent_id=pk[2 : len(pk) - len(suffix)],
+        session_key=session_key,
+        item_id=sk,
+        bucket=item[EXPIRY_PK]["S"],
+        chunk_ids=tuple(value["S"] for value in item.get("chunk_ids", {}).get("L", [])),
+    )
+
+
+def _key(item: ExpiringItem) -> dict[str, Any]:
+    return {"pk": {"S": session_pk(item.agent_id, item.session_key)}, "sk": {"S": item.item_id}}
