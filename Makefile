@@ -23,7 +23,9 @@ $(VENV)/.installed: pyproject.toml client/pyproject.toml
 run: setup
 	$(VENV)/bin/continuity local --port $(PORT) $(if $(TOKEN),--token $(TOKEN),)
 
-test: setup
+# Every test: lint and types first (cheap), then unit, integration (moto), infra (CDK + cdk-nag),
+# client and end-to-end (the local stack over HTTP, schemathesis).
+test: setup lint typecheck
 	$(PY) -m pytest -q
 
 lint: setup
