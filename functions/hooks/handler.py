@@ -33,6 +33,12 @@ def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> dict
         count("HookReplaysIgnored")
     if event is HookEvent.SESSION_START:
         count("RecoveryInjected" if outcome.recovery else "RecoveryMissed")
+    if outcome.inherited:
+        count("InheritInjected")
+    if outcome.nudged:
+        count("CompactionNudges")
+    if app.current_event.headers.get("x-continuity-replay"):
+        count("SpoolReplays")  # the client delivers a hook it had spooled while the service was away
     return outcome.response.to_claude_code()
 
 

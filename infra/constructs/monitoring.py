@@ -20,6 +20,8 @@ from infra.constructs.defaults import construct_id
 METRICS_NAMESPACE = "Continuity"
 SERVICE = "continuity"
 PERIOD = Duration.minutes(5)
+# The pruner counts per kind of item: graph whatever kinds it reports.
+PRUNED_BY_KIND = f"SEARCH('{{{METRICS_NAMESPACE},kind,service}} MetricName=\"PrunedItems\"', 'Sum', 300)"
 API_5XX_THRESHOLD = 5  # per 5 minutes: a blip is a retry, a run of them is an outage
 
 
@@ -99,6 +101,34 @@ class Monitoring(Construct):
                     _service_metric("FlushesRequested"),
                     _service_metric("FlushesMerged"),
                     _service_metric("HookReplaysIgnored"),
+                ],
+            ),
+        )
+        self.dashboard.add_widgets(
+            _graph(
+                "Agents",
+                [
+                    _service_metric("InheritInjected"),
+                    _service_metric("CompactionNudges"),
+                    _service_metric("SpoolReplays"),
+                ],
+            ),
+            _graph(
+                "Protection",
+                [
+                    _service_metric("Redactions"),
+                    _service_metric("RedactedOnServe"),
+                    _service_metric("RateLimited"),
+                ],
+            ),
+            _graph(
+                "Pruned items by kind",
+                [
+                    cloudwatch.MathExpression(
+                        expression=PRUNED_BY_KIND,
+                        label="",
+                        period=PERIOD,
+                    )
                 ],
             ),
         )

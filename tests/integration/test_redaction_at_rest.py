@@ -7,6 +7,7 @@ import os
 from datetime import UTC, datetime
 
 import boto3
+import pytest
 
 from tests.support.api import InProcessService
 from tests.unit.redaction.support import leaked, load_positives
@@ -108,3 +109,29 @@ def test_transcript_deltas_are_redacted_without_moving_offsets(service: InProces
     assert status == 200
     assert len(body["text"]) == len(text)  # the client's offsets still address the copy
     assert fitted_marker("github_token", 40) == "[REDACTED:github_token]" + "*" * 17
+
+
+def test_transcript_bodies_moved_to_s3_hold_no_secrets(
+    service: InProcessService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from continuity_core import services
+
+    monkeypatch.setenv("CONTINUITY_TRANSCRIPT_INLINE_MAX_BYTES", "16384")
+    services.reset()
+    secrets = [p for p in POSITIVES if len(p.secret) >= 16]
+    lines = [f"Result: {'x' * 300} {secrets[n % len(secrets)].text}\n" for n in range(120)]
+    offset = 0
+    for start in range(0, len(lines), 10):  # the client sends whole messages, ten at a time here
+        chunk = "".join(lines[start : start + 10])
+        delta = {"offset": offset, "text": chunk}
+        body = {"session_id": "big", "cwd": "/work/app", "prompt": "go", "transcript": delta}
+        assert service.hook("user-prompt-submit", body)[0] == 200
+        offset += len(chunk)
+
+    s3 = boto3.client("s3")
+    bucket = os.environ["TRANSCRIPT_BUCKET_NAME"]
+    objects = s3.list_objects_v2(Bucket=bucket).get("Contents", [])
+    bodies = "".join(s3.get_object(Bucket=bucket, Key=o["Key"])["Body"].read().decode() for o in objects)
+
+    assert objects, "the transcript should have moved to S3"
+    assert [p.kind for p in secrets if leaked(p.secret, bodies + stored_text())] == []

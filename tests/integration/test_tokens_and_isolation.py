@@ -107,7 +107,11 @@ def test_revoking_an_unknown_token_is_404(api: Api) -> None:
 def seed(api: Api, token: str, session: str) -> None:
     """A session with a checkpoint, a digest with a decision, for the token's agent."""
     body = {"session_id": session, "cwd": PROJECT, "prompt": f"secret plans of {session}"}
-    for _ in range(10):
+    transcript = {"offset": 0, "text": f"User: secret plans of {session}\n"}
+    assert (
+        api.call("POST", "/api/hooks/user-prompt-submit", token, {**body, "transcript": transcript})[0] == 200
+    )
+    for _ in range(9):
         assert api.call("POST", "/api/hooks/user-prompt-submit", token, body)[0] == 200
     from tests.support.api import InProcessService
 
@@ -127,6 +131,9 @@ ROUTES = [
     ("GET", "/api/ledger?project=/work/app", "read", 200),
     ("GET", "/api/recovery?project=/work/app&level=1", "read", 200),
     ("GET", "/api/recovery?session_key={session}&level=3", "read", 200),
+    ("GET", "/api/sessions?project=/work/app", "read", 200),
+    ("GET", "/api/sessions/{session}/transcript", "read", 200),
+    ("POST", "/api/sessions/search", "read", 200),
 ]
 
 
@@ -135,6 +142,8 @@ def request_body(path: str, session: str) -> Any:
         return {"session_id": session, "cwd": PROJECT, "prompt": "hello", "source": "resume"}
     if path.endswith("/digest"):
         return {"summary": "more"}
+    if path.endswith("/search"):
+        return {"query": "secret plans", "project": PROJECT}
     return None
 
 
@@ -178,7 +187,9 @@ def test_the_isolation_matrix(
     if method == "GET":
         assert other[0] in (200, 404)
         if other[0] == 200:
-            assert not (other[1].get("checkpoints") or other[1].get("entries"))
+            assert not (other[1].get("checkpoints") or other[1].get("entries") or other[1].get("sessions"))
+    if path.endswith("/search"):
+        assert own[1]["results"] and not other[1]["results"]
 
 
 def test_an_expired_token_is_refused(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -47,6 +47,7 @@ class HookOutcome:
     duplicate: bool = False
     recovery: Recovery | None = None
     nudged: bool = False
+    inherited: bool = False  # a sub-agent got its parent's context
     checkpoint_written: str | None = None  # trigger of a checkpoint written on the request path
 
 
@@ -104,14 +105,17 @@ class HookService:
             self._config,
             now,
         )
+        inherited = self._inherited_section(agent_id, hook)
         sections = [
             recovery_section(start.recovery, self._config, now),
             ledger_line(start.recent_decisions, now),
-            self._inherited_section(agent_id, hook),
+            inherited,
         ]
         context = compose([s for s in sections if s])
         return HookOutcome(
-            HookResponse(event=hook.event, additional_context=context), recovery=start.recovery
+            HookResponse(event=hook.event, additional_context=context),
+            recovery=start.recovery,
+            inherited=inherited is not None,
         )
 
     def _user_prompt(self, agent_id: str, hook: Hook) -> HookOutcome:
@@ -194,7 +198,9 @@ class HookService:
         # Claude Code's SubagentStart carries the parent's session: inherit, record nothing.
         section = self._inherited_section(agent_id, hook)
         context = compose([section]) if section else None
-        return HookOutcome(HookResponse(event=hook.event, additional_context=context))
+        return HookOutcome(
+            HookResponse(event=hook.event, additional_context=context), inherited=section is not None
+        )
 
     # -- transcripts and inheritance ---------------------------------------------------------
 
