@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -30,10 +30,13 @@ def free_port() -> int:
 class LocalStackProcess:
     """``python -m infra.local`` on a free port, a fixed token and its own data directory."""
 
-    def __init__(self, data_dir: Path, log_path: Path, token: str = TOKEN) -> None:
+    def __init__(
+        self, data_dir: Path, log_path: Path, token: str = TOKEN, extra_args: Sequence[str] = ()
+    ) -> None:
         self.data_dir = data_dir
         self.log_path = log_path
         self.token = token
+        self.extra_args = tuple(extra_args)  # more options of ``python -m infra.local``
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._process: subprocess.Popen[bytes] | None = None
@@ -46,7 +49,7 @@ class LocalStackProcess:
         offset = self._log.tell()
         command = [sys.executable, "-m", "infra.local", "--port", str(self.port), "--token", self.token]
         self._process = subprocess.Popen(
-            [*command, "--data-dir", str(self.data_dir)],
+            [*command, *self.extra_args, "--data-dir", str(self.data_dir)],
             cwd=ROOT,
             env=env,
             stdout=self._log,

@@ -22,6 +22,7 @@ OBJECT_ACTIONS = {
     Access.READ: {"s3:GetObject"},
     Access.WRITE: {"s3:PutObject", "s3:DeleteObject"},
     Access.READ_WRITE: {"s3:GetObject", "s3:PutObject", "s3:DeleteObject"},
+    Access.DELETE: {"s3:DeleteObject"},
 }
 
 

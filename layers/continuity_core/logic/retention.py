@@ -195,7 +195,8 @@ class Pruner:
         if lease is None:
             report.skipped = True
             return report
-        bucket = lease.cursor or prunable_at(now - self._lookback)
+        # Aligned to a bucket boundary (a cursor saved under another span still lands on one).
+        bucket = prunable_at(lease.cursor or now - self._lookback)
         try:
             while bucket <= now and not should_stop():
                 self._prune_bucket(Expiry(bucket), now, report)

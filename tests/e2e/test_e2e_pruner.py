@@ -1,0 +1,140 @@
+"""The pruner on the local stack: its timer route runs it, it keeps what is fresh, and it deletes a
+session stored eight days ago (written straight into the stack's moto with the service's own item
+layout, since the stack's clock is the real one), S3 bodies included."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+
+from tests.e2e.local_stack import Api, LocalStackProcess, free_port, wait_for
+
+pytestmark = pytest.mark.e2e
+
+TABLE = "continuity-local-continuity-table"
+BUCKET = "continuity-local-transcript-bucket"
+PROJECT = "/work/e2e-pruner"
+
+
+def unique(name: str) -> str:
+    return f"{name}-{uuid.uuid4().hex[:8]}"
+
+
+def run_pruner(api: Api) -> dict[str, Any]:
+    answer = api.http.post(f"{api.stack.url}/local/schedules/pruner", timeout=60)
+    assert answer.status_code == 200, answer.text
+    result: dict[str, Any] = answer.json()["result"]
+    return result
+
+
+def test_the_timer_route_runs_the_pruner_and_fresh_sessions_stay(api: Api) -> None:
+    # Given a session with a checkpoint written just now
+    session = unique("fresh")
+    for n in range(1, 11):
+        body = {
+            "session_id": session,
+            "cwd": PROJECT,
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": f"p{n}",
+        }
+        assert api.hook("user-prompt-submit", body).status_code == 200
+    assert len(wait_for(lambda: api.session_checkpoints(session), bool)) == 1
+    # When the pruner runs, twice
+    first, second = run_pruner(api), run_pruner(api)
+    # Then it ran to the present, deleted nothing fresh, and the second run had nothing to do
+    assert first["caught_up"] and not first["skipped"]
+    assert sum(second["deleted"].values()) == 0 and second["buckets"] <= 1
+    assert len(api.session_checkpoints(session)) == 1
+
+
+@pytest.fixture(scope="module")
+def own_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Api, str]]:
+    """A local stack of this module's own, on a known moto port (to seed backdated items)."""
+    base: Path = tmp_path_factory.mktemp("pruner-stack")
+    moto_port = free_port()
+    stack = LocalStackProcess(base / "data", base / "stack.log", extra_args=["--moto-port", str(moto_port)])
+    stack.start()
+    yield Api(stack), f"http://127.0.0.1:{moto_port}"
+    stack.stop()
+
+
+@pytest.fixture
+def moto(own_stack: tuple[Api, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """This process's AWS clients point at the stack's moto while the test runs."""
+    from continuity_core.adapters.aws import reset_clients
+
+    _, moto_url = own_stack
+    for name, value in {
+        "AWS_ENDPOINT_URL": moto_url,
+        "AWS_ACCESS_KEY_ID": "local",
+        "AWS_SECRET_ACCESS_KEY": "local",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "TRANSCRIPT_BUCKET_NAME": BUCKET,
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
+    reset_clients()
+    yield moto_url
+    reset_clients()
+
+
+def seed_session(session: str, at: datetime) -> None:
+    """State, a checkpoint and a transcript with an S3 body, as the service writes them at ``at``."""
+    from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.adapters.dynamo_state import DynamoStateStore
+    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStore
+    from continuity_core.adapters.s3_bodies import S3BodyStore
+    from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+    from continuity_core.models.state import SessionIdentity
+
+    week = timedelta(days=7)
+    identity = SessionIdentity(
+        session_key=session, harness="claude-code", project=PROJECT, project_normalized=PROJECT
+    )
+    DynamoStateStore(TABLE, ttl=week).touch("default", identity, at)
+    transcripts = DynamoTranscriptStore(TABLE, S3BodyStore(), week, inline_max_bytes=16_384, keep_chars=3000)
+    transcripts.append("default", identity, 0, "User: hello\nAssistant: " + "words " * 5000, at)
+    checkpoint = Checkpoint(
+        id=str(uuid.uuid4()),
+        session_key=session,
+        harness="claude-code",
+        project=PROJECT,
+        project_normalized=PROJECT,
+        trigger=CheckpointTrigger.PERIODIC,
+        digest="## Session Checkpoint\nseeded",
+        prompt_count=10,
+        sequence=1,
+        created_at=at,
+    )
+    DynamoCheckpointStore(TABLE, retention=week).put("default", checkpoint, at, evict=[])
+
+
+def bodies(session_prefix: str = "transcripts/default/") -> list[str]:
+    listed = boto3.client("s3").list_objects_v2(Bucket=BUCKET, Prefix=session_prefix)
+    return [obj["Key"] for obj in listed.get("Contents", [])]
+
+
+def test_a_session_stored_eight_days_ago_is_pruned_with_its_bodies(
+    own_stack: tuple[Api, str], moto: str
+) -> None:
+    api, _ = own_stack
+    # Given a session stored eight days ago (still readable: its TTL is a grace later)
+    old = unique("old")
+    seed_session(old, datetime.now(UTC) - timedelta(days=8))
+    assert len(api.session_checkpoints(old)) == 1
+    assert bodies()
+    # When the stack's timer route runs the pruner
+    report = run_pruner(api)
+    # Then the state, the checkpoint, the transcript and its S3 body are gone
+    assert report["deleted"] == {"checkpoint": 1, "state": 1, "transcript": 1, "transcript_body": 1}
+    assert api.session_checkpoints(old) == []
+    assert api.http.get(f"{api.stack.url}/api/sessions/{old}/transcript", timeout=30).status_code == 404
+    assert bodies() == []
+    # And running it again deletes nothing more
+    assert sum(run_pruner(api)["deleted"].values()) == 0
