@@ -31,3 +31,32 @@ def required_env(name: str) -> str:
     if not value:
         raise RuntimeError(f"environment variable {name} is not set")
     return value
+
+
+# Error codes that mean "the service is busy or failing", per service: the caller may retry later.
+UNAVAILABLE = {
+    "dynamodb": {
+        "ProvisionedThroughputExceededException",
+        "ThrottlingException",
+        "RequestLimitExceeded",
+        "InternalServerError",
+        "ServiceUnavailable",
+    },
+    "s3": {"SlowDown", "ServiceUnavailable", "InternalError", "RequestTimeout", "503", "500"},
+}
+
+
+def call(service: str, operation: str, **kwargs: Any) -> Any:
+    """One AWS call; throttling, service faults and lost connections become StorageUnavailableError."""
+    from botocore.exceptions import ClientError, ConnectionError, ReadTimeoutError
+
+    from continuity_core.ports import StorageUnavailableError
+
+    try:
+        return getattr(client(service), operation)(**kwargs)
+    except ClientError as error:
+        if error.response["Error"]["Code"] in UNAVAILABLE.get(service, set()):
+            raise StorageUnavailableError(str(error)) from error
+        raise
+    except (ConnectionError, ReadTimeoutError) as error:
+        raise StorageUnavailableError(str(error)) from error

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from continuity_core.adapters.aws import client
+from continuity_core.adapters.aws import call
 from continuity_core.adapters.dynamo_expiry import (
     EXPIRY_PK,
     EXPIRY_SK,
@@ -19,8 +19,8 @@ from continuity_core.adapters.dynamo_items import (
     parse_timestamp,
     session_pk,
     timestamp,
-    to_attribute,
 )
+from continuity_core.adapters.dynamo_update import UpdateBuilder
 from continuity_core.logic.retention import expiry
 from continuity_core.models.state import (
     MAX_PENDING_QUERIES,
@@ -29,7 +29,7 @@ from continuity_core.models.state import (
     SessionIdentity,
     SessionState,
 )
-from continuity_core.ports import Clock, DuplicateHookError, PromptRecord, StorageUnavailableError
+from continuity_core.ports import Clock, DuplicateHookError, PromptRecord
 
 # Idempotency keys of recent hooks, so a client's replay of a spooled hook never double counts.
 MAX_HOOK_KEYS = 64
@@ -42,66 +42,6 @@ _TIME_FIELDS = (
     "ended_at",
     "nudge_armed_at",
 )
-
-
-class _Update:
-    """Builds one UpdateExpression with generated placeholders."""
-
-    def __init__(self) -> None:
-        self.sets: list[str] = []
-        self.adds: list[str] = []
-        self.removes: list[str] = []
-        self.names: dict[str, str] = {}
-        self.values: dict[str, Any] = {}
-        self.conditions: list[str] = []
-
-    def name(self, attribute: str) -> str:
-        placeholder = f"#{attribute}"
-        self.names[placeholder] = attribute
-        return placeholder
-
-    def value(self, value: Any) -> str:
-        placeholder = f":v{len(self.values)}"
-        self.values[placeholder] = to_attribute(value)
-        return placeholder
-
-    def set(self, attribute: str, value: Any) -> None:
-        self.sets.append(f"{self.name(attribute)} = {self.value(value)}")
-
-    def set_if_missing(self, attribute: str, value: Any) -> None:
-        if value is None:
-            return
-        name = self.name(attribute)
-        self.sets.append(f"{name} = if_not_exists({name}, {self.value(value)})")
-
-    def append(self, attribute: str, items: list[Any]) -> None:
-        name = self.name(attribute)
-        empty = self.value([])
-        self.sets.append(f"{name} = list_append(if_not_exists({name}, {empty}), {self.value(items)})")
-
-    def add(self, attribute: str, amount: int) -> None:
-        self.adds.append(f"{self.name(attribute)} {self.value(amount)}")
-
-    def remove(self, attribute: str) -> None:
-        self.removes.append(self.name(attribute))
-
-    def request(self) -> dict[str, Any]:
-        clauses = []
-        if self.sets:
-            clauses.append("SET " + ", ".join(self.sets))
-        if self.adds:
-            clauses.append("ADD " + ", ".join(self.adds))
-        if self.removes:
-            clauses.append("REMOVE " + ", ".join(self.removes))
-        request: dict[str, Any] = {
-            "UpdateExpression": " ".join(clauses),
-            "ExpressionAttributeNames": self.names,
-        }
-        if self.values:
-            request["ExpressionAttributeValues"] = self.values
-        if self.conditions:
-            request["ConditionExpression"] = " AND ".join(self.conditions)
-        return request
 
 
 def state_from_item(item: dict[str, Any]) -> SessionState:
@@ -161,7 +101,7 @@ class DynamoStateStore:
         return self._apply(agent_id, identity.session_key, update)
 
     def end_session(self, agent_id: str, session_key: str, now: datetime) -> None:
-        update = _Update()
+        update = UpdateBuilder()
         update.set("prompts_since_checkpoint", 0)
         for name in ("pending_queries", "pending_snippets", "pending_remembers"):
             update.set(name, [])
@@ -173,7 +113,7 @@ class DynamoStateStore:
         self._update(agent_id, session_key, update, tolerate_condition=True)
 
     def set_nudged(self, agent_id: str, session_key: str, nudged: bool, now: datetime) -> bool:
-        update = _Update()
+        update = UpdateBuilder()
         flag = update.name("nudged")
         update.set("nudged", nudged)
         if not nudged:
@@ -185,7 +125,7 @@ class DynamoStateStore:
         return self._update(agent_id, session_key, update, tolerate_condition=True) is not None
 
     def trim(self, agent_id: str, state: SessionState) -> None:
-        update = _Update()
+        update = UpdateBuilder()
         update.set("pending_queries", state.pending_queries[-MAX_PENDING_QUERIES:])
         update.set("pending_snippets", state.pending_snippets[-MAX_PENDING_SNIPPETS:])
         update.set("pending_remembers", state.pending_remembers[-MAX_PENDING_REMEMBERS:])
@@ -197,7 +137,7 @@ class DynamoStateStore:
     def claim_flush(
         self, agent_id: str, session_key: str, token: str, now: datetime, stale_before: datetime
     ) -> bool:
-        update = _Update()
+        update = UpdateBuilder()
         token_name = update.name("flush_token")
         requested = update.name("flush_requested_at")
         update.set("flush_token", token)
@@ -208,7 +148,7 @@ class DynamoStateStore:
         return self._update(agent_id, session_key, update, tolerate_condition=True) is not None
 
     def release_flush(self, agent_id: str, session_key: str, token: str) -> None:
-        update = _Update()
+        update = UpdateBuilder()
         update.remove("flush_token")
         update.remove("flush_requested_at")
         update.conditions.append(f"{update.name('flush_token')} = {update.value(token)}")
@@ -228,9 +168,9 @@ class DynamoStateStore:
 
     # -- helpers -----------------------------------------------------------------------------
 
-    def _activity(self, agent_id: str, identity: SessionIdentity, now: datetime) -> _Update:
+    def _activity(self, agent_id: str, identity: SessionIdentity, now: datetime) -> UpdateBuilder:
         """Activity moves the state's expiry (and its expiry bucket) to ``now`` + retention."""
-        update = _Update()
+        update = UpdateBuilder()
         update.set_if_missing("session_key", identity.session_key)
         update.set_if_missing("harness", identity.harness)
         update.set_if_missing("project", identity.project)
@@ -246,20 +186,20 @@ class DynamoStateStore:
         return update
 
     @staticmethod
-    def _once(update: _Update, idempotency_key: str | None) -> None:
+    def _once(update: UpdateBuilder, idempotency_key: str | None) -> None:
         if not idempotency_key:
             return
         keys = update.name("hook_keys")
         update.conditions.append(f"NOT contains({keys}, {update.value(idempotency_key)})")
         update.append("hook_keys", [idempotency_key])
 
-    def _apply(self, agent_id: str, session_key: str, update: _Update) -> SessionState:
+    def _apply(self, agent_id: str, session_key: str, update: UpdateBuilder) -> SessionState:
         state = self._update(agent_id, session_key, update)
         assert state is not None  # only conditional updates that tolerate failure answer None
         return state
 
     def _update(
-        self, agent_id: str, session_key: str, update: _Update, tolerate_condition: bool = False
+        self, agent_id: str, session_key: str, update: UpdateBuilder, tolerate_condition: bool = False
     ) -> SessionState | None:
         from botocore.exceptions import ClientError
 
@@ -283,7 +223,7 @@ class DynamoStateStore:
         return state
 
     def _trim_hook_keys(self, agent_id: str, session_key: str, version: int) -> None:
-        update = _Update()
+        update = UpdateBuilder()
         name = update.name("hook_keys")
         update.removes.extend(f"{name}[{index}]" for index in range(MAX_HOOK_KEYS))
         update.conditions.append(f"{update.name('version')} = {update.value(version)}")
@@ -297,24 +237,6 @@ def _key(agent_id: str, session_key: str) -> dict[str, Any]:
     return {"pk": {"S": session_pk(agent_id, session_key)}, "sk": {"S": STATE_SK}}
 
 
-_UNAVAILABLE = {
-    "ProvisionedThroughputExceededException",
-    "ThrottlingException",
-    "RequestLimitExceeded",
-    "InternalServerError",
-    "ServiceUnavailable",
-}
-
-
 def call_dynamodb(operation: str, **kwargs: Any) -> Any:
     """One DynamoDB call; throttling and service faults become StorageUnavailableError."""
-    from botocore.exceptions import ClientError, ConnectionError, ReadTimeoutError
-
-    try:
-        return getattr(client("dynamodb"), operation)(**kwargs)
-    except ClientError as error:
-        if error.response["Error"]["Code"] in _UNAVAILABLE:
-            raise StorageUnavailableError(str(error)) from error
-        raise
-    except (ConnectionError, ReadTimeoutError) as error:
-        raise StorageUnavailableError(str(error)) from error
+    return call("dynamodb", operation, **kwargs)

@@ -39,9 +39,9 @@ from continuity_core.adapters.dynamo_items import (
     project_pk,
     session_pk,
     timestamp,
-    to_attribute,
 )
 from continuity_core.adapters.dynamo_state import call_dynamodb
+from continuity_core.adapters.dynamo_update import UpdateBuilder
 from continuity_core.adapters.s3_bodies import S3BodyStore, chunk_key
 from continuity_core.logic.retention import expiry, is_expired
 from continuity_core.logic.transcripts import (
@@ -163,49 +163,6 @@ class RecentHeads:
         old = self._heads.pop(key, None)
         if old is not None:
             self._bytes -= old.inline_bytes
-
-
-class _Expression:
-    """One UpdateExpression with generated placeholders."""
-
-    def __init__(self) -> None:
-        self.sets: list[str] = []
-        self.names: dict[str, str] = {}
-        self.values: dict[str, Any] = {}
-        self.conditions: list[str] = []
-
-    def name(self, attribute: str) -> str:
-        self.names[f"#{attribute}"] = attribute
-        return f"#{attribute}"
-
-    def value(self, value: Any) -> str:
-        placeholder = f":v{len(self.values)}"
-        self.values[placeholder] = to_attribute(value)
-        return placeholder
-
-    def set(self, attribute: str, value: Any) -> None:
-        self.sets.append(f"{self.name(attribute)} = {self.value(value)}")
-
-    def set_if_missing(self, attribute: str, value: Any) -> None:
-        if value is not None:
-            name = self.name(attribute)
-            self.sets.append(f"{name} = if_not_exists({name}, {self.value(value)})")
-
-    def append(self, attribute: str, items: list[Any]) -> None:
-        name = self.name(attribute)
-        self.sets.append(
-            f"{name} = list_append(if_not_exists({name}, {self.value([])}), {self.value(items)})"
-        )
-
-    def request(self) -> dict[str, Any]:
-        request: dict[str, Any] = {
-            "UpdateExpression": "SET " + ", ".join(self.sets),
-            "ExpressionAttributeNames": self.names,
-            "ExpressionAttributeValues": self.values,
-        }
-        if self.conditions:
-            request["ConditionExpression"] = " AND ".join(self.conditions)
-        return request
 
 
 class DynamoTranscriptStore:
@@ -379,8 +336,8 @@ class DynamoTranscriptStore:
             return None
         return after
 
-    def _common(self, agent_id: str, identity: SessionIdentity, now: datetime, length: int) -> _Expression:
-        update = _Expression()
+    def _common(self, agent_id: str, identity: SessionIdentity, now: datetime, length: int) -> UpdateBuilder:
+        update = UpdateBuilder()
         update.set_if_missing("session_key", identity.session_key)
         update.set_if_missing("harness", identity.harness)
         update.set_if_missing("project", identity.project)
@@ -401,14 +358,14 @@ class DynamoTranscriptStore:
         return update
 
     @staticmethod
-    def _at_length(update: _Expression, length: int) -> str:
+    def _at_length(update: UpdateBuilder, length: int) -> str:
         name = update.name("length")
         if length == 0:
             return f"(attribute_not_exists({name}) OR {name} = {update.value(0)})"
         return f"{name} = {update.value(length)}"
 
     def _update(
-        self, agent_id: str, session_key: str, update: _Expression
+        self, agent_id: str, session_key: str, update: UpdateBuilder
     ) -> tuple[bool, TranscriptHead | None]:
         from botocore.exceptions import ClientError
 

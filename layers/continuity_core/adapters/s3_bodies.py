@@ -7,14 +7,13 @@ import os
 from typing import Any
 from urllib.parse import quote
 
-from continuity_core.adapters.aws import client
-from continuity_core.ports import StorageUnavailableError, TranscriptBodyMissingError
+from continuity_core.adapters.aws import call
+from continuity_core.ports import TranscriptBodyMissingError
 
 BUCKET_ENV = "TRANSCRIPT_BUCKET_NAME"
 KEY_PREFIX = "transcripts"
 
 _DELETE_BATCH = 1000
-_UNAVAILABLE = {"SlowDown", "ServiceUnavailable", "InternalError", "RequestTimeout", "503", "500"}
 
 
 def chunk_key(agent_id: str, session_key: str, number: int, chunk_id: str) -> str:
@@ -79,13 +78,4 @@ class S3BodyStore:
 
     @staticmethod
     def _call(operation: str, **kwargs: Any) -> Any:
-        from botocore.exceptions import ClientError, ConnectionError, ReadTimeoutError
-
-        try:
-            return getattr(client("s3"), operation)(**kwargs)
-        except ClientError as error:
-            if error.response["Error"]["Code"] in _UNAVAILABLE:
-                raise StorageUnavailableError(str(error)) from error
-            raise
-        except (ConnectionError, ReadTimeoutError) as error:
-            raise StorageUnavailableError(str(error)) from error
+        return call("s3", operation, **kwargs)
