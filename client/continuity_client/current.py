@@ -17,6 +17,7 @@ import time
 import zlib
 from collections.abc import Mapping
 
+from continuity_client.privatefiles import write_private
 from continuity_client.spool import safe_name
 
 PROJECTS_DIR = "projects"
@@ -61,17 +62,7 @@ def record(home: str, project: str, session: str, harness: str, transcript_path:
             return False
         path = project_file(home, project)
         data = json.dumps({"project": project, **wanted, "seen_at": time.time()}).encode("utf-8")
-        temporary = f"{path}.{os.getpid()}.tmp"
-        try:
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        except FileNotFoundError:
-            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
-        os.replace(temporary, path)
+        write_private(path, data)
         return True
     except OSError:
         return False

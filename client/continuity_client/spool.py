@@ -22,6 +22,8 @@ import os
 import time
 from collections.abc import Callable, Iterable
 
+from continuity_client.privatefiles import FileLock
+
 SPOOL_DIR = "spool"
 SEQ_DIR = "seq"
 DOWN_FILE = "down-until"
@@ -96,29 +98,6 @@ def mark_up(home: str) -> None:
 # ---------------------------------------------------------------------------------------------
 # spool
 # ---------------------------------------------------------------------------------------------
-
-
-class _Lock:
-    """An exclusive flock on ``spool/.lock`` (no-op where fcntl is missing)."""
-
-    def __init__(self, directory: str) -> None:
-        self.path = os.path.join(directory, LOCK_FILE)
-        self.fd = -1
-
-    def __enter__(self) -> _Lock:
-        os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX
-            return self
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)  # closing releases the flock
-            self.fd = -1
 
 
 def spool_dir(home: str) -> str:
@@ -214,7 +193,7 @@ def append(home: str, session: str, record: dict, max_bytes: int) -> list[dict]:
     directory = spool_dir(home)
     path = spool_file(home, session)
     line = encode(record)
-    with _Lock(directory):
+    with FileLock(os.path.join(directory, LOCK_FILE)):
         created = not os.path.exists(path)
         fd = _open_append(path)
         try:
@@ -262,7 +241,7 @@ def _enforce_cap(directory: str, max_bytes: int) -> list[dict]:
 
 def read_records(path: str) -> tuple[list[dict], int]:
     """(records in order, number of corrupt lines) of one spool file."""
-    with _Lock(os.path.dirname(path)):
+    with FileLock(os.path.join(os.path.dirname(path), LOCK_FILE)):
         lines = _read_lines(path)
     records: list[dict] = []
     corrupt = 0
@@ -277,7 +256,7 @@ def read_records(path: str) -> tuple[list[dict], int]:
 
 def remove(path: str, keys: set[str]) -> None:
     """Remove delivered records (and corrupt lines) from a spool file, keeping the rest in order."""
-    with _Lock(os.path.dirname(path)):
+    with FileLock(os.path.join(os.path.dirname(path), LOCK_FILE)):
         kept = []
         for line in _read_lines(path):
             record = _decode(line)

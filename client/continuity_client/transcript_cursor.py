@@ -27,6 +27,7 @@ import os
 from collections.abc import Iterator
 
 from continuity_client import transcript
+from continuity_client.privatefiles import FileLock, write_private
 from continuity_client.spool import safe_name
 
 CURSOR_DIR = "transcripts"
@@ -114,45 +115,12 @@ def load(home: str, session: str) -> dict | None:
 
 def save(home: str, session: str, cursor: dict) -> None:
     """Atomic replace. Not fsync'd: a lost cursor costs a resend, never a loss (the 409 path)."""
-    path = cursor_path(home, session)
-    temporary = path + ".tmp"
-    data = json.dumps(cursor, separators=(",", ":")).encode("utf-8")
-    try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    except FileNotFoundError:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-    os.replace(temporary, path)
+    write_private(cursor_path(home, session), json.dumps(cursor, separators=(",", ":")).encode("utf-8"))
 
 
-class _Lock:
+def _session_lock(home: str, session: str) -> FileLock:
     """An exclusive flock per session: two hooks of one session never build deltas at once."""
-
-    def __init__(self, home: str, session: str) -> None:
-        self.path = os.path.join(home, CURSOR_DIR, safe_name(session) + ".lock")
-        self.fd = -1
-
-    def __enter__(self) -> _Lock:
-        try:
-            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        except FileNotFoundError:
-            os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
-            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX
-            return self
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+    return FileLock(os.path.join(home, CURSOR_DIR, safe_name(session) + ".lock"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -308,7 +276,7 @@ def next_delta(
     """
     if not path or not os.path.isfile(path):
         return None
-    with _Lock(home, session):
+    with _session_lock(home, session):
         cursor = load(home, session)
         if cursor is None:
             cursor = new_cursor(path, harness)
@@ -335,7 +303,7 @@ def rewind(home: str, session: str, stored: int) -> bool:
     be regenerated (an older segment), the current segment is taken to start at ``stored``.
     False when there is no cursor.
     """
-    with _Lock(home, session):
+    with _session_lock(home, session):
         cursor = load(home, session)
         if cursor is None:
             return False
