@@ -248,7 +248,6 @@ def seed(sessions_: list[Session], table: str, bucket: str) -> int:
                     "chunk_ids": chunk_ids,
                     "chunk_ends": [24_000] if session.body else [],
                     "parts": ["Assistant: done.\n" + " " * 13],
-                    "inline_bytes": 60,
                     "gsi2pk": project_pk(AGENT, PROJECT),
                     "gsi2sk": f"{timestamp(session.end)}#{session.key}",
                     **expiry_values(pk, TRANSCRIPT_SK, expiry(session.end, RETENTION)),

@@ -64,11 +64,12 @@ class ContinuityConfig(BaseModel):
     search_max_sessions: int = Field(
         50, ge=1, le=500, description="A project's most recent sessions a search reads (its scope)."
     )
-    transcript_inline_max_bytes: int = Field(
-        98_304,
+    transcript_chunk_chars: int = Field(
+        1_048_576,
         ge=16_384,
-        le=262_144,
-        description="Transcript text kept in the DynamoDB item; beyond it, one chunk moves to S3.",
+        le=8_388_608,
+        description="Transcript characters per S3 chunk: appends stay in DynamoDB until this much "
+        "has come since the last chunk, then move to S3 as one gzip object.",
     )
     transcript_retention_days: int = Field(
         7,

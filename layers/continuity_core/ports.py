@@ -44,6 +44,7 @@ class PromptRecord:
     snippet: str | None
     idempotency_key: str | None = None
     transcript_chars: int | None = None
+    transcript_end: int | None = None  # where the transcript delta this hook carries ends
 
 
 class StateStore(Protocol):
@@ -172,8 +173,25 @@ class TranscriptGapError(Exception):
         self.stored_length = stored_length
 
 
+@dataclass(frozen=True)
+class TranscriptHint:
+    """What the session state said of the transcript, from the update the hook made anyway: where
+    it ended before this hook (-1: unknown) and when its head item was last written."""
+
+    previous_end: int
+    head_written_at: datetime | None
+
+
 class TranscriptLog(Protocol):
-    def append(self, agent_id: str, identity: SessionIdentity, offset: int, text: str, now: datetime) -> int:
+    def append(
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        offset: int,
+        text: str,
+        now: datetime,
+        hint: TranscriptHint | None = None,
+    ) -> int:
         """Append ``text`` at ``offset``; returns the stored length. Repeats/overlaps change nothing;
         a gap raises TranscriptGapError; a shorter transcript never overwrites the fuller copy."""
         ...

@@ -96,7 +96,7 @@ def transcript_store() -> DynamoTranscriptStore:
         required_env(TABLE_ENV),
         S3BodyStore(),  # the bucket (TRANSCRIPT_BUCKET_NAME) is resolved when a body first moves to S3
         retention=timedelta(days=config.transcript_retention_days),
-        inline_max_bytes=config.transcript_inline_max_bytes,
+        chunk_chars=config.transcript_chunk_chars,
         keep_chars=config.tail_chars,
         clock=utc_now,
     )

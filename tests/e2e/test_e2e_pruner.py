@@ -98,7 +98,7 @@ def seed_session(session: str, at: datetime) -> None:
         session_key=session, harness="claude-code", project=PROJECT, project_normalized=PROJECT
     )
     DynamoStateStore(TABLE, ttl=week).touch("default", identity, at)
-    transcripts = DynamoTranscriptStore(TABLE, S3BodyStore(), week, inline_max_bytes=16_384, keep_chars=3000)
+    transcripts = DynamoTranscriptStore(TABLE, S3BodyStore(), week, chunk_chars=16_384, keep_chars=3000)
     transcripts.append("default", identity, 0, "User: hello\nAssistant: " + "words " * 5000, at)
     checkpoint = Checkpoint(
         id=str(uuid.uuid4()),

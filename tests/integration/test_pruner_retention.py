@@ -125,7 +125,7 @@ def test_a_transcript_and_its_bodies_go_after_the_transcript_retention(
 ) -> None:
     # Given transcripts kept 2 days, checkpoints 7, and a transcript large enough to have S3 bodies
     monkeypatch.setenv("CONTINUITY_TRANSCRIPT_RETENTION_DAYS", "2")
-    monkeypatch.setenv("CONTINUITY_TRANSCRIPT_INLINE_MAX_BYTES", "16384")
+    monkeypatch.setenv("CONTINUITY_TRANSCRIPT_CHUNK_CHARS", "16384")
     services.reset()
     transcript = Transcript("talk")
     for n in range(1, 11):

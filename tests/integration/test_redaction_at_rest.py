@@ -116,7 +116,7 @@ def test_transcript_bodies_moved_to_s3_hold_no_secrets(
 ) -> None:
     from continuity_core import services
 
-    monkeypatch.setenv("CONTINUITY_TRANSCRIPT_INLINE_MAX_BYTES", "16384")
+    monkeypatch.setenv("CONTINUITY_TRANSCRIPT_CHUNK_CHARS", "16384")
     services.reset()
     secrets = [p for p in POSITIVES if len(p.secret) >= 16]
     lines = [f"Result: {'x' * 300} {secrets[n % len(secrets)].text}\n" for n in range(120)]

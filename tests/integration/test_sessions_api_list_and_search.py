@@ -20,7 +20,7 @@ FILLER = "We looked at the writer, ran the tests, and read the logs again. "
 
 @pytest.fixture
 def api(service: InProcessService, monkeypatch: pytest.MonkeyPatch) -> Iterator[SessionsApi]:
-    monkeypatch.setenv("CONTINUITY_TRANSCRIPT_INLINE_MAX_BYTES", "16384")
+    monkeypatch.setenv("CONTINUITY_TRANSCRIPT_CHUNK_CHARS", "16384")
     monkeypatch.setenv("CONTINUITY_SEARCH_MAX_SESSIONS", "5")
     services.reset()
     yield SessionsApi()

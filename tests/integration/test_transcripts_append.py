@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -12,15 +14,16 @@ import pytest
 
 from continuity_core import services
 from continuity_core.models.state import SessionIdentity
+from continuity_core.ports import TranscriptGapError
 from tests.support.api import InProcessService
 from tests.support.sessions import SessionsApi, Transcript
 
-INLINE_MAX = 16_384  # the smallest inline budget: S3 chunks after ~16 KB
+CHUNK = 16_384  # the smallest chunk the config allows: S3 chunks after ~16 K characters
 
 
 @pytest.fixture
 def small_inline(service: InProcessService, monkeypatch: pytest.MonkeyPatch) -> Iterator[InProcessService]:
-    monkeypatch.setenv("CONTINUITY_TRANSCRIPT_INLINE_MAX_BYTES", str(INLINE_MAX))
+    monkeypatch.setenv("CONTINUITY_TRANSCRIPT_CHUNK_CHARS", str(CHUNK))
     services.reset()
     yield service
 
@@ -149,21 +152,46 @@ def test_a_transcript_over_the_s3_threshold_reads_back_byte_identical(small_inli
     assert body["text"].encode("utf-8") == transcript.text.encode("utf-8")
     assert body["length"] == len(transcript.text)
     objects = bucket_objects()
-    assert 1 <= len(objects) <= len(transcript.text.encode()) // (INLINE_MAX // 2)
-    assert all(o["Size"] >= INLINE_MAX // 2 for o in objects)
+    assert 1 <= len(objects) <= len(transcript.text) // (CHUNK // 2)
     assert all(o["Key"].startswith("transcripts/default/") for o in objects)
+    s3 = boto3.client("s3")
+    for o in objects:
+        got = s3.get_object(Bucket=os.environ["TRANSCRIPT_BUCKET_NAME"], Key=o["Key"])
+        assert got["ContentEncoding"] == "gzip"
+        assert len(gzip.decompress(got["Body"].read()).decode("utf-8")) >= CHUNK // 2
+        assert o["Size"] < CHUNK // 2  # compressed at rest
 
 
-def test_the_head_item_stays_small_and_keeps_the_tail_inline(small_inline: InProcessService) -> None:
+def transcript_items(session: str) -> list[dict[str, Any]]:
+    from continuity_core.adapters.dynamo_items import session_pk
+
+    table = boto3.client("dynamodb")
+    return table.query(
+        TableName=os.environ["CONTINUITY_TABLE_NAME"],
+        KeyConditionExpression="pk = :pk AND begins_with(sk, :t)",
+        ExpressionAttributeValues={":pk": {"S": session_pk("default", session)}, ":t": {"S": "TRANSCRIPT"}},
+    )["Items"]
+
+
+def test_every_item_stays_small_and_the_tail_stays_in_dynamodb(small_inline: InProcessService) -> None:
+    # Given a transcript growing past several chunks
     transcript = Transcript("big")
     for n in range(40):
         transcript.grow(f"turn {n} " + "x" * 1500 + "\n")
         small_inline.hook("user-prompt-submit", prompt_with(transcript, n))
-    head = services.transcript_store().head("default", "big")
-    assert head is not None
-    assert head.inline_bytes <= INLINE_MAX
-    assert len(head.inline) >= 3000
-    assert transcript.text.endswith(head.inline)
+    # Then the head holds no text and each append is its own small, compressed item
+    items = transcript_items("big")
+    head = next(i for i in items if i["sk"]["S"] == "TRANSCRIPT")
+    assert "parts" not in head and len(json.dumps(head)) < 2000
+    appends = [i for i in items if i["sk"]["S"].startswith("TRANSCRIPT#D#")]
+    assert len(appends) == 40
+    assert all(len(i["z"]["B"]) < 1000 for i in appends)
+    # And the tail the inherit block needs is read from DynamoDB, not S3
+    stored_head = services.transcript_store().head("default", "big")
+    assert stored_head is not None
+    assert len(stored_head.inline) >= 3000
+    assert transcript.text.endswith(stored_head.inline)
+    assert stored_head.flushed + len(stored_head.inline) == len(transcript.text)
 
 
 def test_one_append_larger_than_the_inline_budget_goes_straight_to_s3(small_inline: InProcessService) -> None:
@@ -184,14 +212,14 @@ def test_a_page_of_the_transcript_can_be_read(small_inline: InProcessService) ->
     assert (body["text"], body["next_offset"]) == (text[29_994:30_006], 30_006)
 
 
-def test_an_append_landing_during_a_flush_wins_and_the_flush_retries(small_inline: InProcessService) -> None:
-    # Given a session about to flush, and another append that lands between the chunk's PUT and
-    # the item's rewrite (moto is not atomic across threads, so the race is staged)
+def test_two_moves_to_s3_at_once_keep_one_chunk(small_inline: InProcessService) -> None:
+    # Given a transcript past a chunk boundary, and a second move to S3 that lands between the first
+    # one's PUT and its head update (moto is not atomic across threads, so the race is staged)
     store = services.transcript_store()
     identity = SessionIdentity(session_key="race", harness="claude-code")
     now = datetime.now(UTC)
-    first = "a" * 15_000
-    store.append("default", identity, 0, first, now)
+    store.append("default", identity, 0, "a" * 10_000, now)
+    store.append("default", identity, 10_000, "b" * 6_000, now)  # not yet past the chunk size
     bodies = store._bodies
     real_put = bodies.put
     raced: list[str] = []
@@ -200,38 +228,25 @@ def test_an_append_landing_during_a_flush_wins_and_the_flush_retries(small_inlin
         real_put(key, text)
         if not raced:
             raced.append(key)
-            store.append("default", identity, len(first), "b" * 10, now)  # fits inline: no flush
+            store._move_to_s3("default", "race", now)
 
     bodies.put = put_then_race  # type: ignore[method-assign]
-    # When the flushing append runs (overlapping the racer's text)
-    store.append("default", identity, len(first), "b" * 10 + "c" * 5000, now)
-    # Then the copy is the transcript once, and the losing chunk was removed
+    # When the first move finishes after the second
+    store._move_to_s3("default", "race", now)
+    # Then the copy is the transcript once, one chunk holds the moved text, the loser's is gone
     head = store.head("default", "race")
     assert head is not None
-    assert store.read("default", head) == first + "b" * 10 + "c" * 5000
-    assert raced and raced[0] not in {o["Key"] for o in bucket_objects()}
+    assert store.read("default", head) == "a" * 10_000 + "b" * 6_000
+    assert head.flushed == 10_000
+    assert len(head.chunk_ids) == 1
+    assert raced[0] not in {o["Key"] for o in bucket_objects()}
+    assert len(bucket_objects()) == 1
 
 
 def test_transcripts_are_per_tenant(service: InProcessService) -> None:
     service.hook("user-prompt-submit", {"session_id": "s1", "transcript": {"offset": 0, "text": "mine"}})
     status, _ = SessionsApi(agent_id="someone-else").transcript("s1")
     assert status == 404
-
-
-def test_an_append_is_one_request(service: InProcessService) -> None:
-    # Given a session with a transcript
-    service.hook("user-prompt-submit", {"session_id": "s1", "transcript": {"offset": 0, "text": "a"}})
-    from continuity_core.adapters.aws import client
-
-    calls: list[str] = []
-    dynamodb = client("dynamodb")
-    dynamodb.meta.events.register("before-call", lambda model, **_: calls.append(model.name))
-    # When the next delta is appended
-    services.transcript_store().append(
-        "default", SessionIdentity(session_key="s1", harness="claude-code"), 1, "b", datetime.now(UTC)
-    )
-    # Then it took one UpdateItem
-    assert calls == ["UpdateItem"]
 
 
 def _calls() -> list[str]:
@@ -243,32 +258,102 @@ def _calls() -> list[str]:
     return calls
 
 
-def test_a_warm_flush_costs_the_put_and_one_update(small_inline: InProcessService) -> None:
-    # Given a session this process wrote, just under the inline budget
+def test_a_prompt_appends_with_one_put_next_to_its_state_update(service: InProcessService) -> None:
+    # Given a session with a transcript
+    transcript = Transcript("s1")
+    transcript.grow("User: one\n")
+    service.hook("user-prompt-submit", prompt_with(transcript, 1))
+    calls = _calls()
+    # When the next prompt carries the next delta
+    transcript.grow("User: two\n")
+    assert service.hook("user-prompt-submit", prompt_with(transcript, 2))[0] == 200
+    # Then the state update (which carries the transcript's hint) and one put are all it took
+    assert calls == ["UpdateItem", "PutItem"]
+    assert stored("s1")["text"] == transcript.text
+
+
+def test_the_first_append_starts_the_transcript_without_reading(service: InProcessService) -> None:
+    calls = _calls()
+    transcript = Transcript("s1")
+    transcript.grow("User: one\n")
+    assert service.hook("user-prompt-submit", prompt_with(transcript, 1))[0] == 200
+    # state update, the head, the append, the state's hint: no read
+    assert calls == ["UpdateItem", "PutItem", "PutItem", "UpdateItem"]
+
+
+def test_moving_text_to_s3_reads_only_what_it_moves(small_inline: InProcessService) -> None:
     store = services.transcript_store()
     identity = SessionIdentity(session_key="s1", harness="claude-code")
     store.append("default", identity, 0, "a" * 16_000, datetime.now(UTC))
     calls = _calls()
-    # When the next append passes the budget
-    store.append("default", identity, 16_000, "b" * 1000, datetime.now(UTC))
-    # Then the chunk is put and the item rewritten with the append: no read first
-    assert calls == ["PutObject", "UpdateItem"]
+    # When an append passes the chunk size
+    store.append("default", identity, 16_000, "b" * 4000, datetime.now(UTC))
+    # Then (after deciding from what is stored, no hint given) the move reads the head and the
+    # appends since the last chunk, puts one object and updates the head; the tail stays
+    assert calls[-4:] == ["GetItem", "Query", "PutObject", "UpdateItem"]
+    head = store.head("default", "s1")
+    assert head is not None and store.read("default", head) == "a" * 16_000 + "b" * 4000
+    assert head.flushed == 16_000 and head.inline == "b" * 4000
 
 
-def test_a_cold_flush_gets_the_item_from_the_failed_condition(small_inline: InProcessService) -> None:
-    # Given a session another process wrote
-    store = services.transcript_store()
+def test_an_append_lost_after_the_state_update_is_mended_by_the_resend(
+    service: InProcessService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a prompt whose state update (with the transcript hint) landed but whose append failed
+    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStore
+    from continuity_core.ports import StorageUnavailableError
+
+    transcript = Transcript("s1")
+    transcript.grow("User: one\n")
+    service.hook("user-prompt-submit", prompt_with(transcript, 1))
+    transcript.grow("User: two\n")
+    body = {**prompt_with(transcript, 2), "idempotency_key": "s1:prompt:2"}
+    real = DynamoTranscriptStore._put_append
+    failures = iter([True])
+
+    def flaky(self: DynamoTranscriptStore, *args: Any, **kwargs: Any) -> bool:
+        if next(failures, False):
+            raise StorageUnavailableError("throttled")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(DynamoTranscriptStore, "_put_append", flaky)
+    assert service.hook("user-prompt-submit", body)[0] == 503
+    # When the client resends the hook (its spool keeps it), and then goes on
+    assert service.hook("user-prompt-submit", body)[0] == 200
+    transcript.grow("User: three\n")
+    assert service.hook("user-prompt-submit", prompt_with(transcript, 3))[0] == 200
+    # Then the transcript has no hole and the prompt counted once per hook
+    assert stored("s1")["text"] == transcript.text
+    state = services.state_store().get("default", "s1")
+    assert state is not None and state.total_prompts == 3
+
+
+def test_appends_of_an_expired_transcript_are_not_revived(service: InProcessService) -> None:
+    # Given a transcript whose retention (and its head's TTL) ran out while its appends linger
+    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStore
+    from continuity_core.adapters.s3_bodies import S3BodyStore
+
+    start = datetime(2026, 11, 1, tzinfo=UTC)
+    clock = [start]
+    store = DynamoTranscriptStore(
+        os.environ["CONTINUITY_TABLE_NAME"],
+        S3BodyStore(),
+        timedelta(days=7),
+        chunk_chars=CHUNK,
+        keep_chars=3000,
+        clock=lambda: clock[0],
+    )
     identity = SessionIdentity(session_key="s1", harness="claude-code")
-    store.append("default", identity, 0, "a" * 16_000, datetime.now(UTC))
-    services.reset()
-    cold = services.transcript_store()
-    calls = _calls()
-    # When the next append passes the budget
-    cold.append("default", identity, 16_000, "b" * 1000, datetime.now(UTC))
-    # Then the failed condition stands in for the read, and the result is the same
-    assert calls == ["UpdateItem", "PutObject", "UpdateItem"]
-    head = cold.head("default", "s1")
-    assert head is not None and cold.read("default", head) == "a" * 16_000 + "b" * 1000
+    store.append("default", identity, 0, "old text, a long one", start)
+    clock[0] = start + timedelta(days=10)
+    # When the session comes back and the client starts over (the gap answer says 0)
+    with pytest.raises(TranscriptGapError) as gap:
+        store.append("default", identity, 20, "more", clock[0])
+    assert gap.value.stored_length == 0
+    store.append("default", identity, 0, "new", clock[0])
+    # Then only the new incarnation's text is there
+    head = store.head("default", "s1")
+    assert head is not None and store.read("default", head) == "new"
 
 
 def test_a_resent_hook_with_the_same_idempotency_key_mends_the_gap(service: InProcessService) -> None:

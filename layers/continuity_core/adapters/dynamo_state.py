@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -41,6 +43,7 @@ _TIME_FIELDS = (
     "last_digest_at",
     "ended_at",
     "nudge_armed_at",
+    "transcript_head_at",
 )
 
 
@@ -77,6 +80,11 @@ class DynamoStateStore:
             update.append("pending_snippets", [prompt.snippet])
         if prompt.transcript_chars is not None:
             update.set("transcript_chars", prompt.transcript_chars)
+        if prompt.transcript_end is not None:
+            # Both operands read the item as it was: the previous end comes back with the new one.
+            end, previous = update.name("transcript_end"), update.name("transcript_prev_end")
+            update.sets.append(f"{previous} = if_not_exists({end}, {update.value(-1)})")
+            update.sets.append(f"{end} = {update.value(prompt.transcript_end)}")
         self._once(update, prompt.idempotency_key)
         return self._apply(agent_id, identity.session_key, update)
 
@@ -190,8 +198,9 @@ class DynamoStateStore:
         if not idempotency_key:
             return
         keys = update.name("hook_keys")
-        update.conditions.append(f"NOT contains({keys}, {update.value(idempotency_key)})")
-        update.append("hook_keys", [idempotency_key])
+        digest = hook_key_digest(idempotency_key)
+        update.conditions.append(f"NOT contains({keys}, {update.value(digest)})")
+        update.append("hook_keys", [digest])
 
     def _apply(self, agent_id: str, session_key: str, update: UpdateBuilder) -> SessionState:
         state = self._update(agent_id, session_key, update)
@@ -231,6 +240,13 @@ class DynamoStateStore:
 
     def _call(self, operation: str, **kwargs: Any) -> Any:
         return call_dynamodb(operation, **kwargs)
+
+
+def hook_key_digest(idempotency_key: str) -> str:
+    """12 characters (72 bits) stand for a client's key (~60): the state item, which every prompt
+    rewrites and pays for by size, stays small; a collision among 128 keys is ~1e-18."""
+    digest = hashlib.blake2b(idempotency_key.encode("utf-8"), digest_size=9).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii")
 
 
 def _key(agent_id: str, session_key: str) -> dict[str, Any]:

@@ -1,18 +1,27 @@
-"""Live transcripts: a head item in the session's partition, the body inline while small, then S3.
+"""Live transcripts in DynamoDB and S3: one small item per append, a head item, S3 chunks.
 
-Head item ``pk = A#{agent}#S#{session}``, ``sk = TRANSCRIPT``: identity (first write kept),
-``created_at``/``updated_at``, ``length``, the inline text as a list of parts (``list_append``, so an
-append sends only the new text), the S3 chunk list, and marks (when the transcript had which length).
-It is also in the ``sessions_by_project`` index (``gsi2pk = A#{agent}#P#{project}``,
-``gsi2sk = {updated_at}#{session}``, small projection) for the session list, search scope and
-Claude Code's parent lookup.
+- **Appends** ``sk = TRANSCRIPT#D#{start:012d}``: one per append, the new text zlib-compressed
+  (``z``), where it ends (``end``), when it was written (``at``, epoch ms) and its TTL. In no index.
+  A put is conditioned on the key being free, so two writers never store different text at one
+  position; the text is the chain of appends from the head's ``flushed`` on, each starting where
+  the one before ended.
+- **Head** ``sk = TRANSCRIPT``: identity, ``created_at`` (which appends belong to this incarnation of
+  the session's transcript), ``flushed`` and the S3 chunk list, and the summary the session index
+  projects (``sessions_by_project``, sorted by when the transcript started). Written when the
+  transcript starts, when text moves to S3, and at least every ``HEAD_REFRESH`` while appends come,
+  never on every append: DynamoDB bills a write by the item's whole size, so the head stays small
+  and an append costs what its own compressed text costs.
+- **Chunks** in S3 (gzip): when an append passes a multiple of ``chunk_chars``, the appends since
+  the last chunk, all but the last ``keep_chars``, become one object and ``flushed`` moves past them.
+  The appends stay until their TTL (deleting them would cost as many write units as writing them);
+  nothing reads them any more.
 
-An append is one conditional ``UpdateItem`` on the stored length and the inline budget; when the
-condition fails, DynamoDB hands back the item, which sorts out repeats, overlaps and gaps without a
-read. When the inline text would pass the budget, everything but the last ``tailChars`` goes to S3
-as one chunk (one PUT) and the item is rewritten with the new text in one conditional
-``UpdateItem``. The inline text to flush comes from the failed condition, or, in a warm function
-that wrote the item last, from memory (``RecentHeads``): then a flush costs the PUT only.
+The session state carries a hint (``transcript_end``, ``transcript_prev_end``,
+``transcript_head_at``) in the update every prompt makes anyway. When the hint says the transcript
+ended exactly where the client's delta starts and the head is fresh, an append is one ``PutItem``.
+Otherwise (the first append, a repeat, an overlap, a gap, a stale head, a replay) the careful path
+reads the head and the appends since ``flushed`` and decides from what is stored; the hint is only
+ever a shortcut, the appends are the truth.
 """
 
 from __future__ import annotations
@@ -20,9 +29,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import threading
 import uuid
-from collections import OrderedDict
+import zlib
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -34,24 +43,26 @@ from continuity_core.adapters.dynamo_expiry import (
     item_expired,
 )
 from continuity_core.adapters.dynamo_items import (
+    STATE_SK,
     from_attributes,
     parse_timestamp,
     project_pk,
     session_pk,
     timestamp,
+    to_attributes,
 )
 from continuity_core.adapters.dynamo_state import call_dynamodb
 from continuity_core.adapters.dynamo_update import UpdateBuilder
 from continuity_core.adapters.s3_bodies import S3BodyStore, chunk_key
 from continuity_core.logic.retention import expiry, is_expired
 from continuity_core.logic.transcripts import (
-    MAX_MARKS,
     AppendKind,
-    append_cost,
+    Span,
+    chunk_cut,
     clean_text,
-    inline_cost,
+    crosses_chunk,
+    follow,
     plan_append,
-    split_for_flush,
 )
 from continuity_core.models.state import SessionIdentity
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
@@ -62,9 +73,12 @@ from continuity_core.ports import (
     StorageUnavailableError,
     TranscriptBodyMissingError,
     TranscriptGapError,
+    TranscriptHint,
 )
 
 TRANSCRIPT_SK = "TRANSCRIPT"
+APPEND_PREFIX = "TRANSCRIPT#D#"
+_APPENDS_END = APPEND_PREFIX + "~"
 SESSION_INDEX = "sessions_by_project"
 SESSION_INDEX_PK = "gsi2pk"
 SESSION_INDEX_SK = "gsi2sk"
@@ -78,6 +92,14 @@ SESSION_INDEX_ATTRIBUTES = (
     "updated_at",
     "length",
 )
+# The head is rewritten at least this often while appends come, and kept HEAD_EXTRA longer than an
+# append: every append then expires before its head (appends come < 18 h after the head's write; a
+# 6 h bucket rounds up), so the pruner, deleting the head, never cuts a transcript short.
+HEAD_REFRESH = timedelta(hours=18)
+HEAD_EXTRA = timedelta(days=1)
+COMPRESSION_LEVEL = 6
+# At most 256 KB of UTF-8 (incompressible text grows by ~0.1 % in zlib): an item stays < 400 KB.
+MAX_APPEND_CHARS = 65_536
 MAX_ATTEMPTS = 6
 _BATCH_GET = 100
 _READ_WORKERS = 8
@@ -87,7 +109,12 @@ def head_key(agent_id: str, session_key: str) -> dict[str, Any]:
     return {"pk": {"S": session_pk(agent_id, session_key)}, "sk": {"S": TRANSCRIPT_SK}}
 
 
+def append_sk(start: int) -> str:
+    return f"{APPEND_PREFIX}{start:012d}"
+
+
 def head_from_item(item: dict[str, Any]) -> TranscriptHead:
+    """The head as stored; ``inline``, ``marks`` and the final ``length`` come from the appends."""
     values = from_attributes(item)
     return TranscriptHead(
         session_key=values["session_key"],
@@ -100,9 +127,6 @@ def head_from_item(item: dict[str, Any]) -> TranscriptHead:
         flushed=values.get("flushed", 0),
         chunk_ids=values.get("chunk_ids", []),
         chunk_ends=values.get("chunk_ends", []),
-        inline="".join(values.get("parts", [])),
-        inline_bytes=values.get("inline_bytes", 0),
-        marks=[(int(at), int(length)) for at, length in values.get("marks", [])],
     )
 
 
@@ -119,61 +143,23 @@ def summary_from_item(item: dict[str, Any]) -> SessionSummary:
     )
 
 
-_IDENTITY_FIELDS = {"session_key", "harness", "project", "project_normalized"}
+def compress(text: str) -> bytes:
+    return zlib.compress(text.encode("utf-8"), COMPRESSION_LEVEL)
 
 
-def _identity_fields(identity: SessionIdentity) -> dict[str, Any]:
-    return identity.model_dump(include=_IDENTITY_FIELDS)
-
-
-class RecentHeads:
-    """The head items this process wrote last (LRU, bounded by their inline bytes).
-
-    A session's hooks are sequential and a warm function usually serves the next one, so it knows
-    the inline text it is about to flush and need not read it back first. Only an optimisation:
-    every write is conditioned on the stored length (and incarnation), and a stale entry fails it.
-    """
-
-    def __init__(self, max_bytes: int = 32 * 1024 * 1024) -> None:
-        self._max_bytes = max_bytes
-        self._heads: OrderedDict[tuple[str, str], TranscriptHead] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, str]) -> TranscriptHead | None:
-        with self._lock:
-            head = self._heads.get(key)
-            if head is not None:
-                self._heads.move_to_end(key)
-            return head
-
-    def put(self, key: tuple[str, str], head: TranscriptHead) -> None:
-        with self._lock:
-            self._drop(key)
-            self._heads[key] = head
-            self._bytes += head.inline_bytes
-            while self._bytes > self._max_bytes and len(self._heads) > 1:
-                self._drop(next(iter(self._heads)))
-
-    def drop(self, key: tuple[str, str]) -> None:
-        with self._lock:
-            self._drop(key)
-
-    def _drop(self, key: tuple[str, str]) -> None:
-        old = self._heads.pop(key, None)
-        if old is not None:
-            self._bytes -= old.inline_bytes
+def decompress(data: bytes) -> str:
+    return zlib.decompress(data).decode("utf-8")
 
 
 class DynamoTranscriptStore:
-    """``retention`` runs from the last append; reads leave out transcripts past their TTL."""
+    """``retention`` runs from the last append; reads leave out what is past its TTL."""
 
     def __init__(
         self,
         table_name: str,
         bodies: S3BodyStore,
         retention: timedelta,
-        inline_max_bytes: int,
+        chunk_chars: int,
         keep_chars: int,
         clock: Clock = lambda: datetime.now(UTC),
     ) -> None:
@@ -181,208 +167,273 @@ class DynamoTranscriptStore:
         self._bodies = bodies
         self._retention = retention
         self._clock = clock
-        self._inline_max = inline_max_bytes
+        self._chunk_chars = chunk_chars
         self._keep_chars = keep_chars
-        self._recent = RecentHeads()
 
     # -- the append protocol -------------------------------------------------------------------
 
-    def append(self, agent_id: str, identity: SessionIdentity, offset: int, text: str, now: datetime) -> int:
-        text = clean_text(text)
-        if not text:
-            return offset  # nothing to place; a gap, if any, shows on the next append with text
-        key = (agent_id, identity.session_key)
-        known = self._recent.get(key)
-        if (
-            known is not None
-            and known.length == offset
-            and known.inline_bytes + append_cost(text) > self._inline_max
-        ):
-            # This process wrote the item last and knows its inline text: flush without reading first.
-            after = self._flush_and_append(agent_id, identity, known, text, now)
-            if after is not None:
-                self._recent.put(key, after)
-                return after.length
-            known = None  # it had moved on
-        self._recent.drop(key)
-        for _ in range(MAX_ATTEMPTS):
-            cost = append_cost(text)
-            old: TranscriptHead | None
-            if cost <= self._inline_max:
-                applied, old = self._append_inline(agent_id, identity, offset, text, now, cost)
-                if applied:
-                    self._remember_inline(key, known, identity, offset, text, now, cost)
-                    return offset + len(text)
-            else:
-                old = self._stored_head(agent_id, identity.session_key)
-            stored = old.length if old else 0
-            plan = plan_append(stored, offset, text)
-            if plan.kind is AppendKind.NOTHING_NEW:
-                return stored
-            if plan.kind is AppendKind.GAP:
-                raise TranscriptGapError(stored)
-            offset, text, known = stored, plan.text, old  # the failed condition handed back the item
-            if old is not None and old.inline_bytes + append_cost(text) <= self._inline_max:
-                continue  # only the offset was off (repeat/overlap): append what is new
-            after = self._flush_and_append(agent_id, identity, old, text, now)
-            if after is not None:
-                self._recent.put(key, after)
-                return after.length
-        raise StorageUnavailableError(f"transcript of {identity.session_key} kept changing; retry")
-
-    def _append_inline(
-        self, agent_id: str, identity: SessionIdentity, offset: int, text: str, now: datetime, cost: int
-    ) -> tuple[bool, TranscriptHead | None]:
-        """One UpdateItem if the copy ends at ``offset`` and the text fits inline; else the old item."""
-        update = self._common(agent_id, identity, now, offset + len(text))
-        update.append("parts", [text])
-        update.append("marks", [[_millis(now), offset + len(text)]])
-        inline = update.name("inline_bytes")
-        update.sets.append(f"{inline} = if_not_exists({inline}, {update.value(0)}) + {update.value(cost)}")
-        update.set_if_missing("flushed", 0)
-        update.conditions.append(self._at_length(update, offset))
-        update.conditions.append(
-            f"(attribute_not_exists({inline}) OR {inline} <= {update.value(self._inline_max - cost)})"
-        )
-        return self._update(agent_id, identity.session_key, update)
-
-    def _remember_inline(
+    def append(
         self,
-        key: tuple[str, str],
-        known: TranscriptHead | None,
+        agent_id: str,
         identity: SessionIdentity,
         offset: int,
         text: str,
         now: datetime,
-        cost: int,
-    ) -> None:
-        """Keep what the item now holds, when this process knows all of it."""
-        mark = (_millis(now), offset + len(text))
-        if known is not None and known.length == offset:
-            self._recent.put(
-                key,
-                known.model_copy(
-                    update={
-                        "inline": known.inline + text,
-                        "inline_bytes": known.inline_bytes + cost,
-                        "length": offset + len(text),
-                        "marks": [*known.marks, mark],
-                        "updated_at": now,
-                    }
-                ),
-            )
-        elif offset == 0:  # the item was created by this append
-            self._recent.put(
-                key,
-                TranscriptHead(
-                    **_identity_fields(identity),
-                    created_at=now,
-                    updated_at=now,
-                    length=len(text),
-                    inline=text,
-                    inline_bytes=cost,
-                    marks=[mark],
-                ),
-            )
+        hint: TranscriptHint | None = None,
+    ) -> int:
+        text = clean_text(text)
+        if not text:
+            return offset  # nothing to place; a gap, if any, shows on the next append with text
+        key = identity.session_key
+        end = offset + len(text)
+        if hint is not None and self._hint_fits(hint, offset, now):
+            if self._put_append(agent_id, key, offset, text, now, born=None):
+                self._chunk_if_crossed(agent_id, key, offset, end, now)
+                return end
+        elif (
+            hint is not None
+            and hint.previous_end < 0  # the state knows of no transcript: most likely a new one,
+            and offset == 0  # so start it without reading first
+            and self._start_head(agent_id, identity, now)
+            and self._put_append(agent_id, key, 0, text, now, born=now)
+        ):
+            self._set_hint(agent_id, key, end, head_written_at=now)
+            self._chunk_if_crossed(agent_id, key, 0, end, now)
+            return end
+        return self._append_careful(agent_id, identity, offset, text, now, hint)
 
-    def _flush_and_append(
-        self, agent_id: str, identity: SessionIdentity, old: TranscriptHead | None, text: str, now: datetime
-    ) -> TranscriptHead | None:
-        """Move all but the tail to one S3 chunk and rewrite the item, if it is still ``old``; the item
-        as written, or None when it had moved on."""
-        stored = old.length if old else 0
-        flushed = old.flushed if old else 0
-        chunk, keep = split_for_flush(
-            (old.inline if old else "") + text, self._keep_chars, self._inline_max // 2
+    @staticmethod
+    def _hint_fits(hint: TranscriptHint, offset: int, now: datetime) -> bool:
+        return (
+            hint.previous_end == offset
+            and hint.head_written_at is not None
+            and now - hint.head_written_at < HEAD_REFRESH
         )
-        marks = [*(old.marks if old else []), (_millis(now), stored + len(text))][-MAX_MARKS:]
-        chunk_ids = list(old.chunk_ids) if old else []
-        chunk_ends = list(old.chunk_ends) if old else []
-        update = self._common(agent_id, identity, now, stored + len(text))
-        key = None
-        if chunk:
-            chunk_id = uuid.uuid4().hex[:16]
-            key = chunk_key(agent_id, identity.session_key, len(chunk_ids), chunk_id)
-            self._bodies.put(key, chunk)
-            update.append("chunk_ids", [chunk_id])
-            update.append("chunk_ends", [flushed + len(chunk)])
-            chunk_ids.append(chunk_id)
-            chunk_ends.append(flushed + len(chunk))
-        after = TranscriptHead(
-            **(old.model_dump(include=_IDENTITY_FIELDS) if old else _identity_fields(identity)),
-            created_at=old.created_at if old else now,
-            updated_at=now,
-            length=stored + len(text),
-            flushed=flushed + len(chunk),
-            chunk_ids=chunk_ids,
-            chunk_ends=chunk_ends,
-            inline=keep,
-            inline_bytes=inline_cost([keep] if keep else [], len(marks)),
-            marks=marks,
-        )
-        update.set("flushed", after.flushed)
-        update.set("parts", [keep] if keep else [])
-        update.set("marks", [list(mark) for mark in marks])
-        update.set("inline_bytes", after.inline_bytes)
-        update.conditions.append(self._at_length(update, stored))
-        if old is not None:  # the same incarnation (a session re-created after expiry is another)
-            update.conditions.append(
-                f"{update.name('created_at')} = {update.value(timestamp(old.created_at))}"
-            )
-        applied, _ = self._update(agent_id, identity.session_key, update)
-        if not applied:
-            if key is not None:
-                self._forget_chunk(key)
-            return None
-        return after
 
-    def _common(self, agent_id: str, identity: SessionIdentity, now: datetime, length: int) -> UpdateBuilder:
+    def _append_careful(
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        offset: int,
+        text: str,
+        now: datetime,
+        hint: TranscriptHint | None,
+    ) -> int:
+        """Decide from what is stored: the head, and the appends since its ``flushed``."""
+        key = identity.session_key
+        hinted_end = offset + len(text) if hint is not None else None  # what the state update set
+        for _ in range(MAX_ATTEMPTS):
+            item = self._head_item(agent_id, key, consistent=True)
+            head = head_from_item(item) if item and not item_expired(item, now) else None
+            if head is None:
+                stored, born = 0, now
+            else:
+                born = head.created_at
+                spans, _ = self._appends(agent_id, key, head.flushed, born, now, consistent=True, texts=False)
+                stored = spans[-1].end if spans else head.flushed
+            plan = plan_append(stored, offset, text)
+            if plan.kind is not AppendKind.APPEND:
+                if hinted_end != stored:
+                    self._set_hint(agent_id, key, stored, head_written_at=None)
+                if plan.kind is AppendKind.GAP:
+                    raise TranscriptGapError(stored)
+                return stored
+            head_written = False
+            if head is None:
+                if not self._start_head(agent_id, identity, now):
+                    continue  # another writer started it: decide again
+                head_written = True
+            if not self._put_append(agent_id, key, stored, plan.text, now, born=born):
+                continue  # another writer appended at the same place
+            new_end = stored + len(plan.text)
+            if head is not None and now - head.updated_at >= HEAD_REFRESH:
+                head_written = self._refresh_head(agent_id, identity, head, new_end, now)
+            if hinted_end != new_end or head_written:
+                self._set_hint(agent_id, key, new_end, head_written_at=now if head_written else None)
+            self._chunk_if_crossed(agent_id, key, stored, new_end, now)
+            return new_end
+        raise StorageUnavailableError(f"transcript of {key} kept changing; retry")
+
+    def _put_append(
+        self, agent_id: str, session_key: str, start: int, text: str, now: datetime, born: datetime | None
+    ) -> bool:
+        """Store ``text`` at ``start`` unless something is there (of this incarnation, when ``born``):
+        one item per ``MAX_APPEND_CHARS``, so an item stays far below DynamoDB's 400 KB."""
+        for at in range(0, len(text), MAX_APPEND_CHARS):
+            if not self._put_one(
+                agent_id, session_key, start + at, text[at : at + MAX_APPEND_CHARS], now, born
+            ):
+                return False  # someone else appended here; the caller decides again from what is stored
+        return True
+
+    def _put_one(
+        self, agent_id: str, session_key: str, start: int, text: str, now: datetime, born: datetime | None
+    ) -> bool:
+        from botocore.exceptions import ClientError
+
+        item = to_attributes(
+            {
+                "pk": session_pk(agent_id, session_key),
+                "sk": append_sk(start),
+                "end": start + len(text),
+                "at": _millis(now),
+                "expires_at": expiry(now, self._retention).ttl_epoch,
+            }
+        )
+        item["z"] = {"B": compress(text)}
+        condition = "attribute_not_exists(sk)"
+        values: dict[str, Any] = {}
+        if born is not None:  # an append left by an earlier incarnation is free to overwrite
+            condition += " OR #at < :born"
+            values[":born"] = {"N": str(_millis(born))}
+        request: dict[str, Any] = {"TableName": self._table, "Item": item, "ConditionExpression": condition}
+        if values:
+            request["ExpressionAttributeNames"] = {"#at": "at"}
+            request["ExpressionAttributeValues"] = values
+        try:
+            call_dynamodb("put_item", **request)
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            return False
+        return True
+
+    def _start_head(self, agent_id: str, identity: SessionIdentity, now: datetime) -> bool:
+        """A new head (a new incarnation when the old one is past its TTL); False if one lives."""
+        from botocore.exceptions import ClientError
+
+        pk = session_pk(agent_id, identity.session_key)
+        until = expiry(now, self._retention + HEAD_EXTRA)
+        values: dict[str, Any] = {
+            "pk": pk,
+            "sk": TRANSCRIPT_SK,
+            **{k: v for k, v in _identity_fields(identity).items() if v is not None},
+            "created_at": timestamp(now),
+            "updated_at": timestamp(now),
+            "length": 0,
+            "flushed": 0,
+            "chunk_ids": [],
+            "chunk_ends": [],
+            "expires_at": until.ttl_epoch,
+            EXPIRY_PK: bucket_key(until),
+            EXPIRY_SK: expiry_sort_key(pk, TRANSCRIPT_SK),
+            # The project's session index, newest transcript first (a stable key: no index write
+            # per append).
+            SESSION_INDEX_SK: f"{timestamp(now)}#{identity.session_key}",
+        }
+        if identity.project_normalized:
+            values[SESSION_INDEX_PK] = project_pk(agent_id, identity.project_normalized)
+        try:
+            call_dynamodb(
+                "put_item",
+                TableName=self._table,
+                Item=to_attributes(values),
+                ConditionExpression="attribute_not_exists(pk) OR expires_at < :now",
+                ExpressionAttributeValues={":now": {"N": str(int(now.timestamp()))}},
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            return False
+        return True
+
+    def _head_update(
+        self, agent_id: str, identity: SessionIdentity, head: TranscriptHead, length: int, now: datetime
+    ) -> UpdateBuilder:
+        """The head's summary and expiry moved to ``now``, if it is still this incarnation."""
         update = UpdateBuilder()
-        update.set_if_missing("session_key", identity.session_key)
         update.set_if_missing("harness", identity.harness)
         update.set_if_missing("project", identity.project)
         update.set_if_missing("project_normalized", identity.project_normalized)
-        update.set_if_missing("created_at", timestamp(now))
-        update.set("updated_at", timestamp(now))
-        update.set("length", length)
-        until = expiry(now, self._retention)
-        update.set("expires_at", until.ttl_epoch)
-        update.set(EXPIRY_PK, bucket_key(until))
-        update.set_if_missing(
-            EXPIRY_SK, expiry_sort_key(session_pk(agent_id, identity.session_key), TRANSCRIPT_SK)
-        )
-        # The project's session index, newest first. A hook without a project keeps the first one.
-        update.set(SESSION_INDEX_SK, f"{timestamp(now)}#{identity.session_key}")
         if identity.project_normalized:
             update.set_if_missing(SESSION_INDEX_PK, project_pk(agent_id, identity.project_normalized))
+        update.set("updated_at", timestamp(now))
+        update.set("length", length)
+        until = expiry(now, self._retention + HEAD_EXTRA)
+        update.set("expires_at", until.ttl_epoch)
+        update.set(EXPIRY_PK, bucket_key(until))
+        update.conditions.append(f"{update.name('created_at')} = {update.value(timestamp(head.created_at))}")
         return update
 
-    @staticmethod
-    def _at_length(update: UpdateBuilder, length: int) -> str:
-        name = update.name("length")
-        if length == 0:
-            return f"(attribute_not_exists({name}) OR {name} = {update.value(0)})"
-        return f"{name} = {update.value(length)}"
+    def _refresh_head(
+        self, agent_id: str, identity: SessionIdentity, head: TranscriptHead, length: int, now: datetime
+    ) -> bool:
+        return self._update_head(
+            agent_id, identity.session_key, self._head_update(agent_id, identity, head, length, now)
+        )
 
-    def _update(
-        self, agent_id: str, session_key: str, update: UpdateBuilder
-    ) -> tuple[bool, TranscriptHead | None]:
+    def _update_head(self, agent_id: str, session_key: str, update: UpdateBuilder) -> bool:
         from botocore.exceptions import ClientError
 
         try:
             call_dynamodb(
+                "update_item", TableName=self._table, Key=head_key(agent_id, session_key), **update.request()
+            )
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            return False
+        return True
+
+    def _set_hint(self, agent_id: str, session_key: str, end: int, head_written_at: datetime | None) -> None:
+        """Tell the session state where the transcript ends (so the next prompt takes one request)."""
+        from botocore.exceptions import ClientError
+
+        update = UpdateBuilder()
+        update.set("transcript_end", end)
+        update.set("transcript_prev_end", end)
+        if head_written_at is not None:
+            update.set("transcript_head_at", timestamp(head_written_at))
+        update.conditions.append("attribute_exists(sk)")  # never creates a state
+        try:
+            call_dynamodb(
                 "update_item",
                 TableName=self._table,
-                Key=head_key(agent_id, session_key),
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                Key={"pk": {"S": session_pk(agent_id, session_key)}, "sk": {"S": STATE_SK}},
                 **update.request(),
             )
         except ClientError as error:
             if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
-            item: dict[str, Any] | None = error.response.get("Item")  # type: ignore[assignment]
-            return False, head_from_item(item) if item else None
-        return True, None
+
+    # -- moving text to S3 -----------------------------------------------------------------------
+
+    def _chunk_if_crossed(self, agent_id: str, session_key: str, start: int, end: int, now: datetime) -> None:
+        if not crosses_chunk(start, end, self._chunk_chars):
+            return
+        try:
+            self._move_to_s3(agent_id, session_key, now)
+        except Exception:  # the append is stored; the next crossing moves what this one did not
+            logger.exception("could not move transcript text to S3", extra={"session": session_key})
+
+    def _move_to_s3(self, agent_id: str, session_key: str, now: datetime) -> None:
+        item = self._head_item(agent_id, session_key, consistent=True)
+        if not item or item_expired(item, now):
+            return
+        head = head_from_item(item)
+        spans, texts = self._appends(
+            agent_id, session_key, head.flushed, head.created_at, now, consistent=True
+        )
+        cut = chunk_cut(spans, head.flushed, self._keep_chars, self._chunk_chars // 2)
+        if cut <= head.flushed:
+            return
+        chunk = "".join(text for span, text in zip(spans, texts, strict=True) if span.end <= cut)
+        chunk_id = uuid.uuid4().hex[:16]
+        key = chunk_key(agent_id, session_key, len(head.chunk_ids), chunk_id)
+        self._bodies.put(key, chunk)
+        identity = SessionIdentity(
+            session_key=session_key,
+            harness=head.harness or "",
+            project=head.project,
+            project_normalized=head.project_normalized,
+        )
+        update = self._head_update(agent_id, identity, head, spans[-1].end, now)
+        update.set("flushed", cut)
+        update.append("chunk_ids", [chunk_id])
+        update.append("chunk_ends", [cut])
+        update.conditions.append(f"{update.name('flushed')} = {update.value(head.flushed)}")
+        if not self._update_head(agent_id, session_key, update):
+            self._forget_chunk(key)
 
     def _forget_chunk(self, key: str) -> None:
         try:
@@ -392,14 +443,73 @@ class DynamoTranscriptStore:
 
     # -- reads ---------------------------------------------------------------------------------
 
+    def _appends(
+        self,
+        agent_id: str,
+        session_key: str,
+        start: int,
+        born: datetime,
+        now: datetime,
+        consistent: bool,
+        texts: bool = True,
+    ) -> tuple[list[Span], list[str]]:
+        """The chain of this incarnation's appends from ``start`` (and their texts)."""
+        spans: dict[int, Span] = {}
+        bodies: dict[int, bytes] = {}
+        born_ms = _millis(born)
+        for item in self._query_appends(agent_id, session_key, start, consistent):
+            if item_expired(item, now) or int(item["at"]["N"]) < born_ms:
+                continue
+            position = int(item["sk"]["S"][len(APPEND_PREFIX) :])
+            spans[position] = Span(position, int(item["end"]["N"]), int(item["at"]["N"]))
+            bodies[position] = item["z"]["B"]
+        chain = follow(spans, start)
+        return chain, [decompress(bodies[span.start]) for span in chain] if texts else []
+
+    def _query_appends(
+        self, agent_id: str, session_key: str, start: int, consistent: bool
+    ) -> Iterator[dict[str, Any]]:
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :first AND :last",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": session_pk(agent_id, session_key)},
+                ":first": {"S": append_sk(start)},
+                ":last": {"S": _APPENDS_END},
+            },
+            "ConsistentRead": consistent,
+        }
+        while True:
+            response = call_dynamodb("query", **request)
+            yield from response.get("Items", [])
+            last = response.get("LastEvaluatedKey")
+            if not last:
+                return
+            request["ExclusiveStartKey"] = last
+
+    def _assemble(self, agent_id: str, item: dict[str, Any], consistent: bool) -> TranscriptHead:
+        """The head with the text since ``flushed`` (``inline``), its length and marks."""
+        head = head_from_item(item)
+        spans, texts = self._appends(
+            agent_id, head.session_key, head.flushed, head.created_at, self._clock(), consistent
+        )
+        if not spans:
+            return head.model_copy(update={"length": head.flushed})
+        last = datetime.fromtimestamp(spans[-1].at_ms / 1000, UTC)
+        return head.model_copy(
+            update={
+                "inline": "".join(texts),
+                "length": spans[-1].end,
+                "marks": [(span.at_ms, span.end) for span in spans],
+                "updated_at": max(head.updated_at, last),
+            }
+        )
+
     def head(self, agent_id: str, session_key: str, consistent: bool = False) -> TranscriptHead | None:
         item = self._head_item(agent_id, session_key, consistent)
-        return head_from_item(item) if item and not item_expired(item, self._clock()) else None
-
-    def _stored_head(self, agent_id: str, session_key: str) -> TranscriptHead | None:
-        """The item as stored, expired or not: the append protocol works on the stored length."""
-        item = self._head_item(agent_id, session_key, consistent=True)
-        return head_from_item(item) if item else None
+        if not item or item_expired(item, self._clock()):
+            return None
+        return self._assemble(agent_id, item, consistent)
 
     def _head_item(self, agent_id: str, session_key: str, consistent: bool) -> dict[str, Any] | None:
         response = call_dynamodb(
@@ -412,24 +522,29 @@ class DynamoTranscriptStore:
         return item
 
     def heads(self, agent_id: str, session_keys: list[str]) -> dict[str, TranscriptHead]:
-        found: dict[str, TranscriptHead] = {}
         keys = [head_key(agent_id, key) for key in dict.fromkeys(session_keys)]
+        items = self._batch_get(keys)
+        now = self._clock()
+        live = [item for item in items if not item_expired(item, now)]
+        from concurrent.futures import ThreadPoolExecutor  # reads only: off the hook path
+
+        with ThreadPoolExecutor(max_workers=_READ_WORKERS) as pool:
+            found = list(pool.map(lambda item: self._assemble(agent_id, item, False), live))
+        return {head.session_key: head for head in found}
+
+    def _batch_get(self, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
         for start in range(0, len(keys), _BATCH_GET):
             pending: dict[str, Any] = {self._table: {"Keys": keys[start : start + _BATCH_GET]}}
             for _ in range(MAX_ATTEMPTS):
                 response = call_dynamodb("batch_get_item", RequestItems=pending)
-                now = self._clock()
-                for item in response.get("Responses", {}).get(self._table, []):
-                    if item_expired(item, now):
-                        continue
-                    head = head_from_item(item)
-                    found[head.session_key] = head
+                out += response.get("Responses", {}).get(self._table, [])
                 pending = response.get("UnprocessedKeys") or {}
                 if not pending:
                     break
             else:
-                raise StorageUnavailableError("transcript heads: keys left unprocessed")
-        return found
+                raise StorageUnavailableError("transcripts: keys left unprocessed")
+        return out
 
     def read(self, agent_id: str, head: TranscriptHead, start: int = 0, end: int | None = None) -> str:
         end = head.length if end is None else min(end, head.length)
@@ -509,6 +624,7 @@ class DynamoTranscriptStore:
         token: str | None = None,
         harness: str | None = None,
     ) -> tuple[list[SessionSummary], str | None]:
+        """Newest transcript first; length and last activity as the session state has them now."""
         index_pk = project_pk(agent_id, project_normalized)
         request: dict[str, Any] = {
             "TableName": self._table,
@@ -528,15 +644,37 @@ class DynamoTranscriptStore:
             response = call_dynamodb("query", Limit=limit - len(found), **request)
             for item in response.get("Items", []):
                 summary = summary_from_item(item)
-                # The index projects no TTL; the head's expiry follows from its last append. Newest
-                # first, so the first expired one means every later one is too: the listing ends.
-                if is_expired(expiry(summary.updated_at, self._retention).ttl_epoch, now):
-                    return found, None
-                found.append(summary)
+                # The index projects no TTL; the head's follows from its last write.
+                if not is_expired(expiry(summary.updated_at, self._retention + HEAD_EXTRA).ttl_epoch, now):
+                    found.append(summary)
             last = response.get("LastEvaluatedKey")
             if not last or len(found) >= limit or harness is not None:
-                return found, encode_token(last) if last else None
+                return self._with_activity(agent_id, found), encode_token(last) if last else None
             request["ExclusiveStartKey"] = last
+
+    def _with_activity(self, agent_id: str, summaries: list[SessionSummary]) -> list[SessionSummary]:
+        """The head is not written per append: take length and last activity from the state."""
+        if not summaries:
+            return summaries
+        keys = [{"pk": {"S": session_pk(agent_id, s.session_key)}, "sk": {"S": STATE_SK}} for s in summaries]
+        states = {item["session_key"]["S"]: item for item in self._batch_get(keys) if "session_key" in item}
+        out = []
+        for summary in summaries:
+            state = states.get(summary.session_key)
+            if state is None:
+                out.append(summary)
+                continue
+            end = int(state.get("transcript_end", {}).get("N", "0"))
+            active = parse_timestamp(state["last_activity_at"]["S"]) if "last_activity_at" in state else None
+            out.append(
+                summary.model_copy(
+                    update={
+                        "length": max(summary.length, end),
+                        "updated_at": max(summary.updated_at, active) if active else summary.updated_at,
+                    }
+                )
+            )
+        return out
 
 
 def encode_token(key: dict[str, Any]) -> str:
@@ -560,6 +698,13 @@ def decode_token(token: str, agent_id: str, index_pk: str) -> dict[str, Any]:
     ):
         raise InvalidPageTokenError("next_token is not one this API handed out for this project")
     return key
+
+
+_IDENTITY_FIELDS = {"session_key", "harness", "project", "project_normalized"}
+
+
+def _identity_fields(identity: SessionIdentity) -> dict[str, Any]:
+    return identity.model_dump(include=_IDENTITY_FIELDS)
 
 
 def _millis(moment: datetime) -> int:

@@ -1,7 +1,8 @@
-"""Transcript bodies in S3: one object per chunk, UTF-8 text, keys scoped by agent id."""
+"""Transcript bodies in S3: one object per chunk, gzip-compressed UTF-8 text, keys scoped by agent id."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 from typing import Any
@@ -14,6 +15,7 @@ BUCKET_ENV = "TRANSCRIPT_BUCKET_NAME"
 KEY_PREFIX = "transcripts"
 
 _DELETE_BATCH = 1000
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def chunk_key(agent_id: str, session_key: str, number: int, chunk_id: str) -> str:
@@ -39,12 +41,14 @@ class S3BodyStore:
         return self._bucket
 
     def put(self, key: str, text: str) -> None:
+        # mtime=0: the same text makes the same object (a retried chunk is byte-identical).
         self._call(
             "put_object",
             Bucket=self.bucket,
             Key=key,
-            Body=text.encode("utf-8"),
+            Body=gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0),
             ContentType="text/plain; charset=utf-8",
+            ContentEncoding="gzip",
         )
 
     def get(self, key: str) -> str:
@@ -57,6 +61,8 @@ class S3BodyStore:
                 raise TranscriptBodyMissingError(key) from error
             raise
         body: bytes = response["Body"].read()
+        if body[:2] == _GZIP_MAGIC:  # chunks written before compression are plain text
+            body = gzip.decompress(body)
         return body.decode("utf-8")
 
     def delete(self, key: str) -> None:

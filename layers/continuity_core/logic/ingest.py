@@ -24,6 +24,7 @@ from continuity_core.ports import (
     Inheritance,
     PromptRecord,
     StateStore,
+    TranscriptHint,
     TranscriptLog,
 )
 from continuity_core.redaction import redact_same_length
@@ -125,12 +126,18 @@ class HookService:
             snippet=snippet(hook.prompt, SNIPPET_CHARS),
             idempotency_key=hook.idempotency_key,
             transcript_chars=hook.transcript_chars,
+            transcript_end=_delta_end(hook),
         )
         state = self._states.record_prompt(agent_id, _identity(hook), record, now)
         if state.needs_trim:
             self._states.trim(agent_id, state)
         requested, merged = self._request_flush_if_due(agent_id, state)
-        self._append_transcript(agent_id, hook)
+        hint = (
+            TranscriptHint(_or(state.transcript_prev_end, -1), state.transcript_head_at)
+            if record.transcript_end is not None
+            else None
+        )
+        self._append_transcript(agent_id, hook, hint)
         nudge = self._nudge(agent_id, state, now)
         return HookOutcome(
             HookResponse(event=hook.event, additional_context=nudge),
@@ -204,15 +211,16 @@ class HookService:
 
     # -- transcripts and inheritance ---------------------------------------------------------
 
-    def _append_transcript(self, agent_id: str, hook: Hook) -> None:
-        """After the hook's own effect, so a 409 (gap) never loses the prompt; the client resends."""
+    def _append_transcript(self, agent_id: str, hook: Hook, hint: TranscriptHint | None = None) -> None:
+        """After the hook's own effect, so a 409 (gap) never loses the prompt; the client resends.
+        ``hint``: what the prompt's state update said of the transcript (one request when it fits)."""
         if self._transcripts is None or hook.transcript is None:
             return
         delta = hook.transcript
         # Same length: offsets are the client's characters. A secret split across two deltas is the
         # known gap (clients send whole messages, so it is rare).
         text, _ = redact_same_length(delta.text)
-        self._transcripts.append(agent_id, _identity(hook), delta.offset, text, self._clock())
+        self._transcripts.append(agent_id, _identity(hook), delta.offset, text, self._clock(), hint)
 
     def _inherited_section(self, agent_id: str, hook: Hook) -> Section | None:
         if self._inheritance is None:
@@ -269,6 +277,17 @@ def _written(result: FlushResult | None) -> str | None:
     if result is None or result.checkpoint is None:
         return None
     return result.checkpoint.trigger.value
+
+
+def _delta_end(hook: Hook) -> int | None:
+    """Where the transcript delta the hook carries ends (redaction keeps lengths), if it has text."""
+    if hook.transcript is None or not hook.transcript.text:
+        return None
+    return hook.transcript.offset + len(hook.transcript.text)
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
 
 
 def _identity(hook: Hook) -> SessionIdentity:

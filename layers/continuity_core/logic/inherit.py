@@ -83,7 +83,9 @@ def find_parent(
             recent, _ = transcripts.recent_sessions(
                 agent_id, hook.project_normalized, RECENT_CANDIDATES, harness=hook.harness
             )
-            other = next((s for s in recent if s.session_key != own), None)
+            # The index lists by start; the summaries carry the state's last activity.
+            others = [s for s in recent if s.session_key != own]
+            other = max(others, key=lambda s: s.updated_at, default=None)
             if other is not None:
                 return Parent(other.session_key, ParentSource.CLAUDE_CODE_RECENT)
     return None

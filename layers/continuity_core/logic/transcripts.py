@@ -9,16 +9,9 @@ overwrites the fuller copy. Offsets count code points (Python ``len``).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-
-# What an inline part and a mark cost in the DynamoDB item beyond their text (list element, number
-# encoding), so the inline budget bounds the item's real size.
-PART_OVERHEAD_BYTES = 4
-MARK_OVERHEAD_BYTES = 24
-# Marks kept when the inline text is rewritten (a flush); ~48 appends back in time is plenty to find
-# where the transcript stood at the parent's latest checkpoint.
-MAX_MARKS = 48
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -54,22 +47,41 @@ def utf8_size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def append_cost(text: str) -> int:
-    """Bytes one append adds to the head item: the text as one more part, and one more mark."""
-    return utf8_size(text) + PART_OVERHEAD_BYTES + MARK_OVERHEAD_BYTES
+@dataclass(frozen=True)
+class Span:
+    """One stored append: characters ``start`` to ``end``, written at ``at_ms`` (epoch ms)."""
+
+    start: int
+    end: int
+    at_ms: int
 
 
-def inline_cost(parts: list[str], marks: int) -> int:
-    return sum(utf8_size(p) + PART_OVERHEAD_BYTES for p in parts) + marks * MARK_OVERHEAD_BYTES
+def follow(spans: Mapping[int, Span], start: int) -> list[Span]:
+    """The appends that make up the text from ``start`` on, in order: each begins where the one before
+    ended. Anything off that chain (an append of an earlier incarnation) is left out."""
+    chain = []
+    position = start
+    while (span := spans.get(position)) is not None and span.end > position:
+        chain.append(span)
+        position = span.end
+    return chain
 
 
-def split_for_flush(inline: str, keep_chars: int, max_keep_bytes: int) -> tuple[str, str]:
-    """(chunk for S3, what stays inline): the last ``keep_chars`` stay (the inherit tail), within
-    ``max_keep_bytes`` so a flush always makes room."""
-    keep = inline[len(inline) - keep_chars :] if keep_chars > 0 else ""
-    while keep and utf8_size(keep) > max_keep_bytes:
-        keep = keep[max(1, len(keep) // 8) :]
-    return inline[: len(inline) - len(keep)], keep
+def crosses_chunk(start: int, end: int, chunk_chars: int) -> bool:
+    """An append that passes a multiple of ``chunk_chars`` triggers a move to S3."""
+    return end // chunk_chars > start // chunk_chars
+
+
+def chunk_cut(chain: list[Span], flushed: int, keep_chars: int, min_chars: int) -> int:
+    """Where the next S3 chunk ends: at an append's end, leaving at least ``keep_chars`` (the inherit
+    tail) after it; ``flushed`` (nothing to move) when the chunk would be under ``min_chars``."""
+    end = chain[-1].end if chain else flushed
+    cut = flushed
+    for span in chain:
+        if end - span.end < keep_chars:
+            break
+        cut = span.end
+    return cut if cut - flushed >= min_chars else flushed
 
 
 def tail_since(inline: str, inline_start: int, since: int, tail_chars: int) -> tuple[str, bool]:

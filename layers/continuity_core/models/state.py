@@ -48,6 +48,13 @@ class SessionState(BaseModel):
     nudged: bool = False
     nudge_armed_at: datetime | None = None
     ended_at: datetime | None = None
+    # Live transcript hints (the delta items are the truth): where the transcript ended after the
+    # last hook that carried a delta, where it ended before that hook (set by the same update), and
+    # when its head item was last written. A prompt whose offset equals ``transcript_prev_end``
+    # appends with one request (continuity_core/adapters/dynamo_transcripts.py).
+    transcript_end: int | None = None
+    transcript_prev_end: int | None = None
+    transcript_head_at: datetime | None = None
     # Bumped by every change to what a checkpoint consumes; the writer commits only if unchanged.
     version: int = 0
 

@@ -26,17 +26,17 @@ class SessionSummary(BaseModel):
 
 
 class TranscriptHead(SessionSummary):
-    """The transcript's head item: the summary, where the body lives, and the text still inline.
+    """A transcript as stored: the summary, where the body lives, and the text not yet in S3.
 
     The body is ``chunks`` (S3 objects, in order, ending at ``chunk_ends``) followed by ``inline``
-    (characters ``flushed`` to ``length``); ``inline`` always holds the last ``tailChars``.
+    (characters ``flushed`` to ``length``, the appends still in DynamoDB); ``inline`` holds at least
+    the last ``tailChars`` once there is that much.
     """
 
     flushed: int = Field(0, ge=0, description="Characters moved to S3 chunks.")
     chunk_ids: list[str] = Field(default_factory=list)
     chunk_ends: list[int] = Field(default_factory=list)
     inline: str = ""
-    inline_bytes: int = 0
     # (epoch milliseconds, length after that append), oldest first: where the transcript stood when.
     marks: list[tuple[int, int]] = Field(default_factory=list)
 
