@@ -59,8 +59,10 @@ def test_state_checkpoints_and_transcripts_sit_in_the_bucket_their_retention_run
     state, head = item("s", "STATE"), item("s", "TRANSCRIPT")
     (checkpoint_sk,) = [c for c in stored_keys("s") if c.startswith("CP#")]
     checkpoint = item("s", checkpoint_sk)
-    # Then each is in the bucket closing at the next 6-hour boundary, TTL one day later
-    for stored, bucket in ((state, "2025-03-08T12"), (checkpoint, "2025-03-08T12"), (head, "2025-03-03T12")):
+    # Then each is in the bucket closing at the next 6-hour boundary, TTL one day later; the
+    # transcript's head (written at its first append, not at every one) is kept a day longer than
+    # an append, so it never goes before the transcript's last append expires
+    for stored, bucket in ((state, "2025-03-08T12"), (checkpoint, "2025-03-08T12"), (head, "2025-03-04T12")):
         assert stored["gsi3pk"] == {"S": f"EXP#{bucket}"}
         prunable = datetime.strptime(bucket, "%Y-%m-%dT%H").replace(tzinfo=UTC)
         assert stored["expires_at"] == {"N": epoch(prunable + timedelta(days=1))}
@@ -77,10 +79,10 @@ def test_activity_moves_the_state_and_the_transcript_to_a_later_bucket(
     clock.now = T0 + timedelta(days=3)
     transcript.grow("User: one more\n")
     service.hook("user-prompt-submit", transcript.hook_body(hook_event_name="UserPromptSubmit", prompt="q11"))
-    # Then both moved to the bucket of their new last change (7 and 2 days on), keeping their place
+    # Then both moved to the bucket of their new last change (7 and 2 + 1 days on), keeping their place
     after = {sk: item("s", sk) for sk in ("STATE", "TRANSCRIPT")}
     assert after["STATE"]["gsi3pk"] == {"S": "EXP#2025-03-11T12"}
-    assert after["TRANSCRIPT"]["gsi3pk"] == {"S": "EXP#2025-03-06T12"}
+    assert after["TRANSCRIPT"]["gsi3pk"] == {"S": "EXP#2025-03-07T12"}
     assert all(after[sk]["gsi3sk"] == before[sk]["gsi3sk"] for sk in after)
 
 

@@ -136,14 +136,23 @@ def test_a_transcript_and_its_bodies_go_after_the_transcript_retention(
     service.drain_queue()
     bodies = bucket_objects()
     assert bodies, "the transcript should have moved chunks to S3"
-    # When the pruner runs after two days (before the checkpoints' seven)
-    clock.now = T0 + timedelta(days=2) + LATER
+    # When the pruner runs after two days and the head's extra day (before the checkpoints' seven)
+    clock.now = T0 + timedelta(days=3) + LATER
     report = run_pruner(clock)
     # Then the transcript's head and every body are gone; its checkpoint and state stay
     assert deleted(report) == {"transcript": 1, "transcript_body": len(bodies)}
     assert bucket_objects() == []
     assert SessionsApi().transcript("talk")[0] == 404
-    assert sorted(stored_items("talk"))[1:] == ["STATE"]
+    left = sorted(stored_items("talk"))
+    assert [sk for sk in left[1:] if not sk.startswith("TRANSCRIPT#D#")] == ["STATE"]
+    # The appends stay for DynamoDB TTL to delete (free; deleting costs as much as writing), and
+    # every one is past its TTL already: no read returns them, a new transcript ignores them
+    appends = boto3.client("dynamodb").query(
+        TableName=os.environ["CONTINUITY_TABLE_NAME"],
+        KeyConditionExpression="pk = :pk AND begins_with(sk, :d)",
+        ExpressionAttributeValues={":pk": {"S": "A#default#S#talk"}, ":d": {"S": "TRANSCRIPT#D#"}},
+    )["Items"]
+    assert appends and all(int(a["expires_at"]["N"]) < clock.now.timestamp() for a in appends)
 
 
 def test_the_pruner_counts_what_it_deleted_by_kind(

@@ -7,9 +7,12 @@ import pytest
 from continuity_core.logic.transcripts import (
     AppendKind,
     AppendPlan,
+    Span,
+    chunk_cut,
     clean_text,
+    crosses_chunk,
+    follow,
     plan_append,
-    split_for_flush,
     tail_since,
     utf8_size,
 )
@@ -60,17 +63,27 @@ def test_a_lone_surrogate_becomes_a_replacement_character_of_the_same_length() -
     cleaned.encode("utf-8")  # storable
 
 
-def test_a_flush_keeps_the_tail_inline_and_moves_the_rest() -> None:
-    chunk, keep = split_for_flush("x" * 10_000 + "tail", keep_chars=4, max_keep_bytes=1000)
-    assert (len(chunk), keep) == (10_000, "tail")
+def test_the_text_is_the_chain_of_appends_from_where_it_starts() -> None:
+    spans = {0: Span(0, 5, 1), 5: Span(5, 9, 2), 9: Span(9, 12, 3), 40: Span(40, 44, 4)}
+    assert [s.start for s in follow(spans, 0)] == [0, 5, 9]
+    assert [s.start for s in follow(spans, 5)] == [5, 9]
+    assert follow(spans, 12) == []  # an append off the chain (an old incarnation's) is not text
 
 
-def test_the_kept_tail_is_bounded_in_bytes() -> None:
-    # Given four-byte characters whose tail would pass the byte bound
-    chunk, keep = split_for_flush("😀" * 3000, keep_chars=3000, max_keep_bytes=4000)
-    # Then less is kept, and nothing is lost
-    assert utf8_size(keep) <= 4000
-    assert chunk + keep == "😀" * 3000
+def test_a_chunk_is_due_when_an_append_passes_a_multiple_of_the_chunk_size() -> None:
+    assert crosses_chunk(900, 1100, 1000)
+    assert not crosses_chunk(1000, 1999, 1000)
+    assert crosses_chunk(0, 5000, 1000)
+
+
+def test_a_chunk_ends_at_an_append_and_leaves_the_tail() -> None:
+    chain = [Span(0, 6000, 1), Span(6000, 9000, 2), Span(9000, 10_000, 3)]
+    # at least the last 3,000 stay: after 9,000 only 1,000 would
+    assert chunk_cut(chain, 0, keep_chars=3000, min_chars=1000) == 6000
+    assert chunk_cut(chain, 0, keep_chars=500, min_chars=1000) == 9000
+    # too little to make a sizeable chunk: nothing moves
+    assert chunk_cut(chain, 0, keep_chars=3000, min_chars=8000) == 0
+    assert chunk_cut([], 7, keep_chars=0, min_chars=1) == 7
 
 
 def test_the_tail_since_a_position_is_bounded_and_marked_when_cut() -> None:

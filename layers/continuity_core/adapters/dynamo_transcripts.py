@@ -277,7 +277,9 @@ class DynamoTranscriptStore:
                 "sk": append_sk(start),
                 "end": start + len(text),
                 "at": _millis(now),
-                "expires_at": expiry(now, self._retention).ttl_epoch,
+                # TTL at the end of its retention, no grace: by the time the pruner deletes the head
+                # (which outlives every append), DynamoDB may delete the appends for free.
+                "expires_at": int(expiry(now, self._retention).prunable.timestamp()),
             }
         )
         item["z"] = {"B": compress(text)}
@@ -458,7 +460,10 @@ class DynamoTranscriptStore:
         bodies: dict[int, bytes] = {}
         born_ms = _millis(born)
         for item in self._query_appends(agent_id, session_key, start, consistent):
-            if item_expired(item, now) or int(item["at"]["N"]) < born_ms:
+            # While the head lives, its appends are the transcript, TTL or not (an append can pass
+            # its TTL in a session active for longer than the retention); an earlier incarnation's
+            # are not.
+            if int(item["at"]["N"]) < born_ms:
                 continue
             position = int(item["sk"]["S"][len(APPEND_PREFIX) :])
             spans[position] = Span(position, int(item["end"]["N"]), int(item["at"]["N"]))
@@ -653,28 +658,61 @@ class DynamoTranscriptStore:
             request["ExclusiveStartKey"] = last
 
     def _with_activity(self, agent_id: str, summaries: list[SessionSummary]) -> list[SessionSummary]:
-        """The head is not written per append: take length and last activity from the state."""
+        """The head is not written per append: length and last activity come from the session
+        state's hint, or (no hint: the state is gone, or never saw this transcript) from the newest
+        append."""
         if not summaries:
             return summaries
         keys = [{"pk": {"S": session_pk(agent_id, s.session_key)}, "sk": {"S": STATE_SK}} for s in summaries]
         states = {item["session_key"]["S"]: item for item in self._batch_get(keys) if "session_key" in item}
+        unhinted = [s for s in summaries if "transcript_end" not in states.get(s.session_key, {})]
+        newest: dict[str, Span] = {}
+        if unhinted:
+            from concurrent.futures import ThreadPoolExecutor  # reads only: off the hook path
+
+            with ThreadPoolExecutor(max_workers=_READ_WORKERS) as pool:
+                for summary, span in zip(
+                    unhinted, pool.map(lambda s: self._newest(agent_id, s), unhinted), strict=True
+                ):
+                    if span is not None:
+                        newest[summary.session_key] = span
         out = []
         for summary in summaries:
-            state = states.get(summary.session_key)
-            if state is None:
-                out.append(summary)
-                continue
-            end = int(state.get("transcript_end", {}).get("N", "0"))
-            active = parse_timestamp(state["last_activity_at"]["S"]) if "last_activity_at" in state else None
-            out.append(
-                summary.model_copy(
-                    update={
-                        "length": max(summary.length, end),
-                        "updated_at": max(summary.updated_at, active) if active else summary.updated_at,
-                    }
-                )
-            )
+            state = states.get(summary.session_key, {})
+            length, active = summary.length, summary.updated_at
+            if "transcript_end" in state:
+                length = max(length, int(state["transcript_end"]["N"]))
+                if "last_activity_at" in state:
+                    active = max(active, parse_timestamp(state["last_activity_at"]["S"]))
+            elif summary.session_key in newest:
+                span = newest[summary.session_key]
+                length = max(length, span.end)
+                active = max(active, datetime.fromtimestamp(span.at_ms / 1000, UTC))
+            out.append(summary.model_copy(update={"length": length, "updated_at": active}))
         return out
+
+    def _newest(self, agent_id: str, summary: SessionSummary) -> Span | None:
+        """The transcript's last append (of this incarnation, not past its TTL), if any."""
+        response = call_dynamodb(
+            "query",
+            TableName=self._table,
+            KeyConditionExpression="pk = :pk AND sk BETWEEN :first AND :last",
+            ExpressionAttributeValues={
+                ":pk": {"S": session_pk(agent_id, summary.session_key)},
+                ":first": {"S": append_sk(0)},
+                ":last": {"S": _APPENDS_END},
+            },
+            ProjectionExpression="sk, #end, #at, expires_at",
+            ExpressionAttributeNames={"#end": "end", "#at": "at"},
+            ScanIndexForward=False,
+            Limit=1,
+        )
+        for item in response.get("Items", []):
+            at = int(item["at"]["N"])
+            if at >= _millis(summary.created_at):
+                start = int(item["sk"]["S"][len(APPEND_PREFIX) :])
+                return Span(start, int(item["end"]["N"]), at)
+        return None
 
 
 def encode_token(key: dict[str, Any]) -> str:
