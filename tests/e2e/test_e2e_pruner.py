@@ -99,7 +99,12 @@ def seed_session(session: str, at: datetime) -> None:
     )
     DynamoStateStore(TABLE, ttl=week).touch("default", identity, at)
     transcripts = DynamoTranscriptStore(TABLE, S3BodyStore(), week, chunk_chars=16_384, keep_chars=3000)
-    transcripts.append("default", identity, 0, "User: hello\nAssistant: " + "words " * 5000, at)
+    # The transcript's head outlives its appends by a day: start it a day earlier, so that all three
+    # are due together; the second append passes the chunk size and moves the first to S3.
+    started = at - timedelta(days=1)
+    first = "User: hello\nAssistant: " + "words " * 5000
+    transcripts.append("default", identity, 0, first, started)
+    transcripts.append("default", identity, len(first), "User: more\n" + "x" * 5000, started)
     checkpoint = Checkpoint(
         id=str(uuid.uuid4()),
         session_key=session,
