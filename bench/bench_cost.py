@@ -20,9 +20,11 @@ prices the per-prompt usage. ``python -m bench.bench_cost --markdown`` prints do
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 import os
+import random
 import statistics
 import sys
 import time
@@ -31,8 +33,10 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
+from bench.aws_time import AwsTime
 from bench.bench_requests import PROJECT, RequestCounter, moto_service
 from bench.cost_model import Usage, costs, markdown
 
@@ -40,6 +44,9 @@ SESSION_PROMPTS = 40
 COMPACT_AFTER = SESSION_PROMPTS // 2
 TRANSCRIPT_CHARS_PER_PROMPT = 8_000  # readable transcript (tool results trimmed) per turn
 PROMPT_CHARS = 300
+# The session's 320,000 characters pass one S3 chunk of this size: a move to S3 every 33 prompts,
+# four times as often as the default chunk (1 Mi characters), so its share is an upper bound.
+BENCH_CHUNK_CHARS = 262_144
 AUTHORIZER_RUNS = 50
 WRITE_OPS = {"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"}
 # DynamoDB: an item's storage size adds 100 bytes of overhead (per table and per index copy).
@@ -127,6 +134,9 @@ class CapacityLedger:
     rru: float = 0.0
     wru_by_item: Counter[str] = field(default_factory=Counter)  # "UpdateItem TRANSCRIPT" -> units
     max_size_by_item: dict[str, int] = field(default_factory=dict)  # "TRANSCRIPT" -> bytes
+    # The reads of items before a write happen before the call starts (``AwsTime`` counts those
+    # after it): the bench's time, to leave out of the handler's own.
+    probe_seconds: float = 0.0
 
     def register(self, client: Any) -> None:
         client.meta.events.register("before-parameter-build.dynamodb", self.before)
@@ -135,16 +145,18 @@ class CapacityLedger:
     def before(self, params: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
         context["cost_params"] = params
         if model.name in WRITE_OPS:
+            started = time.perf_counter()
             writes = list(self._writes(model.name, params))
             context["cost_writes"] = [
                 (table, key, self._get(table, key), factor) for table, key, factor in writes
             ]
+            self.probe_seconds += time.perf_counter() - started
 
     def after(self, parsed: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
         if model.name in WRITE_OPS:
             for table, key, before, factor in context.get("cost_writes", []):
                 after = self._get(table, key)
-                units = factor * self._write_cost(table, before, after)
+                units = self._write_cost(table, before, after, factor)
                 kind = item_kind(key, self.tables[table])
                 self.wru += units
                 self.wru_by_item[f"{model.name} {kind}"] += units
@@ -174,8 +186,12 @@ class CapacityLedger:
         item = self.probe.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item")
         return dict(item) if item else None
 
-    def _write_cost(self, table: str, before: dict[str, Any] | None, after: dict[str, Any] | None) -> int:
-        units = write_units(max(item_size(before), item_size(after)))
+    def _write_cost(
+        self, table: str, before: dict[str, Any] | None, after: dict[str, Any] | None, factor: int = 1
+    ) -> int:
+        """``factor`` 2 in a transaction: DynamoDB writes each item of the transaction twice (prepare,
+        commit); the index copies propagate after the commit, as ordinary writes."""
+        units = factor * write_units(max(item_size(before), item_size(after)))
         keys = self.tables[table]
         for index in keys.indexes:
             old, new = keys.projection(before, index), keys.projection(after, index)
@@ -212,9 +228,12 @@ class CapacityLedger:
 def item_kind(key: dict[str, Any], keys: TableKeys) -> str:
     """Which kind of item a write touched, for the breakdown: ``STATE``, ``CP``, ``TRANSCRIPT``, ``RATE``…
 
-    Tenant items (``A#{agent}#…``) are named by their sort key's head, the others by their pk's.
+    Tenant items (``A#{agent}#…``) are named by their sort key's head, the others by their pk's;
+    a transcript's appends are ``TRANSCRIPT#D``.
     """
     pk, sk = str(key[keys.partition_key].get("S", "?")), str(key[keys.sort_key].get("S", "?"))
+    if sk.startswith("TRANSCRIPT#D#"):
+        return "TRANSCRIPT#D"
     return sk.split("#", 1)[0] if pk.startswith("A#") else pk.split("#", 1)[0]
 
 
@@ -296,25 +315,72 @@ def deployed_logging(counter: ByteCounter) -> Iterator[None]:
 
 
 @dataclass
+class Span:
+    own_ms: float = 0.0  # our own time: time in AWS calls and in the bench's probes left out
+    calls: int = 0  # AWS calls made
+
+
+@dataclass
 class Timings:
+    """Our own milliseconds per invocation, and the AWS calls each made."""
+
+    aws: AwsTime
+    ledger: CapacityLedger
     hooks: list[float] = field(default_factory=list)
     writer: list[float] = field(default_factory=list)
     authorizer: list[float] = field(default_factory=list)
+    hooks_calls: list[float] = field(default_factory=list)
+    writer_calls: list[float] = field(default_factory=list)
+    authorizer_calls: list[float] = field(default_factory=list)
+
+    @contextlib.contextmanager
+    def span(self, services: tuple[str, ...]) -> Iterator[Span]:
+        """Time the block; count the calls to ``services`` made in it."""
+        span = Span()
+        started, aws, probes = time.perf_counter(), self.aws.seconds, self.ledger.probe_seconds
+        calls = self.aws.total_calls(services)
+        yield span
+        inside = (self.aws.seconds - aws) + (self.ledger.probe_seconds - probes)
+        span.own_ms = (time.perf_counter() - started - inside) * 1000
+        span.calls = self.aws.total_calls(services) - calls
+
+
+HOOK_SERVICES = ("dynamodb", "s3", "sqs")
+# The writer's own calls; the SQS receive and delete are the event source mapping's (priced apart).
+WRITER_SERVICES = ("dynamodb", "s3")
+
+
+@functools.cache
+def _corpus() -> tuple[str, str]:
+    """(code, prose) a coding agent reads and writes: this repository's own sources and docs, so the
+    transcript compresses as a real one does (~3x with zlib), not as repeated filler would (~20x)."""
+    root = Path(__file__).resolve().parent.parent
+    code = "\n".join(p.read_text() for p in sorted((root / "layers").rglob("*.py")))
+    prose = "\n".join(p.read_text() for p in sorted((root / "docs").glob("*.md")))
+    return code, prose
+
+
+def prompt_text(n: int) -> str:
+    """``PROMPT_CHARS`` of what a user types: prose from the docs, starting at a word."""
+    _, prose = _corpus()
+    at = random.Random(-n).randrange(len(prose) - 2 * PROMPT_CHARS)
+    at = prose.index(" ", at) + 1
+    return f"step {n}: " + " ".join(prose[at : at + 2 * PROMPT_CHARS].split())[: PROMPT_CHARS - 9]
 
 
 def transcript_text(n: int, size: int = TRANSCRIPT_CHARS_PER_PROMPT) -> str:
-    """``size`` characters of readable transcript for turn ``n`` (empty for 0)."""
+    """``size`` characters of readable transcript for turn ``n`` (empty for 0): the user's turn, tool
+    calls with their (trimmed) results from real source files, the assistant's prose."""
     if size <= 0:
         return ""
+    code, prose = _corpus()
+    rng = random.Random(n)
     blocks = [f"User: step {n}: make the payment mock deterministic\n\n"]
-    tool = 0
     while sum(map(len, blocks)) < size:
-        tool += 1
-        blocks.append(f"Tool Bash: pytest tests/payments -k case_{n}_{tool} -q\n\n")
-        blocks.append(f"Result: {tool} passed, {n} deselected; " + "log line " * 50 + "\n\n")
-        blocks.append(
-            f"Assistant: The clock in case {n}.{tool} was not frozen. " + "Patched it. " * 30 + "\n\n"
-        )
+        at = rng.randrange(len(code) - 1500)
+        blocks.append(f"Tool Read: layers/continuity_core/file_{at}.py\nResult: {code[at : at + 1200]}\n\n")
+        at = rng.randrange(len(prose) - 800)
+        blocks.append(f"Assistant: {prose[at : at + 600]}\n\n")
     return "".join(blocks)[:size]
 
 
@@ -341,27 +407,27 @@ class Session:
             body["transcript"] = {"offset": self.offset, "text": transcript}
             self.offset += len(transcript)
             body["transcript_chars"] = self.offset
-        started = time.perf_counter()
-        status, answer = self.service.hook(event, body)
-        self.timings.hooks.append((time.perf_counter() - started) * 1000)
+        with self.timings.span(HOOK_SERVICES) as span:
+            status, answer = self.service.hook(event, body)
+        self.timings.hooks.append(span.own_ms)
+        self.timings.hooks_calls.append(span.calls)
         assert status == 200, (event, status, answer)
         self.hooks += 1
         self.drain()
         return answer
 
     def drain(self) -> None:
-        started = time.perf_counter()
-        delivered = self.service.drain_queue()
+        with self.timings.span(WRITER_SERVICES) as span:
+            delivered = self.service.drain_queue()
         if delivered:
-            # receive + writer + delete per delivery: the moto calls make it an upper bound
-            self.timings.writer.append((time.perf_counter() - started) * 1000 / delivered)
+            self.timings.writer.append(span.own_ms / delivered)
+            self.timings.writer_calls.append(span.calls / delivered)
             self.writer_batches += delivered
 
     def run(self) -> None:
         self.hook("session-start", source="startup", hook_event_name="SessionStart")
         for n in range(1, SESSION_PROMPTS + 1):
-            prompt = f"step {n}: make the payment mock deterministic " + "x" * PROMPT_CHARS
-            self.hook("user-prompt-submit", self.transcript(n), prompt=prompt[:PROMPT_CHARS])
+            self.hook("user-prompt-submit", self.transcript(n), prompt=prompt_text(n))
             if n == COMPACT_AFTER:
                 self.hook("pre-compaction", self.transcript(n, 200), trigger="auto")
                 self.hook("session-start", source="compact", hook_event_name="SessionStart")
@@ -382,9 +448,10 @@ def measure_authorizer(timings: Timings, ledger: CapacityLedger) -> float:
     event = {"version": "2.0", "type": "REQUEST", "headers": {"authorization": f"Bearer {created.token}"}}
     before = ledger.rru
     for _ in range(AUTHORIZER_RUNS):
-        started = time.perf_counter()
-        answer = lambda_handler(event, FakeContext())  # type: ignore[arg-type]
-        timings.authorizer.append((time.perf_counter() - started) * 1000)
+        with timings.span(HOOK_SERVICES) as span:
+            answer = lambda_handler(event, FakeContext())  # type: ignore[arg-type]
+        timings.authorizer.append(span.own_ms)
+        timings.authorizer_calls.append(span.calls)
         assert answer["isAuthorized"], answer
     return (ledger.rru - before) / AUTHORIZER_RUNS
 
@@ -400,6 +467,10 @@ def table_keys() -> dict[str, TableKeys]:
         )
         for spec in TABLES
     }
+
+
+def _mean(values: list[float]) -> float:
+    return round(statistics.fmean(values), 2) if values else 0.0
 
 
 def _median_ms(values: list[float]) -> float:
@@ -420,13 +491,14 @@ def measure(transcript_chars: int = TRANSCRIPT_CHARS_PER_PROMPT) -> Measurement:
     from continuity_core.adapters.aws import client
     from infra import wiring
 
-    timings = Timings()
+    os.environ["CONTINUITY_TRANSCRIPT_CHUNK_CHARS"] = str(BENCH_CHUNK_CHARS)
     with moto_service() as (service, _), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Powertools warns of empty metric sets
         tables = table_keys()
         ledger = CapacityLedger(boto3.client("dynamodb"), tables)  # the probe is not counted
         operations, s3_bytes, log_bytes = OperationCounter(), S3Bytes(), ByteCounter()
         ledger.register(client("dynamodb"))
+        timings = Timings(AwsTime().attach(HOOK_SERVICES), ledger)  # after the ledger: see probe_seconds
         for name in ("dynamodb", "sqs", "s3"):
             client(name).meta.events.register("request-created", operations)
         client("s3").meta.events.register("before-parameter-build.s3.PutObject", s3_bytes)
@@ -439,6 +511,7 @@ def measure(transcript_chars: int = TRANSCRIPT_CHARS_PER_PROMPT) -> Measurement:
         max_item_sizes = dict(sorted(ledger.max_size_by_item.items()))
         by_operation = {op: count / SESSION_PROMPTS for op, count in sorted(operations.by_operation.items())}
         authorizer_rru = measure_authorizer(timings, ledger)
+    os.environ.pop("CONTINUITY_TRANSCRIPT_CHUNK_CHARS", None)
 
     per_prompt = 1 / SESSION_PROMPTS
     usage = Usage(
@@ -447,6 +520,9 @@ def measure(transcript_chars: int = TRANSCRIPT_CHARS_PER_PROMPT) -> Measurement:
         hooks_ms=_median_ms(timings.hooks),
         writer_ms=_median_ms(timings.writer),
         authorizer_ms=_median_ms(timings.authorizer),
+        hooks_aws_calls=_mean(timings.hooks_calls),
+        writer_aws_calls=_mean(timings.writer_calls),
+        authorizer_aws_calls=_mean(timings.authorizer_calls),
         hooks_memory_mb=wiring.HOOKS.memory_mb,
         writer_memory_mb=wiring.CHECKPOINT_WRITER.memory_mb,
         authorizer_memory_mb=wiring.AUTHORIZER.memory_mb,

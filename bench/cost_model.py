@@ -40,9 +40,14 @@ class Assumptions:
 
     authorizer_cache_hit_ratio: float = 0.0  # every request invokes the authorizer (real: 300 s cache)
     cpu_scale_reference_mb: int = 1769  # Lambda gives one full vCPU at 1,769 MB
+    # What one AWS call waits on Lambda (in-region DynamoDB answers in single-digit ms; S3 and SQS take
+    # longer): billed wall time, not CPU, so it is not scaled by the CPU share.
+    aws_call_ms: float = 10.0
     cold_start_share: float = 0.02  # invocations that pay an init phase
     init_ms: float = 800.0  # billed init duration of a cold start
-    platform_log_bytes_per_invocation: int = 300  # START, END, REPORT lines
+    # Lambda's START/END/REPORT lines are system INFO logs, filtered out (system level WARN,
+    # infra/constructs/functions.py); what JSON log format adds to our own lines (requestId).
+    platform_log_bytes_per_invocation: int = 60
     access_log_bytes_per_request: int = 350  # one JSON line per API request (infra/constructs/api.py)
     esm_sqs_requests_per_batch: int = 2  # Lambda's ReceiveMessage + DeleteMessageBatch per delivery
     retention_days: int = 7  # the items' TTL (config retentionDays)
@@ -56,13 +61,16 @@ class Usage:
 
     http_requests: float  # API Gateway requests = hooks function invocations
     writer_invocations: float  # checkpoint writer deliveries (batches)
-    hooks_ms: float  # median warm duration measured locally (scaled by CPU share below)
+    hooks_ms: float  # median warm time in our own code (AWS calls left out; scaled by CPU share)
     writer_ms: float
     authorizer_ms: float
+    hooks_aws_calls: float  # AWS calls per invocation (each billed ``aws_call_ms`` of waiting)
+    writer_aws_calls: float
+    authorizer_aws_calls: float
     hooks_memory_mb: int
     writer_memory_mb: int
     authorizer_memory_mb: int
-    dynamodb_wru: float  # write request units (size-based; transactions x2; GSI writes included)
+    dynamodb_wru: float  # write request units (size-based; transactions x2; GSI writes included, x1)
     dynamodb_rru: float  # read request units of the hook path
     authorizer_rru: float  # read request units of one authorizer invocation (token lookup)
     dynamodb_stored_bytes: float  # item bytes (+100 B each, GSI copies included) written per prompt
@@ -73,14 +81,18 @@ class Usage:
     app_log_bytes: float  # Powertools log lines + EMF metrics written per prompt
 
 
-def lambda_billed_ms(measured_ms: float, memory_mb: int, a: Assumptions) -> float:
-    """Locally measured ms on a full core → billed ms at ``memory_mb`` (CPU share), plus cold starts."""
+def lambda_billed_ms(measured_ms: float, aws_calls: float, memory_mb: int, a: Assumptions) -> float:
+    """Our own ms measured on a full core → billed ms at ``memory_mb`` (CPU share), plus the waits
+    on AWS calls and the cold starts' share."""
     cpu_scale = max(1.0, a.cpu_scale_reference_mb / memory_mb)
-    return math.ceil(measured_ms * cpu_scale) + a.cold_start_share * a.init_ms
+    return math.ceil(measured_ms * cpu_scale + aws_calls * a.aws_call_ms) + a.cold_start_share * a.init_ms
 
 
-def lambda_cost(invocations: float, measured_ms: float, memory_mb: int, p: Prices, a: Assumptions) -> float:
-    gb_seconds = invocations * (memory_mb / 1024) * lambda_billed_ms(measured_ms, memory_mb, a) / 1000
+def lambda_cost(
+    invocations: float, measured_ms: float, aws_calls: float, memory_mb: int, p: Prices, a: Assumptions
+) -> float:
+    billed = lambda_billed_ms(measured_ms, aws_calls, memory_mb, a)
+    gb_seconds = invocations * (memory_mb / 1024) * billed / 1000
     return invocations * p.lambda_requests_per_million / 1e6 + gb_seconds * p.lambda_arm_gb_second
 
 
@@ -94,11 +106,11 @@ def costs(
 
     api_gateway = n * usage.http_requests * p.api_gateway_http_per_million / 1e6
     invocations = (
-        (usage.http_requests, usage.hooks_ms, usage.hooks_memory_mb),
-        (usage.writer_invocations, usage.writer_ms, usage.writer_memory_mb),
-        (authorizer_invocations, usage.authorizer_ms, usage.authorizer_memory_mb),
+        (usage.http_requests, usage.hooks_ms, usage.hooks_aws_calls, usage.hooks_memory_mb),
+        (usage.writer_invocations, usage.writer_ms, usage.writer_aws_calls, usage.writer_memory_mb),
+        (authorizer_invocations, usage.authorizer_ms, usage.authorizer_aws_calls, usage.authorizer_memory_mb),
     )
-    lambda_ = sum(lambda_cost(n * count, ms, memory, p, a) for count, ms, memory in invocations)
+    lambda_ = sum(lambda_cost(n * count, ms, calls, memory, p, a) for count, ms, calls, memory in invocations)
     rru = usage.dynamodb_rru + authorizer_invocations * usage.authorizer_rru
     stored_gb_months = n * usage.dynamodb_stored_bytes / GB * a.retention_days / 30
     dynamodb = (

@@ -101,6 +101,12 @@ class ServiceFunctions(Construct):
             memory_size=spec.memory_mb,
             role=role,
             log_group=log_group,
+            # JSON logs filtered by level: Lambda's own START/END/REPORT lines are INFO and stay out
+            # (~300 bytes per invocation, the largest log share per prompt; duration, errors and
+            # throttles are CloudWatch metrics anyway), our Powertools lines keep their level.
+            logging_format=lambda_.LoggingFormat.JSON,
+            system_log_level_v2=lambda_.SystemLogLevel.WARN,
+            application_log_level_v2=lambda_.ApplicationLogLevel.INFO,
             environment=self._function_environment(spec),
         )
         self._grant(spec, function)

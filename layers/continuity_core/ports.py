@@ -40,8 +40,7 @@ class StorageUnavailableError(Exception):
 
 @dataclass(frozen=True)
 class PromptRecord:
-    query_terms: str | None
-    snippet: str | None
+    snippet: str | None  # the prompt, cut; its key terms are derived from it when a checkpoint is due
     idempotency_key: str | None = None
     transcript_chars: int | None = None
     transcript_end: int | None = None  # where the transcript delta this hook carries ends

@@ -106,6 +106,17 @@ def test_each_function_logs_to_its_own_log_group_kept_one_month(synthesized: Syn
     assert groups[log_group]["Properties"]["RetentionInDays"] == 30
 
 
+@pytest.mark.parametrize("key", SPECS)
+def test_each_function_logs_json_without_lambdas_info_lines(synthesized: Synthesized, key: str) -> None:
+    config = _function(synthesized, key)["LoggingConfig"]
+    # Lambda's START/END/REPORT lines (system INFO) are not stored; our own INFO lines are
+    assert (config["LogFormat"], config["SystemLogLevel"], config["ApplicationLogLevel"]) == (
+        "JSON",
+        "WARN",
+        "INFO",
+    )
+
+
 def test_no_function_uses_an_aws_managed_policy(synthesized: Synthesized) -> None:
     # Then every role is the function's own, with inline grants only
     synthesized.template.all_resources_properties("AWS::IAM::Role", {"ManagedPolicyArns": Match.absent()})

@@ -76,7 +76,7 @@ def store_checkpoint(session: str, project: str, created_at: datetime, digest: s
     identity = SessionIdentity(
         session_key=session, harness="claude-code", project=project, project_normalized=project
     )
-    state = services.state_store().record_prompt("default", identity, PromptRecord("q", "p"), created_at)
+    state = services.state_store().record_prompt("default", identity, PromptRecord("p"), created_at)
     checkpoint = build_checkpoint(state, CheckpointTrigger.PERIODIC, created_at, digest=digest)
     services.checkpoint_store().commit("default", checkpoint, consumed=state, now=created_at)
 

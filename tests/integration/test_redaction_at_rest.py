@@ -70,7 +70,7 @@ def test_secrets_already_stored_are_redacted_again_when_served(service: InProces
     # Written before redaction existed (straight to the store, past the ingest path).
     for _ in range(10):
         services.state_store().record_prompt(
-            "default", identity, PromptRecord("q", f"token {secret}"), datetime.now(UTC)
+            "default", identity, PromptRecord(f"token {secret}"), datetime.now(UTC)
         )
     services.checkpoint_writer().flush("default", "old")
 

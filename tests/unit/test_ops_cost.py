@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Iterator
@@ -93,13 +94,14 @@ def test_an_update_costs_the_larger_of_the_item_before_and_after(ledger: tuple[A
     assert units.wru_by_item == {"PutItem p": 3, "UpdateItem p": 3}  # named by the pk: not a tenant item
 
 
-def test_a_transaction_costs_double_and_gsi_copies_count(ledger: tuple[Any, CapacityLedger]) -> None:
+def test_a_transaction_costs_double_and_its_gsi_copy_once(ledger: tuple[Any, CapacityLedger]) -> None:
     dynamodb, units = ledger
     indexed = {**key("b"), "g": {"S": "G"}, "h": {"S": "1"}, "body": {"S": "x" * 1500}}  # 2 KB, in the index
 
     dynamodb.transact_write_items(TransactItems=[{"Put": {"TableName": "t", "Item": indexed}}])
 
-    assert units.wru == 2 * (2 + 2)  # (table + index copy) x 2 for the transaction
+    # the item twice (prepare, commit); the index copy propagates after the commit, once
+    assert units.wru == 2 * 2 + 2
 
 
 def test_reads_cost_4_kb_units_halved_when_eventually_consistent(ledger: tuple[Any, CapacityLedger]) -> None:
@@ -128,6 +130,15 @@ def test_the_price_arithmetic_per_service() -> None:
     assert cost["cost_per_100k_prompts_usd"] == pytest.approx(
         sum(v for k, v in cost.items() if k != "cost_per_100k_prompts_usd")
     )
+
+
+def test_lambda_bills_our_time_by_cpu_share_and_aws_waits_as_they_are() -> None:
+    from bench.cost_model import lambda_billed_ms
+
+    warm = replace(Assumptions(), cold_start_share=0.0)
+    # 2 ms of our code on a full core takes 1769/512 as long at 512 MB; 3 calls wait 10 ms each
+    assert lambda_billed_ms(2.0, 3, 512, warm) == math.ceil(2.0 * 1769 / 512 + 3 * 10)
+    assert lambda_billed_ms(2.0, 0, 2048, warm) == 2  # no more than a full core
 
 
 def test_the_docs_prices_and_assumptions_are_the_modules() -> None:

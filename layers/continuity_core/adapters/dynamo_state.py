@@ -74,8 +74,6 @@ class DynamoStateStore:
         update.add("prompts_since_checkpoint", 1)
         update.add("total_prompts", 1)
         update.add("version", 1)
-        if prompt.query_terms:
-            update.append("pending_queries", [prompt.query_terms])
         if prompt.snippet:
             update.append("pending_snippets", [prompt.snippet])
         if prompt.transcript_chars is not None:

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from continuity_core.config import ContinuityConfig
 from continuity_core.logic.digest import render_session_digest
 from continuity_core.logic.recent import distinct_recent
+from continuity_core.logic.terms import pending_query_terms
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.state import (
     MAX_PENDING_QUERIES,
@@ -59,7 +60,7 @@ def build_checkpoint(
         first_prompt=state.total_prompts - covered + 1 if covered else None,
         last_prompt=state.total_prompts if covered else None,
         sequence=state.checkpoints_written + 1,
-        memory_queries=distinct_recent(state.pending_queries, MAX_PENDING_QUERIES),
+        memory_queries=distinct_recent(pending_query_terms(state), MAX_PENDING_QUERIES),
         recent_remembers=state.pending_remembers[-MAX_PENDING_REMEMBERS:],
         summary=state.pending_snippets[-1] if state.pending_snippets else None,
         created_at=now,

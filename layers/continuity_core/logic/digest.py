@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from continuity_core.logic.recent import distinct_recent
+from continuity_core.logic.terms import pending_query_terms
 from continuity_core.models.digest import DigestRequest
 from continuity_core.models.state import (
     MAX_PENDING_QUERIES,
@@ -27,7 +28,7 @@ def format_duration(delta: timedelta) -> str:
 
 def render_session_digest(state: SessionState, now: datetime, heading: str = "## Session Checkpoint") -> str:
     """The passive checkpoint digest: prompts, duration, recent prompts, memory activity."""
-    queries = distinct_recent(state.pending_queries, MAX_PENDING_QUERIES)
+    queries = distinct_recent(pending_query_terms(state), MAX_PENDING_QUERIES)
     remembers = state.pending_remembers[-MAX_PENDING_REMEMBERS:]
     snippets = state.pending_snippets[-MAX_PENDING_SNIPPETS:]
     lines = [

@@ -11,7 +11,7 @@ from continuity_core.logic.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_d
 from continuity_core.logic.digest import render_pre_compaction_digest
 from continuity_core.logic.injection import Section, compose
 from continuity_core.logic.recovery import Recovery, find_start_context, ledger_line, recovery_section
-from continuity_core.logic.terms import key_terms, snippet
+from continuity_core.logic.terms import snippet
 from continuity_core.logic.writer import CheckpointWriter, FlushResult
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, HookResponse
@@ -122,7 +122,6 @@ class HookService:
     def _user_prompt(self, agent_id: str, hook: Hook) -> HookOutcome:
         now = self._clock()
         record = PromptRecord(
-            query_terms=key_terms(hook.prompt),
             snippet=snippet(hook.prompt, SNIPPET_CHARS),
             idempotency_key=hook.idempotency_key,
             transcript_chars=hook.transcript_chars,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
-from continuity_core.models.state import SNIPPET_CHARS
+from continuity_core.models.state import SNIPPET_CHARS, SessionState
 
 MAX_TERMS = 8
+MAX_TERM_CHARS = 40  # longer "words" are hashes, blobs, paths run together: not search terms
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 _WHITESPACE = re.compile(r"\s+")
 _STOPWORDS = frozenset(
@@ -161,6 +162,15 @@ _STOPWORDS = frozenset(
 )
 
 
+def pending_query_terms(state: SessionState) -> list[str]:
+    """The key terms of the prompts since the last checkpoint. Derived from their snippets when a
+    checkpoint is written (the state, rewritten by every prompt and billed by its size, keeps one
+    copy of each prompt); states written before kept the terms themselves."""
+    if state.pending_queries:
+        return state.pending_queries
+    return [terms for text in state.pending_snippets if (terms := key_terms(text))]
+
+
 def key_terms(prompt: str | None, limit: int = MAX_TERMS) -> str | None:
     """The first distinct non-stopword terms of the prompt, space separated (None if none)."""
     if not prompt:
@@ -168,7 +178,7 @@ def key_terms(prompt: str | None, limit: int = MAX_TERMS) -> str | None:
     seen: list[str] = []
     for match in _WORD.finditer(prompt):
         word = match.group(0).lower()
-        if len(word) < 3 or word in _STOPWORDS or word.isdigit() or word in seen:
+        if not 3 <= len(word) <= MAX_TERM_CHARS or word in _STOPWORDS or word.isdigit() or word in seen:
             continue
         seen.append(word)
         if len(seen) == limit:
