@@ -272,6 +272,25 @@ def test_a_prompt_appends_with_one_put_next_to_its_state_update(service: InProce
     assert stored("s1")["text"] == transcript.text
 
 
+def test_after_deciding_from_what_is_stored_the_next_prompt_is_one_put_again(
+    service: InProcessService,
+) -> None:
+    # Given a transcript started by a pre-compaction hook (before the session had a state)
+    transcript = Transcript("s1")
+    transcript.grow("User: one\n")
+    service.hook("pre-compaction", transcript.hook_body(hook_event_name="PreCompact", trigger="auto"))
+    # and a prompt whose state knew nothing of it (it decides from what is stored)
+    transcript.grow("User: two\n")
+    assert service.hook("user-prompt-submit", prompt_with(transcript, 2))[0] == 200
+    calls = _calls()
+    # When the next prompt comes
+    transcript.grow("User: three\n")
+    assert service.hook("user-prompt-submit", prompt_with(transcript, 3))[0] == 200
+    # Then the state's hint was corrected: one put again
+    assert calls == ["UpdateItem", "PutItem"]
+    assert stored("s1")["text"] == transcript.text
+
+
 def test_the_first_append_starts_the_transcript_without_reading(service: InProcessService) -> None:
     calls = _calls()
     transcript = Transcript("s1")

@@ -222,6 +222,13 @@ class DynamoTranscriptStore:
         """Decide from what is stored: the head, and the appends since its ``flushed``."""
         key = identity.session_key
         hinted_end = offset + len(text) if hint is not None else None  # what the state update set
+        hinted_head = hint.head_written_at if hint is not None else None
+
+        def tell_state(end: int, head_at: datetime | None) -> None:
+            """Correct the state's hint where it is wrong, so the next prompt takes one request."""
+            if end != hinted_end or head_at != hinted_head:
+                self._set_hint(agent_id, key, end, head_written_at=head_at)
+
         for _ in range(MAX_ATTEMPTS):
             item = self._head_item(agent_id, key, consistent=True)
             head = head_from_item(item) if item and not item_expired(item, now) else None
@@ -233,23 +240,22 @@ class DynamoTranscriptStore:
                 stored = spans[-1].end if spans else head.flushed
             plan = plan_append(stored, offset, text)
             if plan.kind is not AppendKind.APPEND:
-                if hinted_end != stored:
-                    self._set_hint(agent_id, key, stored, head_written_at=None)
+                tell_state(stored, head.updated_at if head else None)
                 if plan.kind is AppendKind.GAP:
                     raise TranscriptGapError(stored)
                 return stored
-            head_written = False
+            head_at = head.updated_at if head else None
             if head is None:
                 if not self._start_head(agent_id, identity, now):
                     continue  # another writer started it: decide again
-                head_written = True
+                head_at = now
             if not self._put_append(agent_id, key, stored, plan.text, now, born=born):
                 continue  # another writer appended at the same place
             new_end = stored + len(plan.text)
-            if head is not None and now - head.updated_at >= HEAD_REFRESH:
-                head_written = self._refresh_head(agent_id, identity, head, new_end, now)
-            if hinted_end != new_end or head_written:
-                self._set_hint(agent_id, key, new_end, head_written_at=now if head_written else None)
+            stale = head is not None and now - head.updated_at >= HEAD_REFRESH
+            if stale and head is not None and self._refresh_head(agent_id, identity, head, new_end, now):
+                head_at = now
+            tell_state(new_end, head_at)
             self._chunk_if_crossed(agent_id, key, stored, new_end, now)
             return new_end
         raise StorageUnavailableError(f"transcript of {key} kept changing; retry")
