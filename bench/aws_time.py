@@ -9,12 +9,15 @@ from typing import Any
 
 
 class AwsTime:
-    """Wall time inside AWS calls (moto's work included) and the calls, by service."""
+    """Wall time while at least one AWS call is in flight (moto's work included; calls made in
+    parallel threads count once), and the calls, by service."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
         self.calls: Counter[str] = Counter()
-        self._started: dict[int, float] = {}
+        self._in_flight = 0
+        self._since = 0.0
+        self._lock = threading.Lock()
 
     def attach(self, services: tuple[str, ...] = ("dynamodb", "s3")) -> AwsTime:
         from continuity_core.adapters.aws import client
@@ -26,14 +29,20 @@ class AwsTime:
         return self
 
     def _before(self, model: Any = None, **_: Any) -> None:
-        self._started[threading.get_ident()] = time.perf_counter()
-        if model is not None:
-            self.calls[model.service_model.service_name] += 1
+        with self._lock:
+            if self._in_flight == 0:
+                self._since = time.perf_counter()
+            self._in_flight += 1
+            if model is not None:
+                self.calls[model.service_model.service_name] += 1
 
     def _after(self, **_: Any) -> None:
-        started = self._started.pop(threading.get_ident(), None)
-        if started is not None:
-            self.seconds += time.perf_counter() - started
+        with self._lock:
+            if self._in_flight == 0:
+                return
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self.seconds += time.perf_counter() - self._since
 
     def total_calls(self, services: tuple[str, ...] | None = None) -> int:
         return sum(n for name, n in self.calls.items() if services is None or name in services)

@@ -437,6 +437,29 @@ class Session:
         return transcript_text(n, min(size or self.transcript_chars, self.transcript_chars))
 
 
+def prune_everything(ledger: CapacityLedger) -> tuple[float, float]:
+    """(WRU, RRU) of the pruner deleting what the session left, once all of it is past retention:
+    deletes cost write units by item size (TTL's would be free, but TTL is only the backstop)."""
+    from datetime import UTC, datetime, timedelta
+
+    from continuity_core.adapters.dynamo_retention import DynamoRetentionStore
+    from continuity_core.adapters.s3_bodies import S3BodyStore
+    from continuity_core.config import load_config
+    from continuity_core.logic.retention import Pruner
+
+    config = load_config({})
+    kept = max(config.retention_days, config.transcript_retention_days)
+    later = datetime.now(UTC) + timedelta(days=kept + 2)
+    store = DynamoRetentionStore(os.environ["CONTINUITY_TABLE_NAME"], S3BodyStore())
+    before, rru = Counter(ledger.wru_by_item), ledger.rru
+    report = Pruner(store, config, clock=lambda: later).run()
+    assert report.deleted["checkpoint"] and report.deleted["state"], report
+    # Its cursor's writes (a lease and a save per 6-hour bucket) are a fixed hourly cost, not a prompt's.
+    deletes = Counter(ledger.wru_by_item)
+    deletes.subtract(before)
+    return sum(units for kind, units in deletes.items() if not kind.endswith(" PRUNER")), ledger.rru - rru
+
+
 def measure_authorizer(timings: Timings, ledger: CapacityLedger) -> float:
     """RRU of one authorizer invocation with an agent token; its durations go to ``timings``."""
     from continuity_core.models.tokens import CreateTokenRequest, Scope
@@ -508,8 +531,10 @@ def measure(transcript_chars: int = TRANSCRIPT_CHARS_PER_PROMPT) -> Measurement:
             session.run()
         stored = stored_bytes(ledger.probe, tables)
         hook_wru, hook_rru, wru_by_item = ledger.wru, ledger.rru, dict(ledger.wru_by_item)
+        hook_operations = dict(operations.by_operation)
+        pruner_wru, pruner_rru = prune_everything(ledger)
         max_item_sizes = dict(sorted(ledger.max_size_by_item.items()))
-        by_operation = {op: count / SESSION_PROMPTS for op, count in sorted(operations.by_operation.items())}
+        by_operation = {op: count / SESSION_PROMPTS for op, count in sorted(hook_operations.items())}
         authorizer_rru = measure_authorizer(timings, ledger)
     os.environ.pop("CONTINUITY_TRANSCRIPT_CHUNK_CHARS", None)
 
@@ -528,6 +553,8 @@ def measure(transcript_chars: int = TRANSCRIPT_CHARS_PER_PROMPT) -> Measurement:
         authorizer_memory_mb=wiring.AUTHORIZER.memory_mb,
         dynamodb_wru=hook_wru * per_prompt,
         dynamodb_rru=hook_rru * per_prompt,
+        pruner_wru=pruner_wru * per_prompt,
+        pruner_rru=pruner_rru * per_prompt,
         authorizer_rru=authorizer_rru,
         dynamodb_stored_bytes=round(stored * per_prompt),
         s3_puts=by_operation.get("s3:PutObject", 0.0),

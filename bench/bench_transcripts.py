@@ -165,18 +165,22 @@ def transcript_session() -> dict[str, float]:
 
 
 def seed(project: str, sessions: int, start: datetime, rng: random.Random, pool: str, prefix: str) -> None:
-    """``sessions`` transcripts of ~100 KB in ``project``, updated one second apart from ``start``."""
+    """``sessions`` transcripts of ~100 KB in ``project``, updated one second apart from ``start``,
+    written as a prompt hook writes them (the state's update with the transcript hint, the append)."""
     from continuity_core import services
     from continuity_core.models.state import SessionIdentity
+    from continuity_core.ports import PromptRecord, TranscriptHint
 
-    store = services.transcript_store()
+    store, states = services.transcript_store(), services.state_store()
     for n in range(sessions):
         at = rng.randrange(0, len(pool) - SESSION_CHARS)
         text = pool[at : at + SESSION_CHARS - 40] + f" marker {prefix}{n} end of session.\n"
         identity = SessionIdentity(
             session_key=f"{prefix}{n}", harness="claude-code", project=project, project_normalized=project
         )
-        store.append("default", identity, 0, text, start + timedelta(seconds=n))
+        now = start + timedelta(seconds=n)
+        states.record_prompt("default", identity, PromptRecord("seed", transcript_end=len(text)), now)
+        store.append("default", identity, 0, text, now, TranscriptHint(-1, None))
 
 
 def search_latency(api: Any, project: str, query: str, aws: AwsTime) -> tuple[float, float, float]:

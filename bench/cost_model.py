@@ -73,6 +73,8 @@ class Usage:
     dynamodb_wru: float  # write request units (size-based; transactions x2; GSI writes included, x1)
     dynamodb_rru: float  # read request units of the hook path
     authorizer_rru: float  # read request units of one authorizer invocation (token lookup)
+    pruner_wru: float  # the pruner's deletes of what the prompt left (checkpoints, state, head)
+    pruner_rru: float
     dynamodb_stored_bytes: float  # item bytes (+100 B each, GSI copies included) written per prompt
     s3_puts: float
     s3_gets: float
@@ -111,10 +113,10 @@ def costs(
         (authorizer_invocations, usage.authorizer_ms, usage.authorizer_aws_calls, usage.authorizer_memory_mb),
     )
     lambda_ = sum(lambda_cost(n * count, ms, calls, memory, p, a) for count, ms, calls, memory in invocations)
-    rru = usage.dynamodb_rru + authorizer_invocations * usage.authorizer_rru
+    rru = usage.dynamodb_rru + authorizer_invocations * usage.authorizer_rru + usage.pruner_rru
     stored_gb_months = n * usage.dynamodb_stored_bytes / GB * a.retention_days / 30
     dynamodb = (
-        n * usage.dynamodb_wru * p.dynamodb_wru_per_million / 1e6
+        n * (usage.dynamodb_wru + usage.pruner_wru) * p.dynamodb_wru_per_million / 1e6
         + n * rru * p.dynamodb_rru_per_million / 1e6
         + stored_gb_months * (p.dynamodb_storage_gb_month + p.dynamodb_pitr_gb_month)
     )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gzip
 import json
-import zlib
 import os
+import zlib
 from datetime import UTC, datetime
 
 import boto3
@@ -23,10 +23,11 @@ def stored_text() -> str:
     items = []
     for page in boto3.client("dynamodb").get_paginator("scan").paginate(TableName=table):
         items += page["Items"]
-    # Transcript appends are stored compressed: read them as the service does.
+    # Transcript appends and checkpoint bodies are stored compressed: read them as the service does.
     for item in items:
-        if "z" in item:
-            item["z"] = {"S": zlib.decompress(item["z"]["B"]).decode("utf-8")}
+        for name, value in item.items():
+            if "B" in value:
+                item[name] = {"S": zlib.decompress(value["B"]).decode("utf-8")}
     return json.dumps(items)
 
 

@@ -14,7 +14,6 @@ from continuity_core.logic.transcripts import (
     follow,
     plan_append,
     tail_since,
-    utf8_size,
 )
 from continuity_core.models.transcripts import TranscriptHead
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import zlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -30,18 +32,28 @@ PROJECT_INDEX = "by_project"
 _PAGE = 100
 
 
+# The text of a checkpoint, stored as one zlib-compressed JSON attribute (``body``): DynamoDB bills a
+# write, its project index copy and the pruner's delete by the item's size, and digests compress ~2.5x.
+_BODY_FIELDS = ("digest", "memory_queries", "recent_remembers", "summary", "next_steps")
+
+
 def checkpoint_item(agent_id: str, checkpoint: Checkpoint, expires_at: int) -> dict[str, Any]:
-    values = checkpoint.model_dump(mode="json")
+    values = checkpoint.model_dump(mode="json", exclude=set(_BODY_FIELDS))
     values["created_at"] = timestamp(checkpoint.created_at)
     sort_key = checkpoint_sk(checkpoint.created_at, checkpoint.id)
     values.update(pk=session_pk(agent_id, checkpoint.session_key), sk=sort_key, expires_at=expires_at)
     if checkpoint.project_normalized:
         values.update(gsi1pk=project_pk(agent_id, checkpoint.project_normalized), gsi1sk=sort_key)
-    return to_attributes(values)
+    body = json.dumps(checkpoint.model_dump(mode="json", include=set(_BODY_FIELDS)), ensure_ascii=False)
+    return to_attributes(values) | {"body": {"B": zlib.compress(body.encode("utf-8"), 6)}}
 
 
 def checkpoint_from_item(item: dict[str, Any]) -> Checkpoint:
-    values = from_attributes(item)
+    """Items written before the body was compressed hold its fields as plain attributes."""
+    body = item.get("body", {}).get("B")
+    values = from_attributes({k: v for k, v in item.items() if k != "body"})
+    if body is not None:
+        values.update(json.loads(zlib.decompress(bytes(body)).decode("utf-8")))
     values["created_at"] = parse_timestamp(values["created_at"])
     return Checkpoint.model_validate(values)
 
