@@ -131,7 +131,7 @@ CONTINUITY_TABLE = TableSpec(
     ttl_attribute="expires_at",
     indexes=(
         GlobalIndex(name="by_project", partition_key="gsi1pk", sort_key="gsi1sk"),
-        # Sessions with a live transcript by project, most recently updated first; summaries only.
+        # Sessions with a live transcript by project, newest first (a key appends never change).
         GlobalIndex(
             name="sessions_by_project",
             partition_key="gsi2pk",

@@ -44,7 +44,7 @@ def list_sessions(
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     next_token: Annotated[str | None, Query(max_length=2048)] = None,
 ) -> SessionPage:
-    """A project's sessions with a transcript, most recently updated first."""
+    """A project's sessions with a transcript, newest first (length and last activity current)."""
     normalized = normalize_project(project) or project
     sessions, token = transcript_store().recent_sessions(
         caller(app, Scope.READ).agent_id, normalized, limit, next_token

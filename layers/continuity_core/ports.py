@@ -256,7 +256,7 @@ class TranscriptStore(TranscriptLog, Protocol):
         token: str | None = None,
         harness: str | None = None,
     ) -> tuple[list[SessionSummary], str | None]:
-        """The project's sessions with a transcript, most recently updated first, and the next token."""
+        """The project's sessions with a transcript, newest first, and the next token."""
         ...
 
 

@@ -1,6 +1,6 @@
 """Session search: ranked full text (SQLite FTS5, bm25, snippet()) over the sessions in scope.
 
-Scope: one session, or a project's ``searchMaxSessions`` most recently updated sessions (the asking
+Scope: one session, or a project's ``searchMaxSessions`` newest sessions (the asking
 session left out). Only those are read, through the project's session index, so a search costs what
 its scope holds, never what is stored.
 
@@ -276,7 +276,7 @@ class TranscriptSearchService:
     def project_scope(
         self, agent_id: str, project_normalized: str, exclude_session_key: str | None
     ) -> list[SessionSummary]:
-        """The project's most recently updated sessions, the asking one left out."""
+        """The project's newest sessions, the asking one left out."""
         bound = self._config.search_max_sessions
         recent, _ = self._store.recent_sessions(
             agent_id, project_normalized, bound + (1 if exclude_session_key else 0)
