@@ -106,5 +106,5 @@ class ContinuityStack(Stack):
             self,
             "TranscriptBucketName",
             value=self.buckets.buckets[wiring.TRANSCRIPT_BUCKET.key].bucket_name,
-            description="Transcript bodies (chunks past the inline budget)",
+            description="Transcript bodies (gzip chunks of transcriptChunkChars)",
         )

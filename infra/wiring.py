@@ -165,7 +165,8 @@ CHECKPOINT_QUEUE = QueueSpec(
     max_receive_count=5,
 )
 
-# Transcript bodies past the inline budget, in chunks (the head item stays in the table).
+# Transcript bodies in gzip chunks once transcriptChunkChars have come (the appends and the head item
+# stay in the table).
 TRANSCRIPT_BUCKET = BucketSpec(key="transcript_bucket", env_var="TRANSCRIPT_BUCKET_NAME")
 
 TABLES: tuple[TableSpec, ...] = (CONTINUITY_TABLE,)

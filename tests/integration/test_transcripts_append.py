@@ -395,3 +395,43 @@ def test_a_resent_hook_with_the_same_idempotency_key_mends_the_gap(service: InPr
     state = services.state_store().get("default", "s1")
     assert state is not None and state.total_prompts == 2
     assert stored("s1")["text"] == "0123456789ABCDEx"
+
+
+def test_a_transcript_stored_by_the_earlier_layout_reads_and_grows(small_inline: InProcessService) -> None:
+    # Given a head item of the earlier layout: its text inline in `parts`, nothing in S3
+    from continuity_core.adapters.dynamo_items import session_pk, timestamp, to_attributes
+
+    now = datetime.now(UTC)
+    old = "User: before the upgrade\n" * 400  # 10,000 characters
+    boto3.client("dynamodb").put_item(
+        TableName=os.environ["CONTINUITY_TABLE_NAME"],
+        Item=to_attributes(
+            {
+                "pk": session_pk("default", "legacy"),
+                "sk": "TRANSCRIPT",
+                "session_key": "legacy",
+                "harness": "claude-code",
+                "created_at": timestamp(now),
+                "updated_at": timestamp(now),
+                "length": len(old),
+                "flushed": 0,
+                "parts": [old[:4000], old[4000:]],
+                "inline_bytes": len(old) + 60,
+                "marks": [[1, 4000], [2, len(old)]],
+                "chunk_ids": [],
+                "chunk_ends": [],
+                "expires_at": int(now.timestamp()) + 86_400 * 8,
+            }
+        ),
+    )
+    # Then it reads back whole
+    assert stored("legacy")["text"] == old
+    # When the client goes on from there, past the chunk size
+    transcript = Transcript("legacy")
+    transcript.text = old
+    transcript.grow("User: after the upgrade\n" * 400)
+    assert small_inline.hook("user-prompt-submit", prompt_with(transcript, 1))[0] == 200
+    # Then nothing was lost, and the old inline text moved to S3 with the first chunk
+    assert stored("legacy")["text"] == transcript.text
+    head = next(i for i in transcript_items("legacy") if i["sk"]["S"] == "TRANSCRIPT")
+    assert "parts" not in head and int(head["flushed"]["N"]) >= len(old)

@@ -114,7 +114,8 @@ def append_sk(start: int) -> str:
 
 
 def head_from_item(item: dict[str, Any]) -> TranscriptHead:
-    """The head as stored; ``inline``, ``marks`` and the final ``length`` come from the appends."""
+    """The head as stored; ``inline``, ``marks`` and the final ``length`` come from the appends.
+    A head of the earlier layout keeps its inline text in ``parts``: that is ``inline`` here."""
     values = from_attributes(item)
     return TranscriptHead(
         session_key=values["session_key"],
@@ -127,6 +128,7 @@ def head_from_item(item: dict[str, Any]) -> TranscriptHead:
         flushed=values.get("flushed", 0),
         chunk_ids=values.get("chunk_ids", []),
         chunk_ends=values.get("chunk_ends", []),
+        inline="".join(values.get("parts", [])),
     )
 
 
@@ -236,7 +238,7 @@ class DynamoTranscriptStore:
                 stored, born = 0, now
             else:
                 born = head.created_at
-                spans, _ = self._appends(agent_id, key, head.flushed, born, now, consistent=True, texts=False)
+                spans, _ = self._since_flushed(agent_id, head, now, consistent=True, texts=False)
                 stored = spans[-1].end if spans else head.flushed
             plan = plan_append(stored, offset, text)
             if plan.kind is not AppendKind.APPEND:
@@ -419,9 +421,7 @@ class DynamoTranscriptStore:
         if not item or item_expired(item, now):
             return
         head = head_from_item(item)
-        spans, texts = self._appends(
-            agent_id, session_key, head.flushed, head.created_at, now, consistent=True
-        )
+        spans, texts = self._since_flushed(agent_id, head, now, consistent=True)
         cut = chunk_cut(spans, head.flushed, self._keep_chars, self._chunk_chars // 2)
         if cut <= head.flushed:
             return
@@ -440,6 +440,9 @@ class DynamoTranscriptStore:
         update.append("chunk_ids", [chunk_id])
         update.append("chunk_ends", [cut])
         update.conditions.append(f"{update.name('flushed')} = {update.value(head.flushed)}")
+        if head.inline:  # the earlier layout's inline text is in the chunk now
+            for name in ("parts", "inline_bytes", "marks"):
+                update.remove(name)
         if not self._update_head(agent_id, session_key, update):
             self._forget_chunk(key)
 
@@ -477,6 +480,20 @@ class DynamoTranscriptStore:
         chain = follow(spans, start)
         return chain, [decompress(bodies[span.start]) for span in chain] if texts else []
 
+    def _since_flushed(
+        self, agent_id: str, head: TranscriptHead, now: datetime, consistent: bool, texts: bool = True
+    ) -> tuple[list[Span], list[str]]:
+        """The text after ``flushed``: a head of the earlier layout's inline text, then the appends."""
+        legacy = head.inline
+        start = head.flushed + len(legacy)
+        spans, bodies = self._appends(
+            agent_id, head.session_key, start, head.created_at, now, consistent, texts
+        )
+        if not legacy:
+            return spans, bodies
+        first = Span(head.flushed, start, _millis(head.created_at))
+        return [first, *spans], [legacy, *bodies] if texts else []
+
     def _query_appends(
         self, agent_id: str, session_key: str, start: int, consistent: bool
     ) -> Iterator[dict[str, Any]]:
@@ -501,9 +518,7 @@ class DynamoTranscriptStore:
     def _assemble(self, agent_id: str, item: dict[str, Any], consistent: bool) -> TranscriptHead:
         """The head with the text since ``flushed`` (``inline``), its length and marks."""
         head = head_from_item(item)
-        spans, texts = self._appends(
-            agent_id, head.session_key, head.flushed, head.created_at, self._clock(), consistent
-        )
+        spans, texts = self._since_flushed(agent_id, head, self._clock(), consistent)
         if not spans:
             return head.model_copy(update={"length": head.flushed})
         last = datetime.fromtimestamp(spans[-1].at_ms / 1000, UTC)
