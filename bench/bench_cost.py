@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.aws_time import AwsTime
-from bench.bench_requests import PROJECT, RequestCounter, moto_service
+from bench.bench_requests import PROJECT, RequestCounter
+from bench.bench_transcripts import moto_stack
 from bench.cost_model import Usage, costs, markdown
 
 SESSION_PROMPTS = 40
@@ -315,7 +316,7 @@ def deployed_logging(counter: ByteCounter) -> Iterator[None]:
 
 
 @dataclass
-class Span:
+class Timed:
     own_ms: float = 0.0  # our own time: time in AWS calls and in the bench's probes left out
     calls: int = 0  # AWS calls made
 
@@ -334,9 +335,9 @@ class Timings:
     authorizer_calls: list[float] = field(default_factory=list)
 
     @contextlib.contextmanager
-    def span(self, services: tuple[str, ...]) -> Iterator[Span]:
+    def span(self, services: tuple[str, ...]) -> Iterator[Timed]:
         """Time the block; count the calls to ``services`` made in it."""
-        span = Span()
+        span = Timed()
         started, aws, probes = time.perf_counter(), self.aws.seconds, self.ledger.probe_seconds
         calls = self.aws.total_calls(services)
         yield span
@@ -514,8 +515,8 @@ def measure(transcript_chars: int = TRANSCRIPT_CHARS_PER_PROMPT) -> Measurement:
     from continuity_core.adapters.aws import client
     from infra import wiring
 
-    os.environ["CONTINUITY_TRANSCRIPT_CHUNK_CHARS"] = str(BENCH_CHUNK_CHARS)
-    with moto_service() as (service, _), warnings.catch_warnings():
+    chunk = {"CONTINUITY_TRANSCRIPT_CHUNK_CHARS": str(BENCH_CHUNK_CHARS)}
+    with moto_stack(**chunk) as (service, _), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Powertools warns of empty metric sets
         tables = table_keys()
         ledger = CapacityLedger(boto3.client("dynamodb"), tables)  # the probe is not counted
@@ -532,11 +533,10 @@ def measure(transcript_chars: int = TRANSCRIPT_CHARS_PER_PROMPT) -> Measurement:
         stored = stored_bytes(ledger.probe, tables)
         hook_wru, hook_rru, wru_by_item = ledger.wru, ledger.rru, dict(ledger.wru_by_item)
         hook_operations = dict(operations.by_operation)
-        pruner_wru, pruner_rru = prune_everything(ledger)
         max_item_sizes = dict(sorted(ledger.max_size_by_item.items()))
+        pruner_wru, pruner_rru = prune_everything(ledger)
         by_operation = {op: count / SESSION_PROMPTS for op, count in sorted(hook_operations.items())}
         authorizer_rru = measure_authorizer(timings, ledger)
-    os.environ.pop("CONTINUITY_TRANSCRIPT_CHUNK_CHARS", None)
 
     per_prompt = 1 / SESSION_PROMPTS
     usage = Usage(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import zlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -13,6 +12,8 @@ from continuity_core.adapters.dynamo_items import (
     LEDGER_HEAD_INDEX_SK,
     STATE_SK,
     checkpoint_sk,
+    compress_text,
+    decompress_text,
     from_attributes,
     parse_timestamp,
     project_pk,
@@ -45,7 +46,7 @@ def checkpoint_item(agent_id: str, checkpoint: Checkpoint, expires_at: int) -> d
     if checkpoint.project_normalized:
         values.update(gsi1pk=project_pk(agent_id, checkpoint.project_normalized), gsi1sk=sort_key)
     body = json.dumps(checkpoint.model_dump(mode="json", include=set(_BODY_FIELDS)), ensure_ascii=False)
-    return to_attributes(values) | {"body": {"B": zlib.compress(body.encode("utf-8"), 6)}}
+    return to_attributes(values) | {"body": {"B": compress_text(body)}}
 
 
 def checkpoint_from_item(item: dict[str, Any]) -> Checkpoint:
@@ -53,7 +54,7 @@ def checkpoint_from_item(item: dict[str, Any]) -> Checkpoint:
     body = item.get("body", {}).get("B")
     values = from_attributes({k: v for k, v in item.items() if k != "body"})
     if body is not None:
-        values.update(json.loads(zlib.decompress(bytes(body)).decode("utf-8")))
+        values.update(json.loads(decompress_text(bytes(body))))
     values["created_at"] = parse_timestamp(values["created_at"])
     return Checkpoint.model_validate(values)
 

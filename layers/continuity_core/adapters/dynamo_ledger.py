@@ -19,7 +19,7 @@ from continuity_core.adapters.dynamo_items import (
     to_attribute,
     to_attributes,
 )
-from continuity_core.adapters.dynamo_state import call_dynamodb
+from continuity_core.adapters.dynamo_state import call_dynamodb, write_if
 from continuity_core.models.digest import LedgerEntry, LedgerPage
 
 # The head keeps at least this many of the newest decisions (trimmed lazily at twice as many).
@@ -110,21 +110,17 @@ class DynamoLedgerStore:
             self._trim_head(key, len(recent))
 
     def _trim_head(self, key: dict[str, Any], length: int) -> None:
-        from botocore.exceptions import ClientError
 
         drop = length - HEAD_DECISIONS
-        try:
-            call_dynamodb(
-                "update_item",
-                TableName=self._table,
-                Key=key,
-                UpdateExpression="REMOVE " + ", ".join(f"recent[{i}]" for i in range(drop)),
-                ConditionExpression="size(recent) = :length",
-                ExpressionAttributeValues={":length": to_attribute(length)},
-            )
-        except ClientError as error:  # another append moved the head on; it trims next time
-            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
+        # False when another append moved the head on: it trims next time.
+        write_if(
+            "update_item",
+            TableName=self._table,
+            Key=key,
+            UpdateExpression="REMOVE " + ", ".join(f"recent[{i}]" for i in range(drop)),
+            ConditionExpression="size(recent) = :length",
+            ExpressionAttributeValues={":length": to_attribute(length)},
+        )
 
     def _batch_write(self, requests: list[dict[str, Any]]) -> None:
         pending = {self._table: requests}

@@ -23,7 +23,7 @@ from continuity_core.adapters.dynamo_items import (
     timestamp,
     to_attribute,
 )
-from continuity_core.adapters.dynamo_state import call_dynamodb
+from continuity_core.adapters.dynamo_state import call_dynamodb, write_if
 from continuity_core.adapters.dynamo_transcripts import TRANSCRIPT_SK
 from continuity_core.adapters.s3_bodies import S3BodyStore, chunk_key
 from continuity_core.logic.retention import (
@@ -152,22 +152,14 @@ class DynamoRetentionStore:
     # -- deleting and keeping ----------------------------------------------------------------------
 
     def delete_if_unmoved(self, item: ExpiringItem) -> bool:
-        from botocore.exceptions import ClientError
-
-        try:
-            call_dynamodb(
-                "delete_item",
-                TableName=self._table,
-                Key=_key(item),
-                # A prompt or an append since the bucket was read moved the item to a later bucket.
-                ConditionExpression=f"{EXPIRY_PK} = :bucket",
-                ExpressionAttributeValues={":bucket": {"S": item.bucket}},
-            )
-        except ClientError as error:
-            if error.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
+        return write_if(
+            "delete_item",
+            TableName=self._table,
+            Key=_key(item),
+            # A prompt or an append since the bucket was read moved the item to a later bucket.
+            ConditionExpression=f"{EXPIRY_PK} = :bucket",
+            ExpressionAttributeValues={":bucket": {"S": item.bucket}},
+        )
 
     def delete_checkpoints(self, items: list[ExpiringItem]) -> None:
         requests = [{"DeleteRequest": {"Key": _key(item)}} for item in items]
@@ -199,23 +191,17 @@ class DynamoRetentionStore:
         return len(keys) - len(failed)
 
     def keep(self, item: ExpiringItem, until: Expiry) -> None:
-        from botocore.exceptions import ClientError
-
-        try:
-            call_dynamodb(
-                "update_item",
-                TableName=self._table,
-                Key=_key(item),
-                UpdateExpression=f"SET {EXPIRY_PK} = :bucket, {TTL_ATTRIBUTE} = :ttl",
-                ConditionExpression="attribute_exists(pk)",  # never re-create a deleted item
-                ExpressionAttributeValues={
-                    ":bucket": {"S": bucket_key(until)},
-                    ":ttl": to_attribute(until.ttl_epoch),
-                },
-            )
-        except ClientError as error:
-            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
+        write_if(
+            "update_item",
+            TableName=self._table,
+            Key=_key(item),
+            UpdateExpression=f"SET {EXPIRY_PK} = :bucket, {TTL_ATTRIBUTE} = :ttl",
+            ConditionExpression="attribute_exists(pk)",  # never re-create a deleted item
+            ExpressionAttributeValues={
+                ":bucket": {"S": bucket_key(until)},
+                ":ttl": to_attribute(until.ttl_epoch),
+            },
+        )
 
 
 def _expiring_item(item: dict[str, Any]) -> ExpiringItem | None:

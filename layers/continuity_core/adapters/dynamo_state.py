@@ -33,6 +33,10 @@ from continuity_core.models.state import (
 )
 from continuity_core.ports import Clock, DuplicateHookError, PromptRecord
 
+# The live transcript's hint (models/state.py; continuity_core/adapters/dynamo_transcripts.py).
+TRANSCRIPT_END = "transcript_end"
+TRANSCRIPT_PREV_END = "transcript_prev_end"
+TRANSCRIPT_HEAD_AT = "transcript_head_at"
 # Idempotency keys of recent hooks, so a client's replay of a spooled hook never double counts.
 MAX_HOOK_KEYS = 64
 _TIME_FIELDS = (
@@ -80,7 +84,7 @@ class DynamoStateStore:
             update.set("transcript_chars", prompt.transcript_chars)
         if prompt.transcript_end is not None:
             # Both operands read the item as it was: the previous end comes back with the new one.
-            end, previous = update.name("transcript_end"), update.name("transcript_prev_end")
+            end, previous = update.name(TRANSCRIPT_END), update.name(TRANSCRIPT_PREV_END)
             update.sets.append(f"{previous} = if_not_exists({end}, {update.value(-1)})")
             update.sets.append(f"{end} = {update.value(prompt.transcript_end)}")
         self._once(update, prompt.idempotency_key)
@@ -254,3 +258,30 @@ def _key(agent_id: str, session_key: str) -> dict[str, Any]:
 def call_dynamodb(operation: str, **kwargs: Any) -> Any:
     """One DynamoDB call; throttling and service faults become StorageUnavailableError."""
     return call("dynamodb", operation, **kwargs)
+
+
+def write_if(operation: str, **kwargs: Any) -> bool:
+    """A conditional write: False when its condition did not hold (nothing was written)."""
+    from botocore.exceptions import ClientError
+
+    try:
+        call_dynamodb(operation, **kwargs)
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True
+
+
+def set_transcript_hint(
+    table: str, agent_id: str, session_key: str, end: int, head_written_at: datetime | None
+) -> None:
+    """Correct the state's transcript hint (where the transcript ends; when its head was written), if
+    the session has a state: the next prompt's append then takes one request."""
+    update = UpdateBuilder()
+    update.set(TRANSCRIPT_END, end)
+    update.set(TRANSCRIPT_PREV_END, end)
+    if head_written_at is not None:
+        update.set(TRANSCRIPT_HEAD_AT, timestamp(head_written_at))
+    update.conditions.append("attribute_exists(sk)")  # never creates a state
+    write_if("update_item", TableName=table, Key=_key(agent_id, session_key), **update.request())

@@ -30,7 +30,6 @@ import base64
 import binascii
 import json
 import uuid
-import zlib
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -44,6 +43,8 @@ from continuity_core.adapters.dynamo_expiry import (
 )
 from continuity_core.adapters.dynamo_items import (
     STATE_SK,
+    compress_text,
+    decompress_text,
     from_attributes,
     parse_timestamp,
     project_pk,
@@ -51,7 +52,12 @@ from continuity_core.adapters.dynamo_items import (
     timestamp,
     to_attributes,
 )
-from continuity_core.adapters.dynamo_state import call_dynamodb
+from continuity_core.adapters.dynamo_state import (
+    call_dynamodb,
+    set_transcript_hint,
+    state_from_item,
+    write_if,
+)
 from continuity_core.adapters.dynamo_update import UpdateBuilder
 from continuity_core.adapters.s3_bodies import S3BodyStore, chunk_key
 from continuity_core.logic.retention import expiry, is_expired
@@ -97,7 +103,6 @@ SESSION_INDEX_ATTRIBUTES = (
 # 6 h bucket rounds up), so the pruner, deleting the head, never cuts a transcript short.
 HEAD_REFRESH = timedelta(hours=18)
 HEAD_EXTRA = timedelta(days=1)
-COMPRESSION_LEVEL = 6
 # At most 256 KB of UTF-8 (incompressible text grows by ~0.1 % in zlib): an item stays < 400 KB.
 MAX_APPEND_CHARS = 65_536
 MAX_ATTEMPTS = 6
@@ -143,14 +148,6 @@ def summary_from_item(item: dict[str, Any]) -> SessionSummary:
         updated_at=parse_timestamp(values["updated_at"]),
         length=values.get("length", 0),
     )
-
-
-def compress(text: str) -> bytes:
-    return zlib.compress(text.encode("utf-8"), COMPRESSION_LEVEL)
-
-
-def decompress(data: bytes) -> str:
-    return zlib.decompress(data).decode("utf-8")
 
 
 class DynamoTranscriptStore:
@@ -199,7 +196,7 @@ class DynamoTranscriptStore:
             and self._start_head(agent_id, identity, now)
             and self._put_append(agent_id, key, 0, text, now, born=now)
         ):
-            self._set_hint(agent_id, key, end, head_written_at=now)
+            set_transcript_hint(self._table, agent_id, key, end, head_written_at=now)
             self._chunk_if_crossed(agent_id, key, 0, end, now)
             return end
         return self._append_careful(agent_id, identity, offset, text, now, hint)
@@ -229,7 +226,7 @@ class DynamoTranscriptStore:
         def tell_state(end: int, head_at: datetime | None) -> None:
             """Correct the state's hint where it is wrong, so the next prompt takes one request."""
             if end != hinted_end or head_at != hinted_head:
-                self._set_hint(agent_id, key, end, head_written_at=head_at)
+                set_transcript_hint(self._table, agent_id, key, end, head_written_at=head_at)
 
         for _ in range(MAX_ATTEMPTS):
             item = self._head_item(agent_id, key, consistent=True)
@@ -254,8 +251,11 @@ class DynamoTranscriptStore:
             if not self._put_append(agent_id, key, stored, plan.text, now, born=born):
                 continue  # another writer appended at the same place
             new_end = stored + len(plan.text)
-            stale = head is not None and now - head.updated_at >= HEAD_REFRESH
-            if stale and head is not None and self._refresh_head(agent_id, identity, head, new_end, now):
+            if (
+                head is not None
+                and now - head.updated_at >= HEAD_REFRESH
+                and self._refresh_head(agent_id, identity, head, new_end, now)
+            ):
                 head_at = now
             tell_state(new_end, head_at)
             self._chunk_if_crossed(agent_id, key, stored, new_end, now)
@@ -277,41 +277,27 @@ class DynamoTranscriptStore:
     def _put_one(
         self, agent_id: str, session_key: str, start: int, text: str, now: datetime, born: datetime | None
     ) -> bool:
-        from botocore.exceptions import ClientError
-
-        item = to_attributes(
-            {
-                "pk": session_pk(agent_id, session_key),
-                "sk": append_sk(start),
-                "end": start + len(text),
-                "at": _millis(now),
-                # TTL at the end of its retention, no grace: by the time the pruner deletes the head
-                # (which outlives every append), DynamoDB may delete the appends for free.
-                "expires_at": int(expiry(now, self._retention).prunable.timestamp()),
-            }
-        )
-        item["z"] = {"B": compress(text)}
-        condition = "attribute_not_exists(sk)"
-        values: dict[str, Any] = {}
+        item = {
+            "pk": session_pk(agent_id, session_key),
+            "sk": append_sk(start),
+            "end": start + len(text),
+            "at": _millis(now),
+            "z": compress_text(text),
+            # TTL at the end of its retention, no grace: by the time the pruner deletes the head
+            # (which outlives every append), DynamoDB may delete the appends for free.
+            "expires_at": int(expiry(now, self._retention).prunable.timestamp()),
+        }
+        request: dict[str, Any] = {"ConditionExpression": "attribute_not_exists(sk)"}
         if born is not None:  # an append left by an earlier incarnation is free to overwrite
-            condition += " OR #at < :born"
-            values[":born"] = {"N": str(_millis(born))}
-        request: dict[str, Any] = {"TableName": self._table, "Item": item, "ConditionExpression": condition}
-        if values:
-            request["ExpressionAttributeNames"] = {"#at": "at"}
-            request["ExpressionAttributeValues"] = values
-        try:
-            call_dynamodb("put_item", **request)
-        except ClientError as error:
-            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
-            return False
-        return True
+            request = {
+                "ConditionExpression": "attribute_not_exists(sk) OR #at < :born",
+                "ExpressionAttributeNames": {"#at": "at"},
+                "ExpressionAttributeValues": {":born": {"N": str(_millis(born))}},
+            }
+        return write_if("put_item", TableName=self._table, Item=to_attributes(item), **request)
 
     def _start_head(self, agent_id: str, identity: SessionIdentity, now: datetime) -> bool:
         """A new head (a new incarnation when the old one is past its TTL); False if one lives."""
-        from botocore.exceptions import ClientError
-
         pk = session_pk(agent_id, identity.session_key)
         until = expiry(now, self._retention + HEAD_EXTRA)
         values: dict[str, Any] = {
@@ -333,19 +319,13 @@ class DynamoTranscriptStore:
         }
         if identity.project_normalized:
             values[SESSION_INDEX_PK] = project_pk(agent_id, identity.project_normalized)
-        try:
-            call_dynamodb(
-                "put_item",
-                TableName=self._table,
-                Item=to_attributes(values),
-                ConditionExpression="attribute_not_exists(pk) OR expires_at < :now",
-                ExpressionAttributeValues={":now": {"N": str(int(now.timestamp()))}},
-            )
-        except ClientError as error:
-            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
-            return False
-        return True
+        return write_if(
+            "put_item",
+            TableName=self._table,
+            Item=to_attributes(values),
+            ConditionExpression="attribute_not_exists(pk) OR expires_at < :now",
+            ExpressionAttributeValues={":now": {"N": str(int(now.timestamp()))}},
+        )
 
     def _head_update(
         self, agent_id: str, identity: SessionIdentity, head: TranscriptHead, length: int, now: datetime
@@ -373,38 +353,9 @@ class DynamoTranscriptStore:
         )
 
     def _update_head(self, agent_id: str, session_key: str, update: UpdateBuilder) -> bool:
-        from botocore.exceptions import ClientError
-
-        try:
-            call_dynamodb(
-                "update_item", TableName=self._table, Key=head_key(agent_id, session_key), **update.request()
-            )
-        except ClientError as error:
-            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
-            return False
-        return True
-
-    def _set_hint(self, agent_id: str, session_key: str, end: int, head_written_at: datetime | None) -> None:
-        """Tell the session state where the transcript ends (so the next prompt takes one request)."""
-        from botocore.exceptions import ClientError
-
-        update = UpdateBuilder()
-        update.set("transcript_end", end)
-        update.set("transcript_prev_end", end)
-        if head_written_at is not None:
-            update.set("transcript_head_at", timestamp(head_written_at))
-        update.conditions.append("attribute_exists(sk)")  # never creates a state
-        try:
-            call_dynamodb(
-                "update_item",
-                TableName=self._table,
-                Key={"pk": {"S": session_pk(agent_id, session_key)}, "sk": {"S": STATE_SK}},
-                **update.request(),
-            )
-        except ClientError as error:
-            if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
+        return write_if(
+            "update_item", TableName=self._table, Key=head_key(agent_id, session_key), **update.request()
+        )
 
     # -- moving text to S3 -----------------------------------------------------------------------
 
@@ -478,7 +429,7 @@ class DynamoTranscriptStore:
             spans[position] = Span(position, int(item["end"]["N"]), int(item["at"]["N"]))
             bodies[position] = item["z"]["B"]
         chain = follow(spans, start)
-        return chain, [decompress(bodies[span.start]) for span in chain] if texts else []
+        return chain, [decompress_text(bodies[span.start]) for span in chain] if texts else []
 
     def _since_flushed(
         self, agent_id: str, head: TranscriptHead, now: datetime, consistent: bool, texts: bool = True
@@ -494,10 +445,9 @@ class DynamoTranscriptStore:
         first = Span(head.flushed, start, _millis(head.created_at))
         return [first, *spans], [legacy, *bodies] if texts else []
 
-    def _query_appends(
-        self, agent_id: str, session_key: str, start: int, consistent: bool
-    ) -> Iterator[dict[str, Any]]:
-        request: dict[str, Any] = {
+    def _appends_request(self, agent_id: str, session_key: str, start: int) -> dict[str, Any]:
+        """A ``Query`` of the session's appends from ``start`` on."""
+        return {
             "TableName": self._table,
             "KeyConditionExpression": "pk = :pk AND sk BETWEEN :first AND :last",
             "ExpressionAttributeValues": {
@@ -505,8 +455,12 @@ class DynamoTranscriptStore:
                 ":first": {"S": append_sk(start)},
                 ":last": {"S": _APPENDS_END},
             },
-            "ConsistentRead": consistent,
         }
+
+    def _query_appends(
+        self, agent_id: str, session_key: str, start: int, consistent: bool
+    ) -> Iterator[dict[str, Any]]:
+        request = self._appends_request(agent_id, session_key, start) | {"ConsistentRead": consistent}
         while True:
             response = call_dynamodb("query", **request)
             yield from response.get("Items", [])
@@ -521,7 +475,7 @@ class DynamoTranscriptStore:
         spans, texts = self._since_flushed(agent_id, head, self._clock(), consistent)
         if not spans:
             return head.model_copy(update={"length": head.flushed})
-        last = datetime.fromtimestamp(spans[-1].at_ms / 1000, UTC)
+        last = _moment(spans[-1].at_ms)
         return head.model_copy(
             update={
                 "inline": "".join(texts),
@@ -685,9 +639,13 @@ class DynamoTranscriptStore:
         if not summaries:
             return summaries
         keys = [{"pk": {"S": session_pk(agent_id, s.session_key)}, "sk": {"S": STATE_SK}} for s in summaries]
-        states = {item["session_key"]["S"]: item for item in self._batch_get(keys) if "session_key" in item}
-        unhinted = [s for s in summaries if "transcript_end" not in states.get(s.session_key, {})]
-        newest: dict[str, Span] = {}
+        states = {state.session_key: state for state in map(state_from_item, self._batch_get(keys))}
+        latest: dict[str, tuple[int, datetime]] = {
+            key: (state.transcript_end, state.last_activity_at)
+            for key, state in states.items()
+            if state.transcript_end is not None
+        }
+        unhinted = [s for s in summaries if s.session_key not in latest]
         if unhinted:
             from concurrent.futures import ThreadPoolExecutor  # reads only: off the hook path
 
@@ -696,34 +654,23 @@ class DynamoTranscriptStore:
                     unhinted, pool.map(lambda s: self._newest(agent_id, s), unhinted), strict=True
                 ):
                     if span is not None:
-                        newest[summary.session_key] = span
+                        latest[summary.session_key] = (span.end, _moment(span.at_ms))
         out = []
         for summary in summaries:
-            state = states.get(summary.session_key, {})
-            length, active = summary.length, summary.updated_at
-            if "transcript_end" in state:
-                length = max(length, int(state["transcript_end"]["N"]))
-                if "last_activity_at" in state:
-                    active = max(active, parse_timestamp(state["last_activity_at"]["S"]))
-            elif summary.session_key in newest:
-                span = newest[summary.session_key]
-                length = max(length, span.end)
-                active = max(active, datetime.fromtimestamp(span.at_ms / 1000, UTC))
-            out.append(summary.model_copy(update={"length": length, "updated_at": active}))
+            end, active = latest.get(summary.session_key, (summary.length, summary.updated_at))
+            out.append(
+                summary.model_copy(
+                    update={"length": max(summary.length, end), "updated_at": max(summary.updated_at, active)}
+                )
+            )
         return out
 
     def _newest(self, agent_id: str, summary: SessionSummary) -> Span | None:
-        """The transcript's last append (of this incarnation, not past its TTL), if any."""
+        """The transcript's last append (of this incarnation), if any."""
         response = call_dynamodb(
             "query",
-            TableName=self._table,
-            KeyConditionExpression="pk = :pk AND sk BETWEEN :first AND :last",
-            ExpressionAttributeValues={
-                ":pk": {"S": session_pk(agent_id, summary.session_key)},
-                ":first": {"S": append_sk(0)},
-                ":last": {"S": _APPENDS_END},
-            },
-            ProjectionExpression="sk, #end, #at, expires_at",
+            **self._appends_request(agent_id, summary.session_key, 0),
+            ProjectionExpression="sk, #end, #at",
             ExpressionAttributeNames={"#end": "end", "#at": "at"},
             ScanIndexForward=False,
             Limit=1,
@@ -768,3 +715,7 @@ def _identity_fields(identity: SessionIdentity) -> dict[str, Any]:
 
 def _millis(moment: datetime) -> int:
     return int(moment.timestamp() * 1000)
+
+
+def _moment(millis: int) -> datetime:
+    return datetime.fromtimestamp(millis / 1000, UTC)

@@ -131,11 +131,10 @@ class HookService:
         if state.needs_trim:
             self._states.trim(agent_id, state)
         requested, merged = self._request_flush_if_due(agent_id, state)
-        hint = (
-            TranscriptHint(_or(state.transcript_prev_end, -1), state.transcript_head_at)
-            if record.transcript_end is not None
-            else None
-        )
+        hint = None
+        if record.transcript_end is not None:
+            previous = state.transcript_prev_end
+            hint = TranscriptHint(-1 if previous is None else previous, state.transcript_head_at)
         self._append_transcript(agent_id, hook, hint)
         nudge = self._nudge(agent_id, state, now)
         return HookOutcome(
@@ -283,10 +282,6 @@ def _delta_end(hook: Hook) -> int | None:
     if hook.transcript is None or not hook.transcript.text:
         return None
     return hook.transcript.offset + len(hook.transcript.text)
-
-
-def _or(value: int | None, default: int) -> int:
-    return default if value is None else value
 
 
 def _identity(hook: Hook) -> SessionIdentity:

@@ -43,10 +43,6 @@ def clean_text(text: str) -> str:
     return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
 
 
-def utf8_size(text: str) -> int:
-    return len(text.encode("utf-8"))
-
-
 @dataclass(frozen=True)
 class Span:
     """One stored append: characters ``start`` to ``end``, written at ``at_ms`` (epoch ms)."""
