@@ -205,8 +205,9 @@ HOOKS = FunctionSpec(
     resources={
         CONTINUITY_TABLE.key: Access.READ_WRITE,
         CHECKPOINT_QUEUE.key: Access.SEND,
-        # Appends move transcript chunks to S3; inheritance reads only the head item's tail.
-        TRANSCRIPT_BUCKET.key: Access.WRITE,
+        # Appends move transcript chunks to S3; the checkpoints written on the request path
+        # (pre-compaction, session end, /clear) read the transcript since the digest last did.
+        TRANSCRIPT_BUCKET.key: Access.READ_WRITE,
     },
     environment={**SERVICE_ENVIRONMENT},
 )
@@ -232,7 +233,8 @@ CHECKPOINT_WRITER = FunctionSpec(
     handler="handler.lambda_handler",
     description="Writes debounced checkpoints from the session's latest state.",
     queue_trigger=QueueTrigger(queue=CHECKPOINT_QUEUE.key, batch_size=10),
-    resources={CONTINUITY_TABLE.key: Access.READ_WRITE},
+    # The rolling digest reads the live transcript since it last did (older parts may be in S3).
+    resources={CONTINUITY_TABLE.key: Access.READ_WRITE, TRANSCRIPT_BUCKET.key: Access.READ},
     environment={**SERVICE_ENVIRONMENT},
     timeout_s=30,
 )

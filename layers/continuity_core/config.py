@@ -43,12 +43,17 @@ class ContinuityConfig(BaseModel):
     max_checkpoints_per_session: int = Field(50, ge=1, le=500, description="Oldest checkpoints beyond go.")
     retention_days: int = Field(7, ge=1, le=90, description="Checkpoint and session-state retention.")
     recovery_budget_chars: int = Field(
-        2000, ge=200, le=10_000, description="Characters reserved for the recovery block."
+        6000, ge=200, le=10_000, description="Characters reserved for the recovery block."
     )
     # Our additions (issue silent): the debounce delay and the project recovery window.
     flush_delay_seconds: int = Field(3, ge=0, le=900, description="SQS delay of a checkpoint flush.")
     recovery_window_hours: float = Field(
         4, gt=0, le=168, description="How far back a new session recovers its project's checkpoint."
+    )
+    cross_session_recovery: bool = Field(
+        True,
+        description="A new session recovers the project's previous session (within the recovery window); "
+        "false: no carry-over between sessions (/clear and explicit previous sessions still recover).",
     )
     context_window_tokens: int = Field(
         200_000, ge=8_000, le=2_000_000, description="The agent's context window, for the compaction nudge."

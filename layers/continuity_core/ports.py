@@ -44,6 +44,7 @@ class PromptRecord:
     idempotency_key: str | None = None
     transcript_chars: int | None = None
     transcript_end: int | None = None  # where the transcript delta this hook carries ends
+    context_tokens: int | None = None  # the context size the harness recorded, when the client sent it
 
 
 class StateStore(Protocol):
@@ -197,8 +198,10 @@ class TranscriptLog(Protocol):
 
 
 class Inheritance(Protocol):
-    def inherited_block(self, agent_id: str, hook: Hook, now: datetime) -> str | None:
-        """``## Inherited from Parent Session`` for a sub-agent's start, or None."""
+    def inherited_block(
+        self, agent_id: str, hook: Hook, now: datetime, budget: int | None = None
+    ) -> str | None:
+        """``## Inherited from Parent Session`` for a sub-agent's start, at most ``budget`` characters."""
         ...
 
 

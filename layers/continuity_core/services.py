@@ -62,7 +62,9 @@ def checkpoint_store() -> DynamoCheckpointStore:
 def checkpoint_writer() -> CheckpointWriter:
     from continuity_core.logic.writer import CheckpointWriter
 
-    return CheckpointWriter(state_store(), checkpoint_store(), get_config(), utc_now)
+    return CheckpointWriter(
+        state_store(), checkpoint_store(), get_config(), utc_now, transcripts=transcript_store()
+    )
 
 
 @lru_cache(maxsize=1)

@@ -119,9 +119,11 @@ def test_a_function_gets_exactly_the_object_actions_it_declares(synthesized: Syn
 
 
 def test_hooks_writes_bodies_and_the_read_side_only_reads_them(synthesized: Synthesized) -> None:
-    # Then hooks may put (and clean up) chunks, sessions may only get them, read_api has no access
+    # Then hooks may put (and clean up) chunks and read them for the digest, the checkpoint writer
+    # and sessions may only get them, read_api has no access
     transcripts = wiring.TRANSCRIPT_BUCKET.key
-    assert wiring.HOOKS.resources[transcripts] is Access.WRITE
+    assert wiring.HOOKS.resources[transcripts] is Access.READ_WRITE
+    assert wiring.CHECKPOINT_WRITER.resources[transcripts] is Access.READ
     assert wiring.SESSIONS.resources[transcripts] is Access.READ
     assert transcripts not in wiring.READ_API.resources
     sessions = {a for s in _s3_statements(synthesized, wiring.SESSIONS.key) for a in s["Action"]}

@@ -35,7 +35,7 @@ _PAGE = 100
 
 # The text of a checkpoint, stored as one zlib-compressed JSON attribute (``body``): DynamoDB bills a
 # write, its project index copy and the pruner's delete by the item's size, and digests compress ~2.5x.
-_BODY_FIELDS = ("digest", "memory_queries", "recent_remembers", "summary", "next_steps")
+_BODY_FIELDS = ("digest", "memory_queries", "recent_remembers", "summary", "next_steps", "session_digest")
 
 
 def checkpoint_item(agent_id: str, checkpoint: Checkpoint, expires_at: int) -> dict[str, Any]:
@@ -45,7 +45,8 @@ def checkpoint_item(agent_id: str, checkpoint: Checkpoint, expires_at: int) -> d
     values.update(pk=session_pk(agent_id, checkpoint.session_key), sk=sort_key, expires_at=expires_at)
     if checkpoint.project_normalized:
         values.update(gsi1pk=project_pk(agent_id, checkpoint.project_normalized), gsi1sk=sort_key)
-    body = json.dumps(checkpoint.model_dump(mode="json", include=set(_BODY_FIELDS)), ensure_ascii=False)
+    fields = checkpoint.model_dump(mode="json", include=set(_BODY_FIELDS), exclude_defaults=True)
+    body = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
     return to_attributes(values) | {"body": {"B": compress_text(body)}}
 
 

@@ -82,6 +82,8 @@ class DynamoStateStore:
             update.append("pending_snippets", [prompt.snippet])
         if prompt.transcript_chars is not None:
             update.set("transcript_chars", prompt.transcript_chars)
+        if prompt.context_tokens is not None:  # a prompt without one keeps the last (compaction nudge)
+            update.set("context_tokens", prompt.context_tokens)
         if prompt.transcript_end is not None:
             # Both operands read the item as it was: the previous end comes back with the new one.
             end, previous = update.name(TRANSCRIPT_END), update.name(TRANSCRIPT_PREV_END)

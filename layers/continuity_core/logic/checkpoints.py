@@ -10,6 +10,7 @@ from continuity_core.logic.digest import render_session_digest
 from continuity_core.logic.recent import distinct_recent
 from continuity_core.logic.terms import pending_query_terms
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.session_digest import SessionDigest
 from continuity_core.models.state import (
     MAX_PENDING_QUERIES,
     MAX_PENDING_REMEMBERS,
@@ -45,6 +46,7 @@ def build_checkpoint(
     trigger: CheckpointTrigger,
     now: datetime,
     digest: str | None = None,
+    session_digest: SessionDigest | None = None,
 ) -> Checkpoint:
     """A checkpoint of everything pending in ``state`` (the writer consumes exactly this)."""
     covered = state.prompts_since_checkpoint
@@ -64,6 +66,7 @@ def build_checkpoint(
         recent_remembers=state.pending_remembers[-MAX_PENDING_REMEMBERS:],
         summary=state.pending_snippets[-1] if state.pending_snippets else None,
         created_at=now,
+        session_digest=session_digest,
     )
 
 

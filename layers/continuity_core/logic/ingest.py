@@ -9,12 +9,22 @@ from datetime import datetime
 from continuity_core.config import ContinuityConfig
 from continuity_core.logic.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
 from continuity_core.logic.digest import render_pre_compaction_digest
-from continuity_core.logic.injection import Section, compose
-from continuity_core.logic.recovery import Recovery, find_start_context, ledger_line, recovery_section
+from continuity_core.logic.injection import MAX_INJECTION_CHARS, Section, assemble
+from continuity_core.logic.recovery import (
+    LEDGER_LINE_CHARS,
+    Recovery,
+    RecoverySource,
+    find_start_context,
+    ledger_line,
+    recovery_section,
+)
+from continuity_core.logic.rolling import Statement
+from continuity_core.logic.sticky import Role
 from continuity_core.logic.terms import snippet
 from continuity_core.logic.writer import CheckpointWriter, FlushResult
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, HookResponse
+from continuity_core.models.session_digest import FactKind, FactSource
 from continuity_core.models.state import MAX_PENDING_REMEMBERS, SNIPPET_CHARS, SessionIdentity, SessionState
 from continuity_core.ports import (
     CheckpointStore,
@@ -30,6 +40,9 @@ from continuity_core.ports import (
 from continuity_core.redaction import redact_same_length
 
 REMEMBER_CHARS = 500
+# The compaction nudge's fallback when the client reports no harness figure (older clients, harnesses
+# that record none): the readable transcript's characters, ~4 a token. It undercounts (tool results
+# are cut to 500 characters): on real Claude Code sessions it is 2-25 % of the real context.
 CHARS_PER_TOKEN = 4
 NUDGE_TEXT = (
     "Continuity: this session's context is about {percent}% full and will be compacted soon. "
@@ -50,6 +63,7 @@ class HookOutcome:
     nudged: bool = False
     inherited: bool = False  # a sub-agent got its parent's context
     checkpoint_written: str | None = None  # trigger of a checkpoint written on the request path
+    truncated: bool = False  # the injected context left something out to fit the harness's cap
 
 
 class HookService:
@@ -105,18 +119,28 @@ class HookService:
             hook.project_normalized,
             self._config,
             now,
+            start_source=hook.source,
+            harness=hook.harness,
         )
-        inherited = self._inherited_section(agent_id, hook)
+        limit = injection_limit(hook)
+        recovery = start.recovery
+        # A sub-agent gets its parent's context; the project's latest session is then no guess to make.
+        guessed = recovery is not None and recovery.source is RecoverySource.SAME_PROJECT
+        reserved = 0 if recovery is None or guessed else min(self._config.recovery_budget_chars, limit)
+        inherited = self._inherited_section(agent_id, hook, limit - reserved - LEDGER_LINE_CHARS - 8)
+        if inherited is not None and guessed:
+            recovery = None
         sections = [
-            recovery_section(start.recovery, self._config, now),
+            recovery_section(recovery, self._config, now, limit),
             ledger_line(start.recent_decisions, now),
             inherited,
         ]
-        context = compose([s for s in sections if s])
+        injection = assemble([s for s in sections if s], limit)
         return HookOutcome(
-            HookResponse(event=hook.event, additional_context=context),
-            recovery=start.recovery,
+            HookResponse(event=hook.event, additional_context=injection.text),
+            recovery=recovery,
             inherited=inherited is not None,
+            truncated=injection.truncated,
         )
 
     def _user_prompt(self, agent_id: str, hook: Hook) -> HookOutcome:
@@ -125,6 +149,7 @@ class HookService:
             snippet=snippet(hook.prompt, SNIPPET_CHARS),
             idempotency_key=hook.idempotency_key,
             transcript_chars=hook.transcript_chars,
+            context_tokens=hook.context_tokens,
             transcript_end=_delta_end(hook),
         )
         state = self._states.record_prompt(agent_id, _identity(hook), record, now)
@@ -177,6 +202,7 @@ class HookService:
                 state, now, hook.trigger, hook.custom_instructions, hook.session_context
             ),
             worth_writing=worth_writing,
+            extra=_compaction_context(hook, now),
         )
         return HookOutcome(HookResponse(event=hook.event), checkpoint_written=_written(result))
 
@@ -187,12 +213,10 @@ class HookService:
         if state is None:
             return HookOutcome(HookResponse(event=hook.event))
         if (hook.reason or "").lower() == "clear":
-            # No session_end checkpoint: the session-start (source=clear) that follows recovers from the
-            # latest. A flush already due still lands, as the periodic checkpoint it was.
-            result = (
-                self._writer.flush(agent_id, hook.session_key, CheckpointTrigger.PERIODIC)
-                if is_flush_in_flight(state, now)
-                else None
+            # The cleared session's whole story, as a ``clear`` checkpoint: the session-start
+            # (source=clear) that follows, under a new session id, recovers exactly this one.
+            result = self._writer.flush(
+                agent_id, hook.session_key, CheckpointTrigger.CLEAR, worth_writing=_worth_clearing
             )
         else:
             result = self._writer.flush(agent_id, hook.session_key, CheckpointTrigger.SESSION_END)
@@ -201,10 +225,13 @@ class HookService:
 
     def _subagent_start(self, agent_id: str, hook: Hook) -> HookOutcome:
         # Claude Code's SubagentStart carries the parent's session: inherit, record nothing.
-        section = self._inherited_section(agent_id, hook)
-        context = compose([section]) if section else None
+        limit = injection_limit(hook)
+        section = self._inherited_section(agent_id, hook, limit)
+        injection = assemble([section] if section else [], limit)
         return HookOutcome(
-            HookResponse(event=hook.event, additional_context=context), inherited=section is not None
+            HookResponse(event=hook.event, additional_context=injection.text),
+            inherited=section is not None,
+            truncated=injection.truncated,
         )
 
     # -- transcripts and inheritance ---------------------------------------------------------
@@ -220,21 +247,28 @@ class HookService:
         text, _ = redact_same_length(delta.text)
         self._transcripts.append(agent_id, _identity(hook), delta.offset, text, self._clock(), hint)
 
-    def _inherited_section(self, agent_id: str, hook: Hook) -> Section | None:
+    def _inherited_section(self, agent_id: str, hook: Hook, budget: int) -> Section | None:
         if self._inheritance is None:
             return None
-        block = self._inheritance.inherited_block(agent_id, hook, self._clock())
+        block = self._inheritance.inherited_block(agent_id, hook, self._clock(), budget)
         return Section(text=block) if block else None
 
     # -- compaction nudge ------------------------------------------------------------------
 
     def _nudge(self, agent_id: str, state: SessionState, now: datetime) -> str | None:
-        """Once per crossing of the threshold, unless the agent already wrote a digest since re-arming."""
-        if state.transcript_chars is None:
+        """Once per crossing of the threshold, unless the agent already wrote a digest since re-arming.
+
+        The context is the harness's own figure (``context_tokens``, the last one the client sent)
+        whenever the session reported one; the transcript estimate (``transcript_chars`` / 4) only
+        when it never did. Either re-arms when it falls below the threshold (a compaction)."""
+        if state.context_tokens is not None:
+            used = float(state.context_tokens)
+        elif state.transcript_chars is not None:
+            used = state.transcript_chars / CHARS_PER_TOKEN
+        else:
             return None
-        window_chars = self._config.context_window_tokens * CHARS_PER_TOKEN
-        threshold = window_chars * self._config.nudge_threshold_percent / 100
-        if state.transcript_chars < threshold:
+        window = self._config.context_window_tokens
+        if used < window * self._config.nudge_threshold_percent / 100:
             if state.nudged:  # the context shrank (compaction): re-arm
                 self._states.set_nudged(agent_id, state.session_key, False, now)
             return None
@@ -244,8 +278,7 @@ class HookService:
         digested = state.last_digest_at is not None and state.last_digest_at >= armed_at
         if not self._states.set_nudged(agent_id, state.session_key, True, now) or digested:
             return None
-        percent = round(100 * state.transcript_chars / window_chars)
-        return NUDGE_TEXT.format(percent=percent)
+        return NUDGE_TEXT.format(percent=round(100 * used / window))
 
     # -- debounce --------------------------------------------------------------------------
 
@@ -269,6 +302,32 @@ class HookService:
             self._states.release_flush(agent_id, state.session_key, token)
             raise
         return True, False
+
+
+def injection_limit(hook: Hook) -> int:
+    """The harness's cap on injected context when the client sent one, else Claude Code's (with room)."""
+    return hook.injection_cap_chars or MAX_INJECTION_CHARS
+
+
+def _worth_clearing(state: SessionState) -> bool:
+    """A /clear links its session to the next one: worth a checkpoint unless one just did (a replay)."""
+    if state.has_pending:
+        return True
+    return state.total_prompts > 0 and state.last_checkpoint_trigger != CheckpointTrigger.CLEAR.value
+
+
+def _compaction_context(hook: Hook, now: datetime) -> list[Statement]:
+    """What the harness said of the moment of compaction feeds the digest: the user's instructions
+    for it (``/compact keep the failing tests``, kept verbatim) and Signet's session context."""
+    found: list[Statement] = []
+    instructions = (hook.custom_instructions or "").strip()
+    if instructions:
+        text = f"Compaction instructions: {instructions}"
+        found.append(Statement(text, Role.USER, FactSource.PROMPT, None, now, kind=FactKind.NEXT_STEP))
+    context = (hook.session_context or "").strip()
+    if context:
+        found.append(Statement(context, Role.SUMMARY, FactSource.COMPACTION_SUMMARY, None, now))
+    return found
 
 
 def _written(result: FlushResult | None) -> str | None:

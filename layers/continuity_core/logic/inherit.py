@@ -10,10 +10,12 @@ Parent detection, first match wins:
 4. anything else, Codex included: no parent, no block.
 
 The harness's sub-agent id is lineage metadata only; storage is always keyed by the tenant's agent id.
-The block (``## Inherited from Parent Session``) holds the parent's key, active constraints, its
-latest checkpoint digest and the last ``tailChars`` of its transcript since that checkpoint. It is
-omitted when the parent has neither a checkpoint nor a transcript yet, and sized to leave the
-recovery section's reserved budget intact.
+The block (``## Inherited from Parent Session``) holds the parent's key, its active constraints and
+decisions (from the parent's rolling digest, so they survive its later checkpoints and compactions,
+plus rules in the prompts it has not checkpointed yet), its latest checkpoint digest and the last
+``tailChars`` of its transcript since that checkpoint (slash commands and compaction boilerplate
+left out). It is omitted when the parent has neither a checkpoint nor a transcript yet, and sized to
+the budget the caller gives (what the harness's cap leaves after the recovery reservation).
 """
 
 from __future__ import annotations
@@ -25,17 +27,20 @@ from enum import StrEnum
 
 from continuity_core.config import ContinuityConfig
 from continuity_core.logic.digest import format_duration
+from continuity_core.logic.digest_inputs import is_users_words
 from continuity_core.logic.injection import MAX_INJECTION_CHARS, fit
 from continuity_core.logic.transcripts import tail_since
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.hooks import Hook
+from continuity_core.models.session_digest import FactKind
 from continuity_core.models.transcripts import TranscriptHead
 from continuity_core.ports import CheckpointStore, StateStore, TranscriptStore
 
 INHERIT_HEADING = "## Inherited from Parent Session"
 CLAUDE_CODE = "claude-code"
 OPENCLAW_SUBAGENT = re.compile(r"agent:(?P<agent>[^:]+):subagent:.+")
-MAX_CONSTRAINTS = 8
+MAX_CONSTRAINTS = 12
+MAX_DECISIONS = 8
 CONSTRAINT_CHARS = 200
 DIGEST_CHARS = 2000
 # Room left for the other shared sections (the ledger line) and separators.
@@ -111,6 +116,7 @@ def render_inherited(
     tail_chars: int,
     budget: int,
     now: datetime,
+    decisions: list[str] | None = None,
 ) -> str | None:
     """The block, at most ``budget`` characters; the transcript tail gives way first (from its start)."""
     if checkpoint is None and (head is None or head.length == 0):
@@ -125,6 +131,8 @@ def render_inherited(
     ]
     if constraints:
         lines += ["", "### Active Constraints", *(f"- {c}" for c in constraints)]
+    if decisions:
+        lines += ["", "### Parent's Decisions", *(f"- {d}" for d in decisions)]
     if checkpoint is not None:
         age = format_duration(now - checkpoint.created_at)
         lines += [
@@ -141,9 +149,22 @@ def render_inherited(
     )
     room = min(tail_chars, budget - len(text) - len(heading) - 1)
     tail, cut = tail_since(head.inline, head.flushed, since, max(room, 0))
+    tail = readable_tail(tail)
     if not tail.strip():
         return fit(text, budget)
     return text + heading + ("…" if cut else "") + tail
+
+
+def readable_tail(tail: str) -> str:
+    """The tail without slash commands, hook text and compaction boilerplate: nothing a sub-agent uses."""
+    kept = [
+        part
+        for part in tail.split("\n\n")
+        if part.strip()
+        and not part.startswith(("[Compact summary]", "--- context compacted"))
+        and not (part.startswith("User: ") and not is_users_words(part[6:]))
+    ]
+    return "\n\n".join(kept) + ("\n\n" if kept else "")
 
 
 def _demote(digest: str) -> str:
@@ -166,7 +187,9 @@ class InheritanceService:
         self._states = states
         self._config = config
 
-    def inherited_block(self, agent_id: str, hook: Hook, now: datetime) -> str | None:
+    def inherited_block(
+        self, agent_id: str, hook: Hook, now: datetime, budget: int | None = None
+    ) -> str | None:
         if not self._config.inherit_context:
             return None
         parent = find_parent(agent_id, hook, self._transcripts, self._checkpoints)
@@ -179,14 +202,17 @@ class InheritanceService:
             checkpoint = self._checkpoints.latest_for_session(agent_id, parent.session_key)
         if checkpoint is None and head is None:
             return None
+        digest = checkpoint.session_digest if checkpoint is not None else None
+        decisions = [f.text for f in digest.of(FactKind.DECISION)][-MAX_DECISIONS:] if digest else []
         return render_inherited(
             parent,
             checkpoint,
             head,
             self._constraints(agent_id, parent.session_key, checkpoint),
             self._config.tail_chars,
-            self.budget(),
+            self.budget() if budget is None else budget,
             now,
+            decisions,
         )
 
     def budget(self) -> int:
@@ -194,10 +220,14 @@ class InheritanceService:
         return MAX_INJECTION_CHARS - self._config.recovery_budget_chars - SHARED_HEADROOM
 
     def _constraints(self, agent_id: str, session_key: str, checkpoint: Checkpoint | None) -> list[str]:
-        """From what the parent's user said: the checkpoint's prompts and notes (its digest's bullet
-        lines, remembered notes, summary, next steps), then the prompts since the checkpoint."""
+        """The parent's constraints: its rolling digest's (all it has established, whatever its later
+        checkpoints and compactions), then rules in the prompts and notes since that checkpoint.
+        A checkpoint from before the digest: its digest's bullet lines, notes, summary, next steps."""
         texts: list[str] = []
-        if checkpoint is not None:
+        from_digest: list[str] = []
+        if checkpoint is not None and checkpoint.session_digest is not None:
+            from_digest = [f.text for f in checkpoint.session_digest.of(FactKind.CONSTRAINT)]
+        elif checkpoint is not None:
             bullets = [line[2:] for line in checkpoint.digest.splitlines() if line.startswith("- ")]
             texts += [
                 *bullets,
@@ -208,4 +238,7 @@ class InheritanceService:
         state = self._states.get(agent_id, session_key) if self._states is not None else None
         if state is not None:
             texts += [*state.pending_remembers, *state.pending_snippets]
-        return constraints_from(texts)
+        since = [c for c in constraints_from(texts) if c not in from_digest]
+        # The digest's rules first; the newest unsaved ones take at most half the room.
+        newest = since[-(MAX_CONSTRAINTS // 2) :] if from_digest else since
+        return [*from_digest[: MAX_CONSTRAINTS - len(newest)], *newest]

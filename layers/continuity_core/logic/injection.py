@@ -22,23 +22,40 @@ def fit(text: str, budget: int) -> str:
 class Section:
     text: str
     reserved_chars: int | None = None  # None: shares whatever the reserved sections leave
+    cut: bool = False  # the section already left something out (and says so in its text)
+
+
+@dataclass(frozen=True)
+class Injection:
+    text: str | None
+    truncated: bool  # something was left out or cut; the text says so where it happened
 
 
 def compose(sections: list[Section], limit: int = MAX_INJECTION_CHARS) -> str | None:
-    """Reserved sections get their budget set aside before anything else is placed."""
+    return assemble(sections, limit).text
+
+
+def assemble(sections: list[Section], limit: int = MAX_INJECTION_CHARS) -> Injection:
+    """Reserved sections get their budget set aside before anything else is placed; the whole
+    stays within ``limit`` (the harness's cap), and every cut ends with a visible marker."""
     present = [section for section in sections if section.text]
     if not present:
-        return None
-    reserved = sum(min(s.reserved_chars, limit) for s in present if s.reserved_chars is not None)
+        return Injection(None, False)
     separators = len(SECTION_SEPARATOR) * (len(present) - 1)
+    reserved = sum(min(s.reserved_chars, limit) for s in present if s.reserved_chars is not None)
     shared_left = max(0, limit - reserved - separators)
     parts: list[str] = []
+    truncated = any(section.cut for section in present)
     for section in present:
         if section.reserved_chars is not None:
-            parts.append(fit(section.text, min(section.reserved_chars, limit)))
+            part = fit(section.text, min(section.reserved_chars, limit))
         else:
             part = fit(section.text, shared_left)
             shared_left -= len(part)
-            if part:
-                parts.append(part)
-    return SECTION_SEPARATOR.join(parts)[:limit]
+        truncated |= part != section.text
+        if part:
+            parts.append(part)
+    text = SECTION_SEPARATOR.join(parts)
+    if len(text) > limit:
+        text, truncated = fit(text, limit), True
+    return Injection(text, truncated)

@@ -46,5 +46,7 @@ def normalize_hook(event: HookEvent, request: HookRequest) -> Hook:
         parent_session_key=(request.parent_session_key or "").strip() or None,
         transcript=request.transcript,
         transcript_chars=request.transcript_chars,
+        context_tokens=request.context_tokens,
+        injection_cap_chars=request.injection_cap_chars,
         redactions=sum(report.values()),
     )

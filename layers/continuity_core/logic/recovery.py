@@ -1,8 +1,13 @@
 """Recovery at session start: find what to hand back, and render it.
 
-Lookup order: the same session (no time limit) → an explicit previous session → the same project
-within the recovery window. The project index query also brings the ledger's newest decisions, so
-recovery costs the same few requests however many checkpoints are stored.
+Lookup order: the same session (no time limit) → an explicit previous session → after a /clear, the
+session just cleared (its ``clear`` checkpoint, same harness) → the same project within the recovery
+window (unless ``crossSessionRecovery`` is off). The project index query also brings the ledger's
+newest decisions, so recovery costs the same few requests however many checkpoints are stored.
+
+A checkpoint carries the rolling session digest, so the newest one holds the session's whole story;
+the block is rendered from it (``logic/recovery_block.py``). Checkpoints written before the digest
+existed are rendered from their own text.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from enum import StrEnum
 from continuity_core.config import ContinuityConfig
 from continuity_core.logic.digest import format_duration
 from continuity_core.logic.injection import Section, fit
+from continuity_core.logic.recovery_block import render_digest
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.ports import CheckpointStore
@@ -29,7 +35,13 @@ RECENT = 4
 class RecoverySource(StrEnum):
     SAME_SESSION = "same_session"
     PREVIOUS_SESSION = "previous_session"
+    CLEARED_SESSION = "cleared_session"
     SAME_PROJECT = "same_project"
+
+
+# A session-start with source=clear follows its session-end(reason=clear) within moments.
+CLEAR_LINK_WINDOW = timedelta(minutes=10)
+CLEAR_SOURCES = frozenset({"clear"})
 
 
 @dataclass(frozen=True)
@@ -75,6 +87,8 @@ def find_start_context(
     project_normalized: str | None,
     config: ContinuityConfig,
     now: datetime,
+    start_source: str | None = None,
+    harness: str | None = None,
 ) -> StartContext:
     own = store.recent_for_session(agent_id, session_key, RECENT)
     source = RecoverySource.SAME_SESSION
@@ -86,8 +100,12 @@ def find_start_context(
         since = now - timedelta(hours=config.recovery_window_hours)
         snapshot = store.project_snapshot(agent_id, project_normalized, since, RECENT)
         decisions = snapshot.recent_decisions
-        if not own:
-            own, source = snapshot.checkpoints, RecoverySource.SAME_PROJECT
+        others = [c for c in snapshot.checkpoints if c.session_key != session_key]
+        cleared = _cleared(others, start_source, harness, now)
+        if not own and cleared is not None:
+            own, source = [cleared], RecoverySource.CLEARED_SESSION
+        elif not own and config.cross_session_recovery:
+            own, source = others, RecoverySource.SAME_PROJECT
     chosen = pick(own)
     if not chosen:
         return StartContext(recovery=None, recent_decisions=decisions)
@@ -96,6 +114,24 @@ def find_start_context(
         d for d in decisions if d.created_at > latest.created_at and d.session_key != latest.session_key
     ]
     return StartContext(Recovery(chosen, source, changed), decisions)
+
+
+def _cleared(
+    checkpoints: list[Checkpoint], start_source: str | None, harness: str | None, now: datetime
+) -> Checkpoint | None:
+    """After /clear: the newest ``clear`` checkpoint of the same harness, written moments ago."""
+    if (start_source or "").lower() not in CLEAR_SOURCES:
+        return None
+    return next(
+        (
+            c
+            for c in checkpoints
+            if c.trigger is CheckpointTrigger.CLEAR
+            and (harness is None or c.harness == harness)
+            and now - c.created_at <= CLEAR_LINK_WINDOW
+        ),
+        None,
+    )
 
 
 def find_recovery(
@@ -118,16 +154,25 @@ def describe_decision(entry: LedgerEntry, now: datetime) -> str:
     return f"- {entry.decision}{reason} ({who})"
 
 
-def render_recovery(recovery: Recovery, now: datetime) -> str:
+_ORIGINS = {
+    RecoverySource.SAME_SESSION: "this session",
+    RecoverySource.PREVIOUS_SESSION: "the previous session `{key}`",
+    RecoverySource.CLEARED_SESSION: "the session you just cleared (`{key}`)",
+    RecoverySource.SAME_PROJECT: "an earlier session of this project (`{key}`): check it still applies",
+}
+
+
+def render_recovery(recovery: Recovery, now: datetime, budget: int | None = None) -> tuple[str, bool]:
+    """(block, cut): the recovery block, at most ``budget`` characters when given."""
     latest = recovery.checkpoint
-    origin = (
-        "this session" if recovery.source is RecoverySource.SAME_SESSION else f"session {latest.session_key}"
-    )
+    origin = _ORIGINS[recovery.source].format(key=latest.session_key)
     age = format_duration(now - latest.created_at)
+    digest = latest.session_digest
+    prompts = f"; {digest.prompts} prompts" if digest and digest.prompts else ""
     parts = [
         f"{RECOVERY_HEADING}\n"
-        f"_Recovered from the {latest.trigger.value} checkpoint of {origin}, "
-        f"written {age} ago ({latest.created_at.isoformat(timespec='seconds')})._"
+        f"_Recovered from {origin}: its {latest.trigger.value} checkpoint, "
+        f"written {age} ago ({latest.created_at.isoformat(timespec='seconds')}){prompts}._"
     ]
     if recovery.changed_decisions:
         # The ledger is the authority: put what changed first, where a cut cannot reach it.
@@ -136,14 +181,25 @@ def render_recovery(recovery: Recovery, now: datetime) -> str:
             + "\n_Decided by other sessions after this checkpoint; they override it:_\n"
             + "\n".join(describe_decision(d, now) for d in reversed(recovery.changed_decisions))
         )
-    parts += [checkpoint.digest for checkpoint in recovery.checkpoints]
-    return "\n\n".join(parts)
+    head = "\n\n".join(parts)
+    if digest is not None and not digest.empty:
+        room = (budget if budget is not None else 10**9) - len(head) - 2
+        return render_digest(digest, head, room + len(head))
+    text = "\n\n".join([head, *(checkpoint.digest for checkpoint in recovery.checkpoints)])
+    if budget is not None and len(text) > budget:
+        return fit(text, budget), True
+    return text, False
 
 
-def recovery_section(recovery: Recovery | None, config: ContinuityConfig, now: datetime) -> Section | None:
+def recovery_section(
+    recovery: Recovery | None, config: ContinuityConfig, now: datetime, limit: int | None = None
+) -> Section | None:
+    """The recovery block inside its reservation (``recoveryBudgetChars``, or less under a small cap)."""
     if recovery is None:
         return None
-    return Section(text=render_recovery(recovery, now), reserved_chars=config.recovery_budget_chars)
+    budget = min(config.recovery_budget_chars, limit) if limit else config.recovery_budget_chars
+    text, cut = render_recovery(recovery, now, budget)
+    return Section(text=text, reserved_chars=budget, cut=cut)
 
 
 def ledger_line(decisions: list[LedgerEntry], now: datetime) -> Section | None:

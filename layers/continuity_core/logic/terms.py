@@ -10,7 +10,7 @@ MAX_TERMS = 8
 MAX_TERM_CHARS = 40  # longer "words" are hashes, blobs, paths run together: not search terms
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 _WHITESPACE = re.compile(r"\s+")
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     [
         "a",
         "about",
@@ -178,7 +178,7 @@ def key_terms(prompt: str | None, limit: int = MAX_TERMS) -> str | None:
     seen: list[str] = []
     for match in _WORD.finditer(prompt):
         word = match.group(0).lower()
-        if not 3 <= len(word) <= MAX_TERM_CHARS or word in _STOPWORDS or word.isdigit() or word in seen:
+        if not 3 <= len(word) <= MAX_TERM_CHARS or word in STOPWORDS or word.isdigit() or word in seen:
             continue
         seen.append(word)
         if len(seen) == limit:

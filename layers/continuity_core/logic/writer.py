@@ -6,15 +6,32 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 from continuity_core.config import ContinuityConfig
 from continuity_core.logic.checkpoints import build_checkpoint, cap_evictions
+from continuity_core.logic.digest_inputs import digest_inputs
+from continuity_core.logic.rolling import Statement, merge_digests, roll
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.session_digest import SessionDigest
 from continuity_core.models.state import SessionState
-from continuity_core.ports import CheckpointStore, Clock, FlushConflictError, StateChangedError, StateStore
+from continuity_core.ports import (
+    CheckpointStore,
+    Clock,
+    FlushConflictError,
+    StateChangedError,
+    StateStore,
+    StorageUnavailableError,
+    TranscriptBodyMissingError,
+    TranscriptStore,
+)
 
 MAX_ATTEMPTS = 6
+# Checkpoints read for the digest they carry: the newest, plus two in case writers raced.
+DIGEST_SOURCES = 3
+# The most transcript one checkpoint reads for the digest (a session far behind reads its latest part).
+MAX_TRANSCRIPT_READ = 400_000
 
 
 class FlushOutcome(StrEnum):
@@ -38,12 +55,14 @@ class CheckpointWriter:
         config: ContinuityConfig,
         clock: Clock,
         sleep: Callable[[float], None] = time.sleep,
+        transcripts: TranscriptStore | None = None,
     ) -> None:
         self._states = states
         self._checkpoints = checkpoints
         self._config = config
         self._clock = clock
         self._sleep = sleep
+        self._transcripts = transcripts
 
     def flush(
         self,
@@ -53,11 +72,15 @@ class CheckpointWriter:
         flush_token: str | None = None,
         render: Callable[[SessionState], str] | None = None,
         worth_writing: Callable[[SessionState], bool] = lambda state: state.has_pending,
+        extra: list[Statement] | None = None,
     ) -> FlushResult:
         """Checkpoint what is pending now. With ``flush_token``, only if that flush is still the one.
 
         Optimistic: read, build, commit on the read version; on a race, read again (latest wins).
         ``worth_writing`` decides on the state read (default: only when something is pending).
+        Every checkpoint carries the rolling session digest: the previous one with what is pending
+        (and the transcript since it last read, and ``extra``: e.g. the harness's compaction context)
+        merged in.
         """
         for attempt in range(MAX_ATTEMPTS):
             state = self._states.get(agent_id, session_key)
@@ -68,7 +91,10 @@ class CheckpointWriter:
                     self._states.release_flush(agent_id, session_key, flush_token)
                 return FlushResult(FlushOutcome.NOTHING_PENDING)
             now = self._clock()
-            checkpoint = build_checkpoint(state, trigger, now, digest=render(state) if render else None)
+            rolled = self.session_digest(agent_id, state, now, extra)
+            checkpoint = build_checkpoint(
+                state, trigger, now, digest=render(state) if render else None, session_digest=rolled
+            )
             evicted = cap_evictions(
                 self._checkpoints, agent_id, checkpoint, self._config.max_checkpoints_per_session
             )
@@ -79,3 +105,39 @@ class CheckpointWriter:
                 continue
             return FlushResult(FlushOutcome.WRITTEN, checkpoint, len(evicted))
         raise FlushConflictError(f"session {session_key} kept changing; retry later")
+
+    def session_digest(
+        self, agent_id: str, state: SessionState, now: datetime, extra: list[Statement] | None = None
+    ) -> SessionDigest:
+        """The session's digest as of now: the last checkpoints' digest plus what came since."""
+        recent = self._checkpoints.recent_for_session(agent_id, state.session_key, DIGEST_SOURCES)
+        previous = merge_digests(c.session_digest for c in recent)
+        start = previous.transcript_end if previous else 0
+        transcript, end = self._transcript_since(agent_id, state.session_key, start)
+        known = previous.recent_prompts if previous else []
+        inputs = digest_inputs(state, transcript, known, now, extra)
+        return roll(
+            previous,
+            inputs.statements,
+            now=now,
+            prompts=state.total_prompts,
+            transcript_end=end,
+            last_instruction=inputs.last_instruction,
+            recent=inputs.recent,
+        )
+
+    def _transcript_since(self, agent_id: str, session_key: str, start: int) -> tuple[str, int]:
+        """The live transcript from ``start`` (at most its last MAX_TRANSCRIPT_READ characters), and
+        where it ends. Unreadable: nothing, and the next checkpoint tries again from ``start``."""
+        if self._transcripts is None:
+            return "", start
+        try:
+            head = self._transcripts.head(agent_id, session_key, consistent=True)
+            if head is None or head.length == start:
+                return "", start
+            if head.length < start:  # a new transcript under the same key: read it from its start
+                start = 0
+            start = max(start, head.length - MAX_TRANSCRIPT_READ)
+            return self._transcripts.read(agent_id, head, start), head.length
+        except (TranscriptBodyMissingError, StorageUnavailableError):
+            return "", start

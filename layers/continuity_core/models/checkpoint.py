@@ -7,6 +7,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from continuity_core.models.session_digest import SessionDigest
+
 
 class CheckpointTrigger(StrEnum):
     PERIODIC = "periodic"
@@ -14,6 +16,7 @@ class CheckpointTrigger(StrEnum):
     SESSION_END = "session_end"
     AGENT = "agent"
     EXPLICIT = "explicit"
+    CLEAR = "clear"  # the session was cleared (/clear): its story, for the session that follows
 
 
 class Checkpoint(BaseModel):
@@ -37,6 +40,9 @@ class Checkpoint(BaseModel):
     summary: str | None = None
     next_steps: list[str] = Field(default_factory=list)
     created_at: datetime
+    session_digest: SessionDigest | None = Field(
+        None, description="The rolling session digest as of this checkpoint: the session's whole story."
+    )
 
 
 class CheckpointList(BaseModel):

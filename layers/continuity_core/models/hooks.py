@@ -103,6 +103,22 @@ class HookRequest(BaseModel):
         validation_alias=_choices("transcript_chars", "transcriptChars"),
         description="Size of the readable transcript on the agent's machine (for the compaction nudge).",
     )
+    context_tokens: int | None = Field(
+        None,
+        ge=0,
+        le=100_000_000,
+        validation_alias=_choices("context_tokens", "contextTokens"),
+        description="The context size the harness itself recorded, in tokens (Claude Code: the last "
+        "assistant entry's input plus cache tokens). The compaction nudge prefers it to transcript_chars.",
+    )
+    injection_cap_chars: int | None = Field(
+        None,
+        ge=200,
+        le=100_000,
+        validation_alias=_choices("injection_cap_chars", "injectionCapChars"),
+        description="The most characters of context the harness injects (Claude Code 10,000; Codex about "
+        "2,500 tokens). The whole answer fits it; a cut says so.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -143,6 +159,8 @@ class Hook(BaseModel):
     parent_session_key: str | None = None
     transcript: TranscriptDelta | None = None
     transcript_chars: int | None = None
+    context_tokens: int | None = None
+    injection_cap_chars: int | None = None
     redactions: int = 0  # secrets replaced in this hook's text before anything was stored
 
 

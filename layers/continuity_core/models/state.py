@@ -43,7 +43,9 @@ class SessionState(BaseModel):
     checkpoints_written: int = 0
     last_checkpoint_trigger: str | None = None
     last_digest_at: datetime | None = None
-    # Compaction nudge: the context size the client last reported, and whether this crossing nudged.
+    # Compaction nudge: the context size the client last reported (the harness's own figure in
+    # tokens, kept once sent; the readable transcript's characters), and whether this crossing nudged.
+    context_tokens: int | None = None
     transcript_chars: int | None = None
     nudged: bool = False
     nudge_armed_at: datetime | None = None

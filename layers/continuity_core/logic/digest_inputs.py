@@ -1,0 +1,157 @@
+"""What the rolling digest reads at a checkpoint: the prompts and remembers pending in the session
+state, and the live transcript since the digest last read it (the user's full words, the agent's
+prose and tool calls, the harness's compaction summary).
+
+The transcript is the client's readable text (``client/continuity_client/transcript.py``): blocks
+separated by a blank line, each starting with a label — ``User:``, ``Assistant:``, ``Tool Edit:``,
+``Result:``, ``[Compact summary]`` or a ``--- context compacted ---`` marker. A block's later
+paragraphs carry no label.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from continuity_core.logic.rolling import Statement
+from continuity_core.logic.sticky import Role
+from continuity_core.models.session_digest import FactKind, FactSource, PromptNote
+from continuity_core.models.state import SessionState
+
+_LABEL = re.compile(
+    r"^(User|Assistant|Tool [^\n]*|Result(?: \(error\))?|\[Compact summary\]|--- context compacted)"
+)
+_SPACES = re.compile(r"\s+")
+# What a user block holds that is not the user's own words: slash commands, hook and system text.
+_NOT_WORDS = re.compile(
+    r"^\s*(?:/[\w:-]+(?:\s|$)|<command-|<local-command|<system-reminder>|<user-prompt-submit-hook>|"
+    r"Caveat: The messages below|\[Request interrupted|\[image\])",
+)
+MATCH_CHARS = 60
+
+
+@dataclass(frozen=True)
+class Block:
+    label: str  # "User", "Assistant", "Tool", "Result", "Summary", "Marker"
+    text: str
+
+
+def transcript_blocks(text: str) -> list[Block]:
+    blocks: list[Block] = []
+    for part in text.split("\n\n"):
+        if not part.strip():
+            continue
+        match = _LABEL.match(part)
+        if match is None:
+            if blocks:
+                last = blocks[-1]
+                blocks[-1] = Block(last.label, f"{last.text}\n\n{part}")
+            continue
+        label = match.group(1)
+        if label.startswith("Tool "):
+            blocks.append(Block("Tool", part.strip()))
+        elif label == "[Compact summary]":
+            blocks.append(Block("Summary", part[len(label) :].strip()))
+        elif label.startswith("--- context compacted"):
+            blocks.append(Block("Marker", part.strip()))
+        else:
+            blocks.append(Block(label.split(" ")[0], part[len(label) + 1 :].strip()))
+    return blocks
+
+
+def is_users_words(text: str) -> bool:
+    return bool(text.strip()) and not _NOT_WORDS.match(text)
+
+
+def _flat(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+@dataclass(frozen=True)
+class DigestInputs:
+    statements: list[Statement]
+    last_instruction: Statement | None
+    recent: list[PromptNote]
+
+
+def numbered_snippets(state: SessionState) -> list[PromptNote]:
+    """The pending prompts with their session numbers (the last is the session's latest prompt)."""
+    snippets = state.pending_snippets
+    first = state.total_prompts - len(snippets) + 1
+    return [PromptNote(prompt=first + i, text=text) for i, text in enumerate(snippets)]
+
+
+def digest_inputs(
+    state: SessionState,
+    transcript: str,
+    known: list[PromptNote],
+    now: datetime,
+    extra: list[Statement] | None = None,
+) -> DigestInputs:
+    """Statements in the order they were said. A prompt the transcript holds is read in full there;
+    one it does not hold yet (the latest, usually) is read from its snippet."""
+    pending = numbered_snippets(state)
+    candidates = [*known, *pending]
+    matched: set[int] = set()
+    from_transcript: list[Statement] = []
+    number: int | None = None
+    last_user: Statement | None = None
+    for block in transcript_blocks(transcript):
+        if block.label == "User":
+            if not is_users_words(block.text):
+                continue
+            number = _number(block.text, candidates) or number
+            if number is not None:
+                matched.add(number)
+            statement = Statement(block.text, Role.USER, FactSource.PROMPT, number, now)
+            from_transcript.append(statement)
+            last_user = statement
+        elif block.label == "Assistant":
+            from_transcript.append(Statement(block.text, Role.AGENT, FactSource.AGENT, number, now))
+        elif block.label == "Tool":
+            from_transcript.append(
+                Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, tool=True)
+            )
+        elif block.label == "Summary":
+            from_transcript.append(
+                Statement(block.text, Role.SUMMARY, FactSource.COMPACTION_SUMMARY, number, now)
+            )
+    first_matched = min(matched) if matched else None
+    before, after = [], []
+    for note in pending:
+        if note.prompt in matched:
+            continue
+        statement = Statement(note.text, Role.USER, FactSource.PROMPT, note.prompt, now)
+        (before if first_matched is not None and note.prompt < first_matched else after).append(statement)
+    remembers = [
+        Statement(
+            text, Role.USER, FactSource.REMEMBER, state.total_prompts or None, now, kind=FactKind.REMEMBERED
+        )
+        for text in state.pending_remembers
+    ]
+    statements = [*before, *from_transcript, *after, *remembers, *(extra or [])]
+    last = _last_instruction(state, pending, last_user, after)
+    return DigestInputs(statements, last, pending)
+
+
+def _number(text: str, notes: list[PromptNote]) -> int | None:
+    flat = _flat(text)
+    for note in reversed(notes):
+        head = note.text.rstrip("…").strip()[:MATCH_CHARS]
+        if head and flat.startswith(head):
+            return note.prompt
+    return None
+
+
+def _last_instruction(
+    state: SessionState, pending: list[PromptNote], last_user: Statement | None, after: list[Statement]
+) -> Statement | None:
+    """The session's latest prompt, in full when the transcript holds it."""
+    if after:
+        latest = after[-1]
+        if latest.prompt == state.total_prompts:
+            return latest
+    if last_user is not None and (last_user.prompt is None or last_user.prompt == state.total_prompts):
+        return last_user
+    return after[-1] if after else last_user

@@ -1,0 +1,334 @@
+"""The rolling session digest: merge what a session said since the last checkpoint into what it had.
+
+Rules (the digest itself is ``models/session_digest.py``, the extraction ``logic/sticky.py``):
+
+- **Deduplicated.** A fact is its words (case, spacing and punctuation aside): said twice, it is one
+  fact seen twice. A prompt cut short (a snippet ending in "…") merges into its full text when the
+  live transcript brings it.
+- **Superseded.** A decision that says it replaces another ("actually", "instead of Redis", "switch
+  the queue to SQS", "scratch that") supersedes the active decision on the same subject (shared
+  words, or the very option it names); a plain decision "use X for the queue" supersedes an earlier
+  one for the same "for …" subject. The old one stays, marked, so the agent is told it changed.
+- **Closed.** A finding that answers or resolves ("it turns out …", "that's fixed now", "answer to
+  the earlier question: …") closes the open question it shares most words with (else, when it
+  names no subject, the most recent one).
+- **Ranked and bounded.** Each kind has a cap; beyond it the least useful go first (old, said once,
+  from the agent's prose, files only read). Constraints and remembered facts go last.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from continuity_core.logic.sticky import (
+    Candidate,
+    FileAction,
+    Role,
+    content_words,
+    extract,
+    replaced_terms,
+    tool_files,
+)
+from continuity_core.models.session_digest import (
+    Fact,
+    FactKind,
+    FactSource,
+    FactStatus,
+    PromptNote,
+    SessionDigest,
+)
+
+FACT_CHARS = 320
+REMEMBER_CHARS = 500
+INSTRUCTION_CHARS = 4000
+RECENT_PROMPTS = 8
+CAPS = {
+    FactKind.CONSTRAINT: 40,
+    FactKind.DECISION: 16,
+    FactKind.QUESTION: 10,
+    FactKind.FINDING: 12,
+    FactKind.REMEMBERED: 40,
+    FactKind.FILE: 24,
+    FactKind.NEXT_STEP: 6,
+}
+ENDED_CAP = 10  # superseded decisions and closed questions kept to say what changed
+# Eviction order when the whole digest is over its size: constraints last.
+EVICT_ORDER = (
+    FactKind.NEXT_STEP,
+    FactKind.FILE,
+    FactKind.FINDING,
+    FactKind.QUESTION,
+    FactKind.DECISION,
+    FactKind.REMEMBERED,
+    FactKind.CONSTRAINT,
+)
+MAX_DIGEST_CHARS = 24_000
+_SOURCE_WEIGHT = {
+    FactSource.REMEMBER: 0.5,
+    FactSource.PROMPT: 0.35,
+    FactSource.AGENT_DIGEST: 0.3,
+    FactSource.COMPACTION_SUMMARY: 0.15,
+    FactSource.AGENT: 0.0,
+}
+_ACTION_RANK = {
+    FileAction.EDITED.value: 4,
+    FileAction.WRITTEN.value: 4,
+    FileAction.MENTIONED.value: 3,
+    FileAction.SYMBOL.value: 2,
+    FileAction.READ.value: 1,
+}
+_KEY_WORDS = re.compile(r"\w+", re.UNICODE)
+_SUBJECT = re.compile(r"\bfor (?:the |our |all |every |a |an )?([\w-]+(?:[ -][\w-]+)?)", re.IGNORECASE)
+_SCRATCH = re.compile(r"\b(?:scratch that|change of plans?|on second thought|forget (?:that|it))\b", re.I)
+_GENERIC_CLOSE_WORDS = 3
+
+
+@dataclass(frozen=True)
+class Statement:
+    """Something the session said, with its provenance. ``kind`` set: taken as that fact, verbatim."""
+
+    text: str
+    role: Role
+    source: FactSource
+    prompt: int | None
+    at: datetime
+    kind: FactKind | None = None
+    detail: str | None = None
+    tool: bool = False  # a tool call line of the transcript (``Tool Edit: path``)
+
+
+@dataclass
+class _Digest:
+    facts: list[Fact] = field(default_factory=list)
+    evicted: int = 0
+
+
+def fact_key(kind: FactKind, text: str) -> str:
+    """Same words, same fact (files: the same path)."""
+    if kind is FactKind.FILE:
+        return "file:" + text.strip().rstrip("/")
+    return " ".join(_KEY_WORDS.findall(text.lower()))
+
+
+def merge_digests(digests: Iterable[SessionDigest | None]) -> SessionDigest | None:
+    """The newest digest plus any fact only an older one holds (two writers that raced)."""
+    present = sorted((d for d in digests if d is not None), key=_updated, reverse=True)
+    if not present:
+        return None
+    base = present[0]
+    keys = {fact_key(f.kind, f.text) for f in base.facts}
+    extra: list[Fact] = []
+    for other in present[1:]:
+        for fact in other.facts:
+            key = fact_key(fact.kind, fact.text)
+            if key not in keys:
+                keys.add(key)
+                extra.append(fact)
+    if not extra:
+        return base
+    return base.model_copy(update={"facts": [*base.facts, *extra]})
+
+
+def _updated(digest: SessionDigest) -> float:
+    return digest.updated_at.timestamp() if digest.updated_at else 0.0
+
+
+def roll(
+    previous: SessionDigest | None,
+    statements: list[Statement],
+    *,
+    now: datetime,
+    prompts: int | None = None,
+    transcript_end: int | None = None,
+    last_instruction: Statement | None = None,
+    recent: list[PromptNote] | None = None,
+) -> SessionDigest:
+    """``previous`` with ``statements`` merged in, in order; bounded."""
+    base = previous or SessionDigest()
+    work = _Digest(list(base.facts), base.evicted)
+    for statement in statements:
+        for candidate in _candidates(statement):
+            _add(work, candidate, statement)
+    total = max(base.prompts, prompts or 0)
+    _bound(work, total)
+    instruction = base.last_instruction
+    if last_instruction is not None and last_instruction.text.strip():
+        instruction = Fact(
+            kind=FactKind.NEXT_STEP,
+            text=_clip(last_instruction.text.strip(), INSTRUCTION_CHARS),
+            source=last_instruction.source,
+            prompt=last_instruction.prompt,
+            at=last_instruction.at,
+        )
+    notes = {note.prompt: note for note in [*base.recent_prompts, *(recent or [])]}
+    return SessionDigest(
+        facts=work.facts,
+        last_instruction=instruction,
+        recent_prompts=[notes[n] for n in sorted(notes)][-RECENT_PROMPTS:],
+        prompts=total,
+        transcript_end=max(base.transcript_end, transcript_end or 0),
+        evicted=work.evicted,
+        updated_at=now,
+    )
+
+
+def _candidates(statement: Statement) -> list[Candidate]:
+    if statement.tool:
+        return tool_files(statement.text)
+    if statement.kind is FactKind.DECISION:
+        text = statement.text.strip()
+        corrects = bool(re.search(r"\b(?:instead|rather than|switch|replac|no longer|actually)", text, re.I))
+        return [Candidate(FactKind.DECISION, text, corrects=corrects, replaced=replaced_terms(text))]
+    if statement.kind is not None:
+        return [Candidate(statement.kind, statement.text.strip(), statement.detail)]
+    return extract(statement.text, statement.role)
+
+
+def _add(work: _Digest, candidate: Candidate, statement: Statement) -> None:
+    limit = REMEMBER_CHARS if candidate.kind is FactKind.REMEMBERED else FACT_CHARS
+    text = candidate.text if candidate.kind is FactKind.REMEMBERED else _clip(candidate.text, limit)
+    if not text.strip():
+        return
+    if candidate.closes:
+        _close(work, text, statement)
+        if len(content_words(text)) < _GENERIC_CLOSE_WORDS:
+            return  # "that's fixed now": closes, tells nothing on its own
+    key = fact_key(candidate.kind, text)
+    for index, fact in enumerate(work.facts):
+        if fact.kind is FactKind.FILE and candidate.kind is not FactKind.FILE:
+            continue
+        same = fact_key(fact.kind, fact.text) == key
+        grows = fact.text.endswith("…") and key.startswith(fact_key(fact.kind, fact.text[:-1]))
+        if not (same or grows):
+            continue
+        work.facts[index] = _restated(fact, candidate, statement, text if grows else fact.text)
+        return
+    if candidate.kind is FactKind.DECISION:
+        _supersede(work, candidate, text, statement)
+    work.facts.append(
+        Fact(
+            kind=candidate.kind,
+            text=text,
+            source=statement.source,
+            prompt=statement.prompt,
+            last_prompt=statement.prompt,
+            at=statement.at,
+            detail=candidate.detail,
+        )
+    )
+
+
+def _restated(fact: Fact, candidate: Candidate, statement: Statement, text: str) -> Fact:
+    again = statement.prompt is None or statement.prompt != fact.last_prompt
+    detail = fact.detail
+    if candidate.detail and _ACTION_RANK.get(candidate.detail, 0) > _ACTION_RANK.get(detail or "", 0):
+        detail = candidate.detail
+    update: dict[str, object] = {"text": text, "detail": detail}
+    if again:
+        update |= {"seen": fact.seen + 1, "last_prompt": statement.prompt or fact.last_prompt}
+    return fact.model_copy(update=update)
+
+
+def _supersede(work: _Digest, candidate: Candidate, text: str, statement: Statement) -> None:
+    words = content_words(text)
+    subject = _subject(text)
+    best: tuple[float, int] | None = None
+    for index, fact in enumerate(work.facts):
+        if fact.kind is not FactKind.DECISION or fact.status is not FactStatus.ACTIVE:
+            continue
+        old = content_words(fact.text)
+        if candidate.replaced and any(term in old for term in candidate.replaced):
+            _end(work, index, FactStatus.SUPERSEDED, text, statement)
+            continue
+        overlap = len(words & old) / max(1, min(len(words), len(old)))
+        same_subject = bool(subject and subject & _subject(fact.text))
+        if same_subject or (candidate.corrects and overlap >= 0.34):
+            score = overlap + (1.0 if same_subject else 0.0)
+            if best is None or score >= best[0]:
+                best = (score, index)
+    if best is not None:
+        _end(work, best[1], FactStatus.SUPERSEDED, text, statement)
+    elif _SCRATCH.search(text):
+        recent = [
+            i
+            for i, f in enumerate(work.facts)
+            if f.kind is FactKind.DECISION and f.status is FactStatus.ACTIVE
+        ]
+        if recent:
+            _end(work, recent[-1], FactStatus.SUPERSEDED, text, statement)
+
+
+def _subject(text: str) -> set[str]:
+    words: set[str] = set()
+    for match in _SUBJECT.finditer(text):
+        words |= content_words(match.group(1))
+    return words
+
+
+def _close(work: _Digest, text: str, statement: Statement) -> None:
+    words = content_words(text)
+    open_questions = [
+        i for i, f in enumerate(work.facts) if f.kind is FactKind.QUESTION and f.status is FactStatus.ACTIVE
+    ]
+    best: tuple[int, int] | None = None
+    for index in open_questions:
+        shared = len(words & content_words(work.facts[index].text))
+        if shared and (best is None or shared >= best[0]):
+            best = (shared, index)
+    if best is not None:
+        _end(work, best[1], FactStatus.CLOSED, text, statement)
+    elif open_questions and (len(words) < _GENERIC_CLOSE_WORDS or "question" in text.lower()):
+        _end(work, open_questions[-1], FactStatus.CLOSED, text, statement)
+
+
+def _end(work: _Digest, index: int, status: FactStatus, by: str, statement: Statement) -> None:
+    work.facts[index] = work.facts[index].model_copy(
+        update={"status": status, "ended_by": _clip(by, 160), "ended_prompt": statement.prompt}
+    )
+
+
+def score(fact: Fact, prompts: int) -> float:
+    """How useful a fact is to keep: recent, repeated, said by the user, a file worked on."""
+    when = fact.last_prompt or fact.prompt
+    recency = (when / prompts) if when and prompts else 0.5
+    repetition = 0.15 * min(fact.seen - 1, 4)
+    action = 0.15 * _ACTION_RANK.get(fact.detail or "", 0)
+    return recency + repetition + _SOURCE_WEIGHT[fact.source] + action
+
+
+def _bound(work: _Digest, prompts: int) -> None:
+    """Each kind within its cap, ended facts within theirs, the whole within its size."""
+    keep: list[Fact] = []
+    ended = [f for f in work.facts if f.status is not FactStatus.ACTIVE]
+    for kind, cap in CAPS.items():
+        active = [f for f in work.facts if f.kind is kind and f.status is FactStatus.ACTIVE]
+        keep += _best(active, cap, prompts)
+    keep += sorted(ended, key=lambda f: f.ended_prompt or 0)[-ENDED_CAP:]
+    size = sum(len(f.text) for f in keep)
+    for kind in EVICT_ORDER:
+        while size > MAX_DIGEST_CHARS:
+            of_kind = [f for f in keep if f.kind is kind and f.status is FactStatus.ACTIVE]
+            if not of_kind:
+                break
+            worst = min(of_kind, key=lambda f: score(f, prompts))
+            keep.remove(worst)
+            size -= len(worst.text)
+    order = {id(f): i for i, f in enumerate(work.facts)}
+    work.evicted += sum(1 for f in work.facts if f.status is FactStatus.ACTIVE) - sum(
+        1 for f in keep if f.status is FactStatus.ACTIVE
+    )
+    work.facts = sorted(keep, key=lambda f: order[id(f)])
+
+
+def _best(facts: list[Fact], cap: int, prompts: int) -> list[Fact]:
+    if len(facts) <= cap:
+        return facts
+    return sorted(facts, key=lambda f: score(f, prompts), reverse=True)[:cap]
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

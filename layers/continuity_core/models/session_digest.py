@@ -1,0 +1,85 @@
+"""The rolling session digest: the session's sticky facts, carried from checkpoint to checkpoint.
+
+Kept by the checkpoint writer (never on the prompt's path) and stored inside every checkpoint, so the
+newest checkpoint of a session always holds the whole story: constraints, decisions (and what they
+superseded), open questions (and how they were closed), findings, files in play, remembered facts
+verbatim, next steps and the last instruction verbatim. Built by code from what the session said;
+see ``logic/sticky.py`` (extraction) and ``logic/rolling.py`` (merge, rank, bound).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class FactKind(StrEnum):
+    CONSTRAINT = "constraint"
+    DECISION = "decision"
+    QUESTION = "question"  # open questions and blockers
+    FINDING = "finding"  # what was found out: a root cause, an answer
+    REMEMBERED = "remembered"
+    FILE = "file"  # files, paths and symbols in play
+    NEXT_STEP = "next_step"
+
+
+class FactSource(StrEnum):
+    PROMPT = "prompt"  # the user's prompt
+    REMEMBER = "remember"  # the remember hook
+    AGENT = "agent"  # the agent's own words or tool calls in the live transcript
+    AGENT_DIGEST = "agent_digest"  # the agent's session_digest
+    COMPACTION_SUMMARY = "compaction_summary"  # the harness's own compaction summary
+
+
+class FactStatus(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"  # a decision a later one on the same subject replaced
+    CLOSED = "closed"  # a question answered, a blocker resolved
+
+
+class Fact(BaseModel):
+    """One sticky fact with its provenance."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: FactKind
+    text: str = Field(max_length=2000)
+    source: FactSource
+    prompt: int | None = Field(None, description="The session's prompt number when it was first stated.")
+    at: datetime
+    seen: int = Field(1, ge=1, description="How many times it was stated (repetition ranks it up).")
+    last_prompt: int | None = Field(None, description="The prompt number when it was last stated.")
+    status: FactStatus = FactStatus.ACTIVE
+    ended_by: str | None = Field(None, description="What superseded or closed it.")
+    ended_prompt: int | None = None
+    detail: str | None = Field(None, description="For files: edited, written, read or mentioned.")
+
+
+class PromptNote(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    prompt: int
+    text: str
+
+
+class SessionDigest(BaseModel):
+    """What a session has established so far; never reset by a checkpoint."""
+
+    model_config = ConfigDict(frozen=True)
+
+    facts: list[Fact] = Field(default_factory=list)
+    last_instruction: Fact | None = None
+    recent_prompts: list[PromptNote] = Field(default_factory=list, description="Newest last.")
+    prompts: int = Field(0, ge=0, description="Prompts the digest has seen.")
+    transcript_end: int = Field(0, ge=0, description="How far into the live transcript it has read.")
+    evicted: int = Field(0, ge=0, description="Facts dropped by the size bound so far.")
+    updated_at: datetime | None = None
+
+    def of(self, kind: FactKind, status: FactStatus | None = FactStatus.ACTIVE) -> list[Fact]:
+        return [f for f in self.facts if f.kind is kind and (status is None or f.status is status)]
+
+    @property
+    def empty(self) -> bool:
+        return not self.facts and self.last_instruction is None and not self.recent_prompts
