@@ -32,8 +32,8 @@ def test_pre_compaction_writes_at_once_and_the_compacted_session_gets_it_back(
 
     context = answer["hookSpecificOutput"]["additionalContext"]
     assert triggers(service, "s") == ["pre_compaction"]
-    assert "## Pre-Compaction Checkpoint" in context
-    assert "Instructions: keep the list of failing tests" in context
+    assert "pre_compaction checkpoint of this session" in context
+    assert "Compaction instructions: keep the list of failing tests" in context
     assert "Working on flaky checkout tests" in context
     assert "step 3: refactor" in context
 
@@ -77,29 +77,37 @@ def test_session_end_with_nothing_new_writes_nothing(service: InProcessService) 
     assert triggers(service, "s") == ["periodic"]
 
 
-def test_clear_skips_the_session_end_checkpoint_and_the_next_start_still_recovers(
+def test_clear_writes_the_cleared_story_and_the_next_start_recovers_it(
     service: InProcessService,
 ) -> None:
+    # Given a session checkpointed at prompt 10, then one more prompt, and another session of the
+    # project that checkpointed later
     for n in range(1, 11):
         service.hook("user-prompt-submit", prompt("old", n))
     service.drain_queue()
     service.hook("user-prompt-submit", prompt("old", 11))
-
+    # When it is cleared and the new session starts (source=clear)
     hooks(service, "session-end", "old", reason="clear")
+    for n in range(1, 11):
+        service.hook("user-prompt-submit", prompt("other", n, "/work/app"))
+    service.drain_queue()
     answer = hooks(service, "session-start", "new", source="clear")
 
-    assert triggers(service, "old") == ["periodic"]
-    assert "session old" in answer["hookSpecificOutput"]["additionalContext"]
+    # Then the cleared session's clear checkpoint holds prompt 11, and that is what is recovered
+    assert triggers(service, "old") == ["periodic", "clear"]
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert "session old (the session you just cleared)" in context
+    assert "step 11: refactor" in context
 
 
-def test_a_flush_already_due_still_lands_when_the_session_is_cleared(service: InProcessService) -> None:
+def test_a_flush_already_due_lands_in_the_clear_checkpoint(service: InProcessService) -> None:
     for n in range(1, 11):
         service.hook("user-prompt-submit", prompt("s", n))  # due: the flush message is waiting
 
     hooks(service, "session-end", "s", reason="clear")
     service.drain_queue()
 
-    assert [(c["trigger"], c["last_prompt"]) for c in service.session_checkpoints("s")] == [("periodic", 10)]
+    assert [(c["trigger"], c["last_prompt"]) for c in service.session_checkpoints("s")] == [("clear", 10)]
 
 
 def test_session_end_clears_what_was_pending(service: InProcessService) -> None:

@@ -38,9 +38,13 @@ def test_a_compacted_session_gets_its_latest_checkpoint_back(service: InProcessS
     answer = start(service, "s1", source="compact")
 
     assert answer["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    assert context(answer).startswith("## Session Recovery Context")
-    assert latest["digest"][:1500] in context(answer)
-    assert len(context(answer)) <= 2000
+    block = context(answer)
+    assert block.startswith("## Session Recovery Context")
+    assert f"{latest['trigger']} checkpoint of this session" in block
+    # The session's story: the last prompt verbatim, the ones before it by number
+    assert "### Last Instruction (prompt 10, verbatim)\n> step 10: refactor the checkpoint writer" in block
+    assert "- (prompt 9) step 9: refactor the checkpoint writer" in block
+    assert len(block) <= services.get_config().recovery_budget_chars
 
 
 def test_a_new_session_in_the_same_project_recovers_it(service: InProcessService) -> None:

@@ -20,7 +20,8 @@ from continuity_core.models.session_digest import FactKind, FactSource, PromptNo
 from continuity_core.models.state import SessionState
 
 _LABEL = re.compile(
-    r"^(User|Assistant|Tool [^\n]*|Result(?: \(error\))?|\[Compact summary\]|--- context compacted)"
+    r"^(User:|Assistant:|Tool [\w.:-]+?(?=:|$)|Result(?: \(error\))?:|\[Compact summary\]|"
+    r"--- context compacted)"
 )
 _SPACES = re.compile(r"\s+")
 # What a user block holds that is not the user's own words: slash commands, hook and system text.
@@ -38,26 +39,25 @@ class Block:
 
 
 def transcript_blocks(text: str) -> list[Block]:
+    """The labelled blocks in order; a line without a label continues the block before it."""
     blocks: list[Block] = []
-    for part in text.split("\n\n"):
-        if not part.strip():
-            continue
-        match = _LABEL.match(part)
+    for line in text.split("\n"):
+        match = _LABEL.match(line)
         if match is None:
             if blocks:
                 last = blocks[-1]
-                blocks[-1] = Block(last.label, f"{last.text}\n\n{part}")
+                blocks[-1] = Block(last.label, f"{last.text}\n{line}")
             continue
         label = match.group(1)
         if label.startswith("Tool "):
-            blocks.append(Block("Tool", part.strip()))
+            blocks.append(Block("Tool", line.strip()))
         elif label == "[Compact summary]":
-            blocks.append(Block("Summary", part[len(label) :].strip()))
+            blocks.append(Block("Summary", line[len(label) :].strip()))
         elif label.startswith("--- context compacted"):
-            blocks.append(Block("Marker", part.strip()))
+            blocks.append(Block("Marker", line.strip()))
         else:
-            blocks.append(Block(label.split(" ")[0], part[len(label) + 1 :].strip()))
-    return blocks
+            blocks.append(Block(label.split(" ")[0].rstrip(":"), line[len(label) :].strip()))
+    return [Block(b.label, b.text.strip()) for b in blocks if b.text.strip()]
 
 
 def is_users_words(text: str) -> bool:

@@ -325,8 +325,10 @@ def _compaction_context(hook: Hook, now: datetime) -> list[Statement]:
         text = f"Compaction instructions: {instructions}"
         found.append(Statement(text, Role.USER, FactSource.PROMPT, None, now, kind=FactKind.NEXT_STEP))
     context = (hook.session_context or "").strip()
-    if context:
-        found.append(Statement(context, Role.SUMMARY, FactSource.COMPACTION_SUMMARY, None, now))
+    if context:  # kept as said, and read for the rules and decisions it states
+        source = FactSource.COMPACTION_SUMMARY
+        found.append(Statement(context, Role.SUMMARY, source, None, now, kind=FactKind.REMEMBERED))
+        found.append(Statement(context, Role.SUMMARY, source, None, now))
     return found
 
 

@@ -160,11 +160,10 @@ def readable_tail(tail: str) -> str:
     kept = [
         part
         for part in tail.split("\n\n")
-        if part.strip()
-        and not part.startswith(("[Compact summary]", "--- context compacted"))
+        if not part.startswith(("[Compact summary]", "--- context compacted"))
         and not (part.startswith("User: ") and not is_users_words(part[6:]))
     ]
-    return "\n\n".join(kept) + ("\n\n" if kept else "")
+    return "\n\n".join(kept)
 
 
 def _demote(digest: str) -> str:

@@ -156,9 +156,9 @@ def describe_decision(entry: LedgerEntry, now: datetime) -> str:
 
 _ORIGINS = {
     RecoverySource.SAME_SESSION: "this session",
-    RecoverySource.PREVIOUS_SESSION: "the previous session `{key}`",
-    RecoverySource.CLEARED_SESSION: "the session you just cleared (`{key}`)",
-    RecoverySource.SAME_PROJECT: "an earlier session of this project (`{key}`): check it still applies",
+    RecoverySource.PREVIOUS_SESSION: "session {key} (named as the previous session)",
+    RecoverySource.CLEARED_SESSION: "session {key} (the session you just cleared)",
+    RecoverySource.SAME_PROJECT: "session {key} (an earlier session of this project: check it still applies)",
 }
 
 
@@ -171,7 +171,7 @@ def render_recovery(recovery: Recovery, now: datetime, budget: int | None = None
     prompts = f"; {digest.prompts} prompts" if digest and digest.prompts else ""
     parts = [
         f"{RECOVERY_HEADING}\n"
-        f"_Recovered from {origin}: its {latest.trigger.value} checkpoint, "
+        f"_Recovered from the {latest.trigger.value} checkpoint of {origin}, "
         f"written {age} ago ({latest.created_at.isoformat(timespec='seconds')}){prompts}._"
     ]
     if recovery.changed_decisions:
