@@ -59,7 +59,7 @@ class ContinuityConfig(BaseModel):
         200_000, ge=8_000, le=2_000_000, description="The agent's context window, for the compaction nudge."
     )
     nudge_threshold_percent: int = Field(
-        70, ge=10, le=95, description="Nudge the agent to write a digest past this share of the window."
+        65, ge=10, le=95, description="Nudge the agent to write a digest past this share of the window."
     )
     # Live transcripts, sub-agent inheritance and session search.
     inherit_context: bool = Field(True, description="Inject the parent's context at a sub-agent's start.")

@@ -61,7 +61,7 @@ def test_a_digest_becomes_an_agent_checkpoint_with_its_sections(service: InProce
     assert 'tests/mocks/payment.py:42 "time.time()"' in digest
 
 
-def test_recovery_puts_a_newer_agent_digest_first_then_the_last_passive_checkpoint(
+def test_recovery_after_an_agent_digest_keeps_the_prompts_before_it_and_its_own_facts(
     service: InProcessService,
 ) -> None:
     prompts(service, "s", 10)
@@ -69,7 +69,15 @@ def test_recovery_puts_a_newer_agent_digest_first_then_the_last_passive_checkpoi
 
     context = start(service, "s", source="compact")
 
-    assert context.index("## Agent Digest") < context.index("## Session Checkpoint")
+    # The agent's summary, decision, next steps and question, and the prompts checkpointed before it
+    assert "agent checkpoint of this session" in context
+    assert context.index("### The Agent's Own Summary") < context.index("### Decisions")
+    assert "wall-clock time" in context
+    assert "- Freeze time in the payment mock (agent digest)" in context
+    assert "- Run the suite 20 times (agent digest)" in context
+    assert "- Should the mock live in conftest? (agent digest)" in context
+    assert "tests/mocks/payment.py" in context
+    assert "### Last Instruction (prompt 10, verbatim)" in context
     assert len(context) <= 9000
 
 

@@ -118,7 +118,8 @@ def digest_inputs(
                 Statement(block.text, Role.SUMMARY, FactSource.COMPACTION_SUMMARY, number, now)
             )
     first_matched = min(matched) if matched else None
-    before, after = [], []
+    before: list[Statement] = []
+    after: list[Statement] = []
     for note in pending:
         if note.prompt in matched:
             continue

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from continuity_core.config import ContinuityConfig
 from continuity_core.logic.checkpoints import cap_evictions
 from continuity_core.logic.digest import render_agent_digest
 from continuity_core.logic.normalize import DEFAULT_HARNESS
 from continuity_core.logic.paths import normalize_project
+from continuity_core.logic.rolling import Statement, merge_digests, roll
+from continuity_core.logic.sticky import FileAction, Role
+from continuity_core.logic.writer import DIGEST_SOURCES
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import DigestRequest, LedgerEntry
+from continuity_core.models.session_digest import FactKind, FactSource
 from continuity_core.models.state import SessionIdentity
 from continuity_core.ports import CheckpointStore, Clock, LedgerStore, StateStore
 from continuity_core.redaction import redact_value
@@ -54,6 +58,11 @@ class DigestService:
                 f"session {session_key!r} is unknown to the service: give 'project' in the digest"
             )
         state = self._states.record_digest(agent_id, identity, now)
+        recent = self._checkpoints.recent_for_session(agent_id, session_key, DIGEST_SOURCES)
+        previous = merge_digests(c.session_digest for c in recent)
+        prompt = state.total_prompts or None
+        said = Statement(request.summary, Role.AGENT, FactSource.AGENT_DIGEST, prompt, now)
+        rolled = roll(previous, agent_statements(request, prompt, now), now=now, summary=said)
         checkpoint = Checkpoint(
             id=str(uuid.uuid4()),
             session_key=session_key,
@@ -67,6 +76,7 @@ class DigestService:
             summary=request.summary.strip()[:1000],
             next_steps=[step.strip() for step in request.next_steps],
             created_at=now,
+            session_digest=rolled,
         )
         evict = cap_evictions(
             self._checkpoints, agent_id, checkpoint, self._config.max_checkpoints_per_session
@@ -89,3 +99,20 @@ class DigestService:
             ],
         )
         return checkpoint
+
+
+def agent_statements(request: DigestRequest, prompt: int | None, now: datetime) -> list[Statement]:
+    """The agent's digest as rolling-digest statements: its decisions, next steps, blockers and
+    questions as they are; its summary read like the agent's prose; its evidence as files in play."""
+    source = FactSource.AGENT_DIGEST
+
+    def said(text: str, kind: FactKind | None = None, detail: str | None = None) -> Statement:
+        return Statement(text, Role.AGENT, source, prompt, now, kind=kind, detail=detail)
+
+    found = [said(request.summary)]
+    for item in request.decisions:
+        found.append(said(item.decision, FactKind.DECISION))
+        found += [said(e.path, FactKind.FILE, FileAction.MENTIONED.value) for e in item.evidence]
+    found += [said(step, FactKind.NEXT_STEP) for step in request.next_steps]
+    found += [said(text, FactKind.QUESTION) for text in (*request.blockers, *request.questions)]
+    return found

@@ -17,6 +17,7 @@ from continuity_core.logic.rolling import fact_key, score
 from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
 
 LAST_INSTRUCTION_SHARE = 0.35  # of the budget, at most, for the last instruction
+SUMMARY_SHARE = 0.15  # and for the agent's own summary
 OMITTED_LINE_CHARS = 160
 MORE = "`continuity recover 3` (MCP tool `recover`, level 3) has the full checkpoint"
 
@@ -74,6 +75,17 @@ def ended_line(fact: Fact) -> str:
     return f"- ~~{fact.text}~~ — {what}{when}{by}"
 
 
+def _clip_visibly(text: str, room: int) -> str:
+    if len(text) <= room:
+        return text
+    kept = text[: max(0, room - 40)].rstrip()
+    return f"{kept} […{len(text) - len(kept)} characters cut]"
+
+
+def _age_label(fact: Fact) -> str:
+    return f"agent digest, prompt {fact.prompt}" if fact.prompt else "agent digest"
+
+
 @dataclass
 class _Section:
     kind: FactKind | None
@@ -112,6 +124,12 @@ def render_digest(digest: SessionDigest, header: str, budget: int) -> tuple[str,
         parts.append(block)
         used += len(block) + 2
         shown.add(fact_key(FactKind.NEXT_STEP, instruction.text))
+    if digest.summary is not None:
+        title = f"### The Agent's Own Summary ({_age_label(digest.summary)})"
+        room = max(200, int(budget * SUMMARY_SHARE)) - len(title) - 2
+        block = f"{title}\n{_clip_visibly(digest.summary.text, room)}"
+        parts.append(block)
+        used += len(block) + 2
     sections = _sections(digest, shown, instruction)
     omitted: dict[str, int] = {}
     room = max(0, budget - used - OMITTED_LINE_CHARS)

@@ -44,6 +44,7 @@ from continuity_core.models.session_digest import (
 FACT_CHARS = 320
 REMEMBER_CHARS = 500
 INSTRUCTION_CHARS = 4000
+SUMMARY_CHARS = 1000
 RECENT_PROMPTS = 8
 CAPS = {
     FactKind.CONSTRAINT: 40,
@@ -145,8 +146,9 @@ def roll(
     transcript_end: int | None = None,
     last_instruction: Statement | None = None,
     recent: list[PromptNote] | None = None,
+    summary: Statement | None = None,
 ) -> SessionDigest:
-    """``previous`` with ``statements`` merged in, in order; bounded."""
+    """``previous`` with ``statements`` merged in, in order; bounded. ``summary``: the agent's own."""
     base = previous or SessionDigest()
     work = _Digest(list(base.facts), base.evicted)
     for statement in statements:
@@ -164,9 +166,19 @@ def roll(
             at=last_instruction.at,
         )
     notes = {note.prompt: note for note in [*base.recent_prompts, *(recent or [])]}
+    said = base.summary
+    if summary is not None and summary.text.strip():
+        said = Fact(
+            kind=FactKind.FINDING,
+            text=_clip(summary.text.strip(), SUMMARY_CHARS),
+            source=summary.source,
+            prompt=summary.prompt,
+            at=summary.at,
+        )
     return SessionDigest(
         facts=work.facts,
         last_instruction=instruction,
+        summary=said,
         recent_prompts=[notes[n] for n in sorted(notes)][-RECENT_PROMPTS:],
         prompts=total,
         transcript_end=max(base.transcript_end, transcript_end or 0),

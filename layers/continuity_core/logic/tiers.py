@@ -2,7 +2,8 @@
 
 Level 1 (≤ 400 chars): the latest checkpoint's reasoning state and next steps, and the last three
 decisions. Level 2 (≤ 2,000): level 1, recent decisions with their rationale, and search hits for a
-query. Level 3: every checkpoint of the latest session and the whole ledger.
+query. Level 3: the latest session's whole rolling digest (every fact the recovery block had no room
+for), every checkpoint of that session and the whole ledger.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import UTC, datetime
 from continuity_core.logic.digest import format_duration
 from continuity_core.logic.injection import fit
 from continuity_core.logic.recovery import RECENT, describe_decision, pick
+from continuity_core.logic.recovery_block import render_digest
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.ports import CheckpointStore, Clock, LedgerStore, TranscriptSearch
@@ -76,7 +78,7 @@ class TieredRecovery:
         if level >= 2:
             parts.append(self._level_two(agent_id, decisions, project, session_key, query, now))
         if level >= 3 and chosen:
-            parts.append(self._level_three(agent_id, chosen[0].session_key, decisions, now))
+            parts.append(self._level_three(agent_id, chosen[0], decisions, now))
         text = fit("\n\n".join(p for p in parts if p), LEVEL_LIMITS[level])
         return TieredAnswer(level=level, text=text, session_key=chosen[0].session_key if chosen else None)
 
@@ -121,10 +123,15 @@ class TieredRecovery:
         return hits
 
     def _level_three(
-        self, agent_id: str, session_key: str, decisions: list[LedgerEntry], now: datetime
+        self, agent_id: str, latest: Checkpoint, decisions: list[LedgerEntry], now: datetime
     ) -> str:
+        session_key = latest.session_key
         history = self._checkpoints.list_for_session(agent_id, session_key, limit=500)
-        parts = [f"### Every checkpoint of session {session_key}"]
+        parts = []
+        if latest.session_digest is not None and not latest.session_digest.empty:
+            header = f"### The whole session digest of {session_key}"
+            parts.append(render_digest(latest.session_digest, header, LEVEL_LIMITS[3])[0])
+        parts.append(f"### Every checkpoint of session {session_key}")
         parts += [
             f"#### {c.trigger.value} checkpoint {c.sequence}, {c.created_at.isoformat(timespec='seconds')}\n"
             + c.digest

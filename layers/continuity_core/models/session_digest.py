@@ -71,6 +71,7 @@ class SessionDigest(BaseModel):
 
     facts: list[Fact] = Field(default_factory=list)
     last_instruction: Fact | None = None
+    summary: Fact | None = Field(None, description="The agent's latest own summary (session_digest).")
     recent_prompts: list[PromptNote] = Field(default_factory=list, description="Newest last.")
     prompts: int = Field(0, ge=0, description="Prompts the digest has seen.")
     transcript_end: int = Field(0, ge=0, description="How far into the live transcript it has read.")
@@ -82,4 +83,9 @@ class SessionDigest(BaseModel):
 
     @property
     def empty(self) -> bool:
-        return not self.facts and self.last_instruction is None and not self.recent_prompts
+        return (
+            not self.facts
+            and self.last_instruction is None
+            and self.summary is None
+            and not self.recent_prompts
+        )
