@@ -12,6 +12,7 @@ each costs milliseconds of start-up in every hook).
 | ``CONTINUITY_HOOK_TIMEOUT_S_<EVENT>`` | ``timeouts.<event>`` | - (e.g. ``..._SESSION_START``) |
 | ``CONTINUITY_BACKOFF_S`` | ``backoff_s`` | 10 |
 | ``CONTINUITY_SPOOL_MAX_BYTES`` | ``spool_max_bytes`` | 5 MiB |
+| ``CONTINUITY_INJECTION_CAP_CHARS`` | ``injection_cap_chars`` | 9000 (harnesses without a known cap) |
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ EVENT_DEFAULT_TIMEOUT_S = {"session-start": 4.0, "pre-compaction": 4.0}
 MIN_TIMEOUT_S, MAX_TIMEOUT_S = 0.1, 60.0
 DEFAULT_BACKOFF_S = 10.0
 DEFAULT_SPOOL_MAX_BYTES = 5 * 1024 * 1024
+# The most characters of context a harness injects, for harnesses whose cap we do not know
+# (harness.INJECTION_CAP_CHARS has the known ones); the service's accepted range.
+DEFAULT_INJECTION_CAP_CHARS = 9000
+MIN_INJECTION_CAP_CHARS, MAX_INJECTION_CAP_CHARS = 200, 100_000
 CONFIG_FILE = "config.json"
 
 
@@ -77,6 +82,7 @@ class Settings:
         "backoff_s",
         "config_file",
         "home",
+        "injection_cap_chars",
         "sources",
         "spool_max_bytes",
         "token",
@@ -94,6 +100,15 @@ class Settings:
         self.backoff_s = self._float("backoff_s", "CONTINUITY_BACKOFF_S", DEFAULT_BACKOFF_S, 0.0, 3600.0)
         self.spool_max_bytes = int(
             self._float("spool_max_bytes", "CONTINUITY_SPOOL_MAX_BYTES", DEFAULT_SPOOL_MAX_BYTES, 256, 1e10)
+        )
+        self.injection_cap_chars = int(
+            self._float(
+                "injection_cap_chars",
+                "CONTINUITY_INJECTION_CAP_CHARS",
+                DEFAULT_INJECTION_CAP_CHARS,
+                MIN_INJECTION_CAP_CHARS,
+                MAX_INJECTION_CAP_CHARS,
+            )
         )
 
     def _text(self, key: str, env_name: str) -> str:

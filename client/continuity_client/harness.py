@@ -17,6 +17,10 @@ which events may inject context:
 All three take ``{"hookSpecificOutput": {"hookEventName": <their name>, "additionalContext": ...}}``.
 Codex validates its output strictly (``additionalProperties: false``, ``hookEventName`` a const),
 so we print exactly those two fields and nothing for events whose schema has no context.
+
+How much context each injects: Claude Code 10,000 characters; Codex about 2,500 tokens (7,500
+characters at 3 a token, the safe side); other harnesses the client setting
+``injection_cap_chars``. Hooks that may inject tell the service (``injection_cap_chars``).
 """
 
 from __future__ import annotations
@@ -66,6 +70,9 @@ CONTEXT_EVENTS: dict[str, frozenset[str]] = {
     CODEX: frozenset({"session-start", "user-prompt-submit", "subagent-start"}),
     GEMINI: frozenset({"session-start", "user-prompt-submit"}),
 }
+
+# The most characters of context the harness injects, where it is known.
+INJECTION_CAP_CHARS = {CLAUDE_CODE: 10_000, CODEX: 7_500}
 
 # Free-text fields are cut to this many characters: the service keeps only key terms and a short
 # snippet of them, and rejects bodies over 1 MB (413) - a pasted log must not cost the hook.
@@ -157,6 +164,13 @@ def build_body(
         body["project_normalized"] = normalize_project(project)
     body["harness"] = harness
     return body
+
+
+def injection_cap(harness: str, event: str, configured: int) -> int | None:
+    """The injection cap to report for this hook: None when the event cannot inject context."""
+    if event not in CONTEXT_EVENTS.get(harness, ()):
+        return None
+    return INJECTION_CAP_CHARS.get(harness, configured)
 
 
 def render_output(harness: str, event: str, answer: object) -> str | None:

@@ -13,10 +13,13 @@ The rules, because this runs inside the agent's loop:
 - Every hook carries ``idempotency_key = "{session}:{event}:{seq}"``, fixed when the hook is
   first seen, so a replay is counted once by the server.
 - ``user-prompt-submit``, ``pre-compaction`` and ``session-end`` also carry the new part of the
-  transcript as readable text (``transcript_cursor``). A 409 (a gap: the service holds less than
-  the delta's offset) moves the cursor back to the service's length and re-posts the same hook
-  (same key, so nothing else counts twice) with the text from there. When the file has more than
-  one request may carry, follow-ups (the same hook again, the next part) go within half the budget.
+  transcript as readable text (``transcript_cursor``), its size since the last compaction
+  (``transcript_chars``) and the context size the harness recorded (``context_tokens``), when it
+  records one. A 409 (a gap: the service holds less than the delta's offset) moves the cursor
+  back to the service's length and re-posts the same hook (same key, so nothing else counts
+  twice) with the text from there. When the file has more than one request may carry,
+  follow-ups (the same hook again, the next part) go within half the budget.
+- Hooks that may inject context carry the harness's cap on it (``injection_cap_chars``).
 - Every hook notes the project's current session (``current``) for the CLI and the MCP server.
 """
 
@@ -195,6 +198,9 @@ class HookRun:
         if rest and "content" not in payload:
             payload["content"] = " ".join(rest)
         body = harness.build_body(payload, chosen, self.env)
+        cap = harness.injection_cap(chosen, event, settings.injection_cap_chars)
+        if cap is not None:
+            body["injection_cap_chars"] = cap
         self.session = str(body.get("session_id") or "")
         key = f"{self.session or '-'}:{event}:{spool.next_seq(self.home, self.session)}"
         body["idempotency_key"] = key
@@ -255,7 +261,8 @@ class HookRun:
             current.record(self.home, project, self.session, chosen, path if isinstance(path, str) else None)
 
     def attach_transcript(self, body: dict) -> None:
-        """Add the transcript's new part and its size since the last compaction; never raises."""
+        """Add the transcript's new part, its size since the last compaction and the harness's own
+        context figure (when it recorded one); never raises."""
         path = body.get("transcript_path")
         if not isinstance(path, str) or not path or not self.session:
             return
@@ -276,6 +283,10 @@ class HookRun:
         if delta is None:
             return
         body["transcript_chars"] = delta.chars_since_compact
+        if delta.context_tokens is not None:
+            body["context_tokens"] = delta.context_tokens
+        else:
+            body.pop("context_tokens", None)
         if delta.text:
             body["transcript"] = delta.body()
         else:

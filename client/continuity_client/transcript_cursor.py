@@ -4,11 +4,13 @@ Per session, ``$CONTINUITY_HOME/transcripts/<session>.json`` keeps a cursor: how
 transcript file was read (``pos``: a byte offset, or a message index for Gemini CLI's older
 single-JSON file), how many readable characters that gave (``chars``, the offset of the next
 delta), how many characters of the record at ``pos`` were already sent when a delta stopped
-inside it (``partial``), where the last compaction started (``boundary``), the renderer's state,
-and a few ``marks`` (positions at record starts) from which the text can be regenerated.
+inside it (``partial``), where the last compaction started (``boundary``), the renderer's state
+(which also holds the context size the harness last recorded, ``transcript.CONTEXT``), and a few
+``marks`` (positions at record starts) from which the text can be regenerated.
 
 - Each hook reads only the lines added since the cursor, renders them (``transcript.render``) and
-  sends at most ``budget`` bytes of JSON-encoded text; the rest goes with the next delta.
+  sends at most ``budget`` bytes of JSON-encoded text; the rest goes with the next delta. The
+  harness's context figure comes from the same pass, as of the cursor: no extra read.
 - The cursor advances when the delta is built, not when it is delivered: a spooled hook carries
   its delta and replays in order; a delta that never arrives leaves a gap, which the service
   answers with 409 and its stored length, and ``rewind`` moves the cursor back there by
@@ -39,15 +41,26 @@ MIN_SPLIT_BYTES = 1024  # a record is split only to fill at least this much of w
 
 
 class Delta:
-    """What one request carries: ``text`` from ``offset``; ``more`` when the file has more."""
+    """What one request carries: ``text`` from ``offset``; ``more`` when the file has more.
 
-    __slots__ = ("chars_since_compact", "more", "offset", "text")
+    ``context_tokens``: the context size the harness recorded last, up to the cursor (None when
+    it recorded none since the segment's start or the last compaction)."""
 
-    def __init__(self, offset: int, text: str, chars_since_compact: int, more: bool) -> None:
+    __slots__ = ("chars_since_compact", "context_tokens", "more", "offset", "text")
+
+    def __init__(
+        self,
+        offset: int,
+        text: str,
+        chars_since_compact: int,
+        more: bool,
+        context_tokens: int | None = None,
+    ) -> None:
         self.offset = offset
         self.text = text
         self.chars_since_compact = chars_since_compact
         self.more = more
+        self.context_tokens = context_tokens
 
     def body(self) -> dict:
         return {"offset": self.offset, "text": self.text}
@@ -293,7 +306,8 @@ def next_delta(
                 text, more = _advance(cursor, path, budget, final)
             cursor["sig"] = signature
         save(home, session, cursor)
-        return Delta(offset, text, cursor["chars"] - cursor["boundary"], more)
+        figure = transcript.context_tokens(cursor["state"])
+        return Delta(offset, text, cursor["chars"] - cursor["boundary"], more, figure)
 
 
 def rewind(home: str, session: str, stored: int) -> bool:
