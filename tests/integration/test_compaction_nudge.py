@@ -1,13 +1,16 @@
 """The compaction nudge on the harness's own context figure (``context_tokens``), handlers on moto.
 
-Default config: a 200,000-token window, nudged from 70 % (140,000 tokens).
+Default config: a 200,000-token window, nudged from ``nudgeThresholdPercent`` of it.
 """
 
 from continuity_core import services
+from continuity_core.config import ContinuityConfig
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
 
-THRESHOLD = 140_000
+DEFAULTS = ContinuityConfig()
+PERCENT = DEFAULTS.nudge_threshold_percent
+THRESHOLD = DEFAULTS.context_window_tokens * PERCENT // 100
 LOW_ESTIMATE = 40_000  # readable characters: ~10,000 tokens, what the old estimate saw of it
 
 
@@ -28,7 +31,7 @@ def test_the_harness_figure_nudges_while_the_transcript_estimate_is_low(service:
 
     # Then the nudge comes at the threshold, with the harness's share of the window
     assert below == ""
-    assert "session_digest" in at and "about 70% full" in at
+    assert "session_digest" in at and f"about {PERCENT}% full" in at
 
 
 def test_the_nudge_fires_once_per_crossing_and_re_arms_when_the_context_shrinks(
