@@ -37,6 +37,8 @@ def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> dict
         count("InheritInjected")
     if outcome.nudged:
         count("CompactionNudges")
+    if outcome.truncated:
+        count("InjectionTruncated")  # something was left out to fit the harness's cap (the text says so)
     if app.current_event.headers.get("x-continuity-replay"):
         count("SpoolReplays")  # the client delivers a hook it had spooled while the service was away
     return outcome.response.to_claude_code()

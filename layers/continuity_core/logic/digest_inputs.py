@@ -92,18 +92,17 @@ def digest_inputs(
     """Statements in the order they were said. A prompt the transcript holds is read in full there;
     one it does not hold yet (the latest, usually) is read from its snippet."""
     pending = numbered_snippets(state)
-    candidates = [*known, *pending]
-    matched: set[int] = set()
+    blocks = transcript_blocks(transcript)
+    numbers = _user_numbers(blocks, [*known, *pending])
+    matched = {n for n in numbers.values() if n is not None}
     from_transcript: list[Statement] = []
     number: int | None = None
     last_user: Statement | None = None
-    for block in transcript_blocks(transcript):
+    for index, block in enumerate(blocks):
         if block.label == "User":
-            if not is_users_words(block.text):
+            if index not in numbers:
                 continue
-            number = _number(block.text, candidates) or number
-            if number is not None:
-                matched.add(number)
+            number = numbers[index] or number
             statement = Statement(block.text, Role.USER, FactSource.PROMPT, number, now)
             from_transcript.append(statement)
             last_user = statement
@@ -134,6 +133,20 @@ def digest_inputs(
     statements = [*before, *from_transcript, *after, *remembers, *(extra or [])]
     last = _last_instruction(state, pending, last_user, after)
     return DigestInputs(statements, last, pending)
+
+
+def _user_numbers(blocks: list[Block], notes: list[PromptNote]) -> dict[int, int | None]:
+    """The session prompt number of each user block (by block index), from the prompts it matches;
+    blocks between two matches, or after the last one, are numbered by counting from a match."""
+    users = [i for i, block in enumerate(blocks) if block.label == "User" and is_users_words(block.text)]
+    found: dict[int, int | None] = {i: _number(blocks[i].text, notes) for i in users}
+    anchors = [(position, found[i]) for position, i in enumerate(users) if found[i] is not None]
+    for position, index in enumerate(users):
+        if found[index] is None and anchors:
+            at, number = min(anchors, key=lambda anchor: abs(anchor[0] - position))
+            guess = (number or 0) + position - at
+            found[index] = guess if guess > 0 else None
+    return found
 
 
 def _number(text: str, notes: list[PromptNote]) -> int | None:

@@ -155,7 +155,10 @@ def render_digest(digest: SessionDigest, header: str, budget: int) -> tuple[str,
         counts = ", ".join(f"{n} {what}" for what, n in omitted.items())
         parts.append(f"_Left out for space: {counts}. {MORE}._")
     if digest.evicted:
-        parts.append(f"_{digest.evicted} older minor facts were dropped from the digest to keep it bounded._")
+        parts.append(
+            f"_{digest.evicted} facts were dropped from the session digest to keep it bounded "
+            "(the least used first, rules last)._"
+        )
     text = "\n\n".join(parts)
     return text, cut
 

@@ -85,6 +85,9 @@ _KEY_WORDS = re.compile(r"\w+", re.UNICODE)
 _SUBJECT = re.compile(r"\bfor (?:the |our |all |every |a |an )?([\w-]+(?:[ -][\w-]+)?)", re.IGNORECASE)
 _SCRATCH = re.compile(r"\b(?:scratch that|change of plans?|on second thought|forget (?:that|it))\b", re.I)
 _GENERIC_CLOSE_WORDS = 3
+_GENERIC_SUBJECTS = frozenset(
+    {"step", "part", "thing", "stuff", "task", "work", "code", "file", "test", "now"}
+)
 
 
 @dataclass(frozen=True)
@@ -158,9 +161,10 @@ def roll(
     _bound(work, total)
     instruction = base.last_instruction
     if last_instruction is not None and last_instruction.text.strip():
+        said = last_instruction.text.strip()  # verbatim: line breaks kept, only a very long one is cut
         instruction = Fact(
             kind=FactKind.NEXT_STEP,
-            text=_clip(last_instruction.text.strip(), INSTRUCTION_CHARS),
+            text=said if len(said) <= INSTRUCTION_CHARS else said[: INSTRUCTION_CHARS - 1] + "…",
             source=last_instruction.source,
             prompt=last_instruction.prompt,
             at=last_instruction.at,
@@ -256,7 +260,8 @@ def _supersede(work: _Digest, candidate: Candidate, text: str, statement: Statem
             _end(work, index, FactStatus.SUPERSEDED, text, statement)
             continue
         overlap = len(words & old) / max(1, min(len(words), len(old)))
-        same_subject = bool(subject and subject & _subject(fact.text))
+        other = _subject(fact.text)
+        same_subject = bool(subject and other) and len(subject & other) / min(len(subject), len(other)) >= 0.5
         if same_subject or (candidate.corrects and overlap >= 0.34):
             score = overlap + (1.0 if same_subject else 0.0)
             if best is None or score >= best[0]:
@@ -274,10 +279,11 @@ def _supersede(work: _Digest, candidate: Candidate, text: str, statement: Statem
 
 
 def _subject(text: str) -> set[str]:
+    """What a decision is for ("… for the job queue"): its telling words."""
     words: set[str] = set()
     for match in _SUBJECT.finditer(text):
         words |= content_words(match.group(1))
-    return words
+    return words - _GENERIC_SUBJECTS
 
 
 def _close(work: _Digest, text: str, statement: Statement) -> None:

@@ -1,0 +1,137 @@
+"""The rolling session digest end to end in-process: hooks with live transcripts → the writer on moto
+→ the recovery block and the inherited block."""
+
+from __future__ import annotations
+
+import pytest
+
+from continuity_core import services
+from tests.support.api import InProcessService
+from tests.support.sessions import Transcript
+
+CWD = "/work/shop"
+RULE = "Never touch the migrations folder, they are generated."
+
+
+def turn(service: InProcessService, transcript: Transcript, n: int, text: str, tools: str = "") -> None:
+    """One user turn as Claude Code's client posts it: the prompt, and the transcript so far."""
+    body = transcript.hook_body(hook_event_name="UserPromptSubmit", prompt=text)
+    status, answer = service.hook("user-prompt-submit", body)
+    assert status == 200, answer
+    transcript.grow(f"User: {text}\n\nAssistant: On it (step {n}).\n\n{tools}")
+
+
+def compaction(service: InProcessService, transcript: Transcript) -> str:
+    status, _ = service.hook("pre-compaction", transcript.hook_body(trigger="auto"))
+    assert status == 200
+    status, answer = service.hook(
+        "session-start", {"session_id": transcript.session, "cwd": CWD, "source": "compact"}
+    )
+    assert status == 200
+    return str(answer["hookSpecificOutput"]["additionalContext"])
+
+
+def work(service: InProcessService, transcript: Transcript, first: int, last: int) -> None:
+    for n in range(first, last + 1):
+        turn(service, transcript, n, f"step {n}: tidy the checkout module's error handling")
+    service.drain_queue()
+
+
+def test_a_constraint_from_prompt_2_survives_three_checkpoints_and_two_compactions(
+    service: InProcessService,
+) -> None:
+    # Given a rule at prompt 2, a fact remembered, and the agent editing a file
+    transcript = Transcript("s", cwd=CWD)
+    edit = "Tool Edit: src/checkout/errors.py\n\nResult: ok\n\n"
+    turn(service, transcript, 1, "Set up the checkout refactor.", edit)
+    turn(service, transcript, 2, RULE)
+    service.hook(
+        "remember",
+        {"session_id": "s", "cwd": CWD, "content": "Payments sandbox key lives in Vault at kv/pay"},
+    )
+    work(service, transcript, 3, 10)  # checkpoint 1
+    first = compaction(service, transcript)  # checkpoint 2
+    work(service, transcript, 11, 20)  # checkpoint 3
+    turn(service, transcript, 21, "Finally, write the changelog entry for the refactor.")
+    # When the session compacts a second time
+    second = compaction(service, transcript)
+    # Then both blocks carry the rule with its provenance, the remembered fact verbatim, the file
+    # the agent edited, and the last instruction verbatim
+    assert len(service.session_checkpoints("s")) >= 4
+    for block in (first, second):
+        assert f"- {RULE} (prompt 2)" in block
+        assert "“Payments sandbox key lives in Vault at kv/pay” (remembered)" in block
+        assert "`src/checkout/errors.py` (edited" in block
+    assert (
+        "### Last Instruction (prompt 21, verbatim)\n> Finally, write the changelog entry for the refactor."
+        in second
+    )
+
+
+def test_a_pre_compaction_right_after_a_periodic_checkpoint_recovers_the_whole_story(
+    service: InProcessService,
+) -> None:
+    transcript = Transcript("s", cwd=CWD)
+    turn(service, transcript, 1, RULE)
+    work(service, transcript, 2, 10)  # the periodic checkpoint takes every pending prompt
+    block = compaction(service, transcript)  # nothing new since
+    assert "pre_compaction checkpoint of this session" in block
+    assert f"- {RULE} (prompt 1)" in block
+    assert "### Last Instruction (prompt 10, verbatim)" in block
+
+
+def test_a_subagent_inherits_the_parents_rule_after_the_parent_checkpointed_again(
+    service: InProcessService,
+) -> None:
+    # Given a parent whose rule was said at prompt 2, and two checkpoints since
+    parent = Transcript("parent", cwd=CWD)
+    turn(service, parent, 1, "Set up the checkout refactor.")
+    turn(service, parent, 2, RULE)
+    work(service, parent, 3, 10)
+    work(service, parent, 11, 20)
+    # When a sub-agent starts (OpenCode names its parent)
+    status, answer = service.hook(
+        "session-start",
+        {"session_id": "child", "cwd": CWD, "harness": "opencode", "parent_session_key": "parent"},
+    )
+    # Then its inherited block has the rule among the active constraints
+    assert status == 200
+    block = answer["hookSpecificOutput"]["additionalContext"]
+    constraints = block.split("### Active Constraints\n", 1)[1].split("\n\n", 1)[0]
+    assert RULE in constraints
+
+
+@pytest.mark.parametrize("cap", [10_000, 7_500])
+def test_a_block_at_the_harness_cap_fits_and_says_it_was_truncated(
+    service: InProcessService, cap: int
+) -> None:
+    # Given a session with far more rules and decisions than any cap holds
+    transcript = Transcript("big", cwd=CWD)
+    for n in range(1, 121):
+        rule = f"Never rename the column col_{n} of table t_{n}: the nightly export, the BI dashboards "
+        turn(service, transcript, n, rule + "and the partner feed all read it by name, and none are ours.")
+        if n % 10 == 0:
+            service.drain_queue()
+    # When it restarts after compaction under the harness's cap
+    status, answer = service.hook(
+        "session-start", {"session_id": "big", "cwd": CWD, "source": "compact", "injection_cap_chars": cap}
+    )
+    # Then the answer fits the cap and the block says what it left out
+    assert status == 200
+    block = answer["hookSpecificOutput"]["additionalContext"]
+    assert len(block) <= cap
+    assert "_Left out for space:" in block and "constraints" in block.split("_Left out for space:")[1]
+
+
+def test_cross_session_recovery_can_be_switched_off(
+    service: InProcessService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    transcript = Transcript("first", cwd=CWD)
+    turn(service, transcript, 1, RULE)
+    work(service, transcript, 2, 10)
+    monkeypatch.setenv("CONTINUITY_CROSS_SESSION_RECOVERY", "false")
+    services.reset()
+
+    status, answer = service.hook("session-start", {"session_id": "second", "cwd": CWD, "source": "startup"})
+
+    assert (status, answer) == (200, {})
