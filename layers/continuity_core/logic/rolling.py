@@ -161,18 +161,18 @@ def roll(
     _bound(work, total)
     instruction = base.last_instruction
     if last_instruction is not None and last_instruction.text.strip():
-        said = last_instruction.text.strip()  # verbatim: line breaks kept, only a very long one is cut
+        words = last_instruction.text.strip()  # verbatim: line breaks kept, only a very long one is cut
         instruction = Fact(
             kind=FactKind.NEXT_STEP,
-            text=said if len(said) <= INSTRUCTION_CHARS else said[: INSTRUCTION_CHARS - 1] + "…",
+            text=words if len(words) <= INSTRUCTION_CHARS else words[: INSTRUCTION_CHARS - 1] + "…",
             source=last_instruction.source,
             prompt=last_instruction.prompt,
             at=last_instruction.at,
         )
     notes = {note.prompt: note for note in [*base.recent_prompts, *(recent or [])]}
-    said = base.summary
+    agent_summary = base.summary
     if summary is not None and summary.text.strip():
-        said = Fact(
+        agent_summary = Fact(
             kind=FactKind.FINDING,
             text=_clip(summary.text.strip(), SUMMARY_CHARS),
             source=summary.source,
@@ -182,7 +182,7 @@ def roll(
     return SessionDigest(
         facts=work.facts,
         last_instruction=instruction,
-        summary=said,
+        summary=agent_summary,
         recent_prompts=[notes[n] for n in sorted(notes)][-RECENT_PROMPTS:],
         prompts=total,
         transcript_end=max(base.transcript_end, transcript_end or 0),
