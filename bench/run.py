@@ -32,6 +32,13 @@ GOALS: dict[str, tuple[str, float]] = {
     "pruner_read_per_deleted_100k": ("<=", 1.2),
     "cost_per_100k_prompts_usd": ("<=", 1.0),
     "hook_requests_per_prompt_with_transcript": ("<=", 2.5),  # the skeleton's 1.5 plus at most one
+    "nudge_fired_before_compaction": (">=", 0.9),
+    "recovery_fact_recall": (">=", 0.95),
+    "recovery_fact_recall_clear": (">=", 0.95),
+    "recovery_stale_rate": ("<=", 0.05),
+    "recovery_stale_rate_clear": ("<=", 0.05),
+    "injection_over_cap": ("<=", 0),
+    "recovery_wrong_session_rate": ("<=", 0),
 }
 
 

@@ -141,21 +141,32 @@ def _user_numbers(blocks: list[Block], notes: list[PromptNote]) -> dict[int, int
     users = [i for i, block in enumerate(blocks) if block.label == "User" and is_users_words(block.text)]
     found: dict[int, int | None] = {i: _number(blocks[i].text, notes) for i in users}
     anchors = [(position, found[i]) for position, i in enumerate(users) if found[i] is not None]
+    # Between two matches whose numbers agree with the count of blocks between them, count; a block
+    # before the first or after the last match is counted from it only when nothing contradicts.
     for position, index in enumerate(users):
-        if found[index] is None and anchors:
-            at, number = min(anchors, key=lambda anchor: abs(anchor[0] - position))
-            guess = (number or 0) + position - at
-            found[index] = guess if guess > 0 else None
+        if found[index] is not None or not anchors:
+            continue
+        before = [a for a in anchors if a[0] < position]
+        after = [a for a in anchors if a[0] > position]
+        low, high = (before[-1] if before else None), (after[0] if after else None)
+        if low and high and (high[1] or 0) - (low[1] or 0) != high[0] - low[0]:
+            continue  # blocks and prompts disagree here: leave it unnumbered
+        anchor = low or high
+        assert anchor is not None
+        guess = (anchor[1] or 0) + position - anchor[0]
+        found[index] = guess if guess > 0 else None
     return found
 
 
 def _number(text: str, notes: list[PromptNote]) -> int | None:
+    """The prompt this block is; None when no prompt, or more than one (a repeated "continue"), fits."""
     flat = _flat(text)
-    for note in reversed(notes):
-        head = note.text.rstrip("…").strip()[:MATCH_CHARS]
-        if head and flat.startswith(head):
-            return note.prompt
-    return None
+    fits = {
+        note.prompt
+        for note in notes
+        if (head := note.text.rstrip("…").strip()[:MATCH_CHARS]) and flat.startswith(head)
+    }
+    return fits.pop() if len(fits) == 1 else None
 
 
 def _last_instruction(

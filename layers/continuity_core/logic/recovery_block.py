@@ -173,12 +173,13 @@ def _sections(digest: SessionDigest, shown: set[str], instruction: Fact | None) 
             ranked = list(range(len(facts)))
         lines = [fact_line(facts[i]) for i in ranked]
         sections.append(_Section(kind, _TITLES[kind], lines, ranked))
-    texts = [f.text for f in digest.facts if f.status is FactStatus.ACTIVE]
+    # A prompt already shown as a fact, or one that states what is no longer current, is not repeated.
+    texts = [f.text.rstrip("…") for f in digest.facts if f.kind is not FactKind.FILE and len(f.text) > 20]
     notes = [
         note
         for note in digest.recent_prompts
         if not (instruction and note.prompt == instruction.prompt)
-        and not any(len(t) > 20 and t.rstrip("…") in note.text for t in texts)
+        and not any(t[:120] in note.text for t in texts)
     ]
     distinct: dict[str, int] = {}
     for note in notes:

@@ -185,7 +185,7 @@ _REMEMBER = _cue(
 )
 _AGENT_DECISION = _cue(
     r"\b(?:i|we)(?:'ve| have)?\s+(?:decided|chose|chosen|settled on|opted|went with|gone with)\b",
-    r"\b(?:i'?ll|i will|i'?m going to)\s+(?:use|go with|switch to|keep)\b",
+    r"\b(?:i'?ll|i will|i'?m going to)\s+(?:use|go with|switch to)\b",
     r"^(?:decision|approach|plan)\s*[:\-—]",
     r"\binstead of\b",
 )

@@ -1,0 +1,37 @@
+"""Recovery quality: what the recovery block brings back after a compaction and after ``/clear``.
+
+Twelve scripted Claude Code sessions (``bench/recovery_scenarios.py``: backend, frontend, data,
+infra, docs, mobile, ML, security, devtools, embedded; 20 to 180 prompts, real transcript turns
+as filler) are played against a local stack of its own over HTTP (``bench/recovery_suite.py``).
+
+- recovery_fact_recall / _clear: share of the current planted facts (constraints, decisions, open
+  questions, answers, findings, files, remembered facts, next steps, the last instruction) whose
+  probes all appear in the block after compaction / after /clear (goal ≥ 0.95);
+- recovery_stale_rate / _clear: share of superseded or answered facts whose old statement appears
+  on a block line not marked superseded/answered/resolved/closed (goal ≤ 0.05);
+- recovery_block_chars_p95: p95 of the two blocks' lengths over all scenarios;
+- injection_over_cap: session-start answers longer than the ``injection_cap_chars`` they were
+  given (Claude Code 10,000, Codex 7,500, Gemini CLI 9,000; goal 0);
+- recovery_wrong_session_rate: share of the decoy session's facts found after /clear (goal 0);
+- recovery_recall_<kind>, recovery_recall_by_<source>: recall after compaction per kind of fact
+  and per who stated it, for diagnosis.
+
+A per-scenario table and every missed fact with its probe go to stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from bench.recovery_suite import figures, report, run_suite
+
+
+def run() -> dict[str, float]:
+    results = run_suite()
+    report(results, sys.stderr)
+    return figures(results)
+
+
+if __name__ == "__main__":
+    for metric, value in sorted(run().items()):
+        print(f"{metric:<36} {value:.3f}")

@@ -1,0 +1,285 @@
+"""The recovery-quality suite's scoring (bench/recovery_suite.py): recall, staleness, leaks, figures.
+
+Pure functions on hand-written blocks; no stack. The last test checks that the shipped scenarios
+plant every probe where they say and nowhere else (what the scores rely on).
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from bench.recovery_scenarios import (
+    ANSWERED,
+    CURRENT,
+    SUPERSEDED,
+    Scenario,
+    Script,
+    answer,
+    build,
+    build_all,
+    constraint,
+    decision,
+    found,
+    last,
+    question,
+    remember,
+    said,
+    validate,
+)
+from bench.recovery_suite import (
+    Answer,
+    figures,
+    missing_probes,
+    p95,
+    report,
+    score,
+    stale_as_current,
+)
+
+# --------------------------------------------------------------------------------------------
+# Probe matching
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_probe_matches_case_insensitively_with_whitespace_collapsed() -> None:
+    block = "- Please NEVER touch the Migrations\n   folder (prompt 2)"
+
+    assert missing_probes(block, ["migrations folder"]) == ()
+    assert missing_probes(block, ["never touch", "migrations folder"]) == ()
+
+
+def test_every_probe_of_a_fact_must_appear() -> None:
+    assert missing_probes("Use Redis for the queue", ["Redis", "asynq"]) == ("asynq",)
+
+
+def test_a_probe_does_not_match_inside_a_longer_word() -> None:
+    assert not found("the outcome of the run", "UTC")
+    assert found("All timestamps must be UTC.", "UTC")
+    assert not found("int_user_days_v2 is new", "int_user_days")
+    assert found("see `int_user_days`", "int_user_days")
+
+
+def test_a_probe_with_punctuation_at_its_ends_matches_next_to_anything() -> None:
+    assert found("moved it to the URL (?filters=a,b)", "?filters=")
+    assert found("the checkout/ directory", "checkout/")
+    assert found("pin ~> 5.60 everywhere", "~> 5.60")
+
+
+def test_non_ascii_probes_match_whatever_the_unicode_normal_form() -> None:
+    decomposed = "docs/sen\u0303al_cafe\u0301.md"  # NFD: n + combining tilde, e + combining acute
+
+    assert found(f"Files: `{decomposed}`", "docs/señal_café.md")
+    assert found("Owner: ZOË ÅNGSTRÖM", "Zoë Ångström")
+    assert not found("Owner: Zoe Angstrom", "Zoë Ångström")
+
+
+# --------------------------------------------------------------------------------------------
+# Staleness
+# --------------------------------------------------------------------------------------------
+
+
+def test_an_old_statement_without_a_marker_is_stale() -> None:
+    block = "### Decisions\n- Let's go with Redis for the job queue (prompt 3)\n- Amazon SQS (prompt 42)"
+
+    assert stale_as_current(block, "Redis for the job queue")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- ~~Redis for the job queue~~ (superseded at prompt 42)",
+        "- Redis for the job queue — SUPERSEDED by SQS",
+        "- [closed] Redis for the job queue",
+        "- Redis for the job queue (resolved)",
+        "- Q: Redis for the job queue? Answered at prompt 9",
+    ],
+)
+def test_an_old_statement_on_a_marked_line_is_not_stale(line: str) -> None:
+    assert not stale_as_current(f"### No Longer Current\n{line}\n", "Redis for the job queue")
+
+
+def test_negated_markers_do_not_count() -> None:
+    assert stale_as_current("- unanswered: does the provider retry on a 409?", "retry on a 409")
+    assert stale_as_current("- unresolved: does the provider retry on a 409?", "retry on a 409")
+
+
+def test_a_marker_on_another_line_does_not_help() -> None:
+    block = "### Superseded\n(none)\n### Decisions\n- Redis for the job queue"
+
+    assert stale_as_current(block, "Redis for the job queue")
+
+
+def test_one_unmarked_occurrence_is_enough() -> None:
+    block = "- ~~Redis for the job queue~~ superseded\n### Recent\n- Let's go with Redis for the job queue"
+
+    assert stale_as_current(block, "Redis for the job queue")
+
+
+def test_a_statement_wrapped_over_lines_is_judged_on_the_lines_it_spans() -> None:
+    wrapped = "- Let's go with Redis for\n  the job queue"
+
+    assert stale_as_current(wrapped, "Redis for the job queue")
+    assert not stale_as_current(wrapped + " (superseded)", "Redis for the job queue")
+    assert stale_as_current("unrelated (closed)\n" + wrapped, "Redis for the job queue")
+
+
+def test_an_absent_statement_is_not_stale() -> None:
+    assert not stale_as_current("", "Redis")
+    assert not stale_as_current("- Amazon SQS for the job queue", "Redis for the job queue")
+
+
+# --------------------------------------------------------------------------------------------
+# Scoring a script and the figures
+# --------------------------------------------------------------------------------------------
+
+TINY = Scenario(
+    name="tiny",
+    domain="backend",
+    prompts=6,
+    plants=(
+        said(1, "Please never touch the migrations folder.", constraint("c-mig", "migrations folder")),
+        said(2, "Let's go with Redis for the job queue.", decision("d-redis", "Redis", stale="with Redis")),
+        said(
+            3,
+            "Open question: does the provider retry on a 409?",
+            question("q-409", "retry on a 409", stale="on a 409"),
+        ),
+        remember(4, "r-legs", "Every journal entry has exactly two legs."),
+        said(
+            5,
+            "Switch the queue to Amazon SQS instead. And the provider answered: only 5xx are retried.",
+            decision("d-sqs", "Amazon SQS", closes="d-redis"),
+            answer("a-409", "only 5xx are retried", closes="q-409"),
+        ),
+        last(6, "i-last", "Deploy the consumer to staging and stop."),
+    ),
+    decoy_prompts=2,
+    decoy=(
+        said(1, "Keep the CSV export under 10k rows per file.", constraint("x-rows", "10k rows per file")),
+    ),
+)
+
+
+def tiny_script() -> Script:
+    return build(TINY, pool=())  # synthetic filler only
+
+
+def test_closed_facts_are_derived_from_what_closes_them() -> None:
+    status = {f.id: (f.status, f.closed_by, f.closed_at) for f in tiny_script().facts}
+
+    assert status["d-redis"] == (SUPERSEDED, "d-sqs", 5)
+    assert status["q-409"] == (ANSWERED, "a-409", 5)
+    assert status["c-mig"][0] == status["d-sqs"][0] == status["i-last"][0] == CURRENT
+
+
+def test_the_transcript_carries_each_turn_as_readable_blocks() -> None:
+    script = tiny_script()
+
+    assert script.main.turns[0].text.startswith("User: Please never touch the migrations folder.\n\n")
+    assert script.main.turns[3].remembers == ("Every journal entry has exactly two legs.",)
+    assert all(turn.text.endswith("\n\n") for turn in script.main.turns)
+
+
+def test_score_counts_recall_staleness_and_leaks_per_fact() -> None:
+    script = tiny_script()
+    compact = "\n".join(
+        [
+            "## Session Recovery Context",
+            "- Please never touch the migrations folder.",
+            "- Amazon SQS for the job queue",
+            "- ~~Let's go with Redis~~ (superseded)",
+            "- Does the provider retry on a 409?",
+            "> Deploy the consumer to staging and stop.",
+        ]
+    )
+    clear = compact + "\n- Keep the CSV export under 10k rows per file."
+
+    result = score(script, compact, clear, [Answer("after compaction", "claude-code", 10_000, len(compact))])
+    by_id = {r.fact.id: r for r in result.facts}
+
+    assert by_id["c-mig"].recalled_compact and by_id["i-last"].recalled_clear
+    assert by_id["r-legs"].missing_compact == ("Every journal entry has exactly two legs.",)
+    assert by_id["a-409"].missing_clear == ("only 5xx are retried",)
+    assert not by_id["d-redis"].stale_compact
+    assert by_id["q-409"].stale_compact and by_id["q-409"].stale_clear
+    assert [d.leaked for d in result.decoys] == [("10k rows per file",)]
+
+
+def test_figures_pool_every_fact_of_every_scenario() -> None:
+    script = tiny_script()
+    everything = "\n".join(p for f in script.facts if f.status == CURRENT for p in f.probes)
+    perfect = score(script, everything, everything, [Answer("start", "codex", 7_500, 100)])
+    poor = score(
+        script, "", "- Keep the CSV export under 10k rows per file.", [Answer("start", "codex", 7_500, 7_501)]
+    )
+
+    got = figures([perfect, poor])
+
+    assert got["recovery_fact_recall"] == got["recovery_fact_recall_clear"] == 0.5
+    assert got["recovery_recall_remember"] == got["recovery_recall_instruction"] == 0.5
+    assert got["recovery_recall_by_user"] == 0.5
+    assert got["recovery_stale_rate"] == 0.0
+    assert got["recovery_wrong_session_rate"] == 0.5
+    assert got["injection_over_cap"] == 1.0
+    assert got["recovery_block_chars_p95"] == len(everything)
+    assert "recovery_recall_question" not in got  # every question of TINY is answered
+
+
+def test_figures_of_nothing_are_zero() -> None:
+    assert figures([])["recovery_fact_recall"] == 0.0
+
+
+def test_p95_is_the_nearest_rank() -> None:
+    assert p95([]) == 0.0
+    assert p95([5]) == 5.0
+    assert p95(list(range(1, 101))) == 95.0
+    assert p95(list(range(1, 21))) == 19.0
+
+
+def test_the_report_names_each_missed_fact_and_its_probe() -> None:
+    out = io.StringIO()
+
+    report([score(tiny_script(), "", "")], out)
+
+    text = out.getvalue()
+    assert "tiny" in text and "tiny/c-mig (constraint, user @1): 'migrations folder'" in text
+    assert "missed [compact+clear]" in text
+
+
+# --------------------------------------------------------------------------------------------
+# The scenarios themselves
+# --------------------------------------------------------------------------------------------
+
+
+def test_validate_finds_a_probe_planted_in_the_wrong_place() -> None:
+    broken = Scenario(
+        name="broken",
+        domain="backend",
+        prompts=3,
+        plants=(
+            said(1, "Never touch the migrations folder.", constraint("c-mig", "migrations folder")),
+            said(2, "Use Redis.", decision("d-redis", "Redis", stale="Redis")),
+            last(3, "i-last", "Leave the migrations folder alone and ship it."),
+        ),
+        decoy_prompts=1,
+        decoy=(said(1, "Use the blue adapter.", decision("x-blue", "green adapter")),),
+    )
+
+    problems = "\n".join(validate(build(broken, pool=())))
+
+    assert "c-mig: probe 'migrations folder' also in turn 3" in problems
+    assert "x-blue: probe 'green adapter' not in its own statement" in problems
+
+
+def test_the_shipped_scenarios_are_valid_and_varied() -> None:
+    scripts = build_all()
+    problems = [problem for script in scripts for problem in validate(script)]
+    prompts = [script.scenario.prompts for script in scripts]
+
+    assert problems == []
+    assert len(scripts) >= 12
+    assert all(20 <= n <= 200 for n in prompts) and sum(n >= 150 for n in prompts) >= 2
+    assert {"backend", "frontend", "data", "infra", "docs"} <= {s.scenario.domain for s in scripts}
+    assert all(script.closed and script.decoy_facts for script in scripts)
