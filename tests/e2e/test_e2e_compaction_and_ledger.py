@@ -56,20 +56,21 @@ def test_pre_compaction_context_comes_back_after_the_compaction(api: Api) -> Non
     answer = hook(api, "session-start", session, project, source="compact")
 
     assert [c["trigger"] for c in api.session_checkpoints(session)] == ["pre_compaction"]
-    assert "## Pre-Compaction Checkpoint" in context(answer)
-    assert "Instructions: keep the failing tests list" in context(answer)
+    assert "pre_compaction checkpoint of this session" in context(answer)
+    assert "Compaction instructions: keep the failing tests list" in context(answer)
 
 
-def test_clear_writes_no_session_end_checkpoint_and_the_new_session_recovers(api: Api) -> None:
+def test_clear_writes_the_cleared_story_and_the_new_session_recovers_it(api: Api) -> None:
     old, project = unique("old"), f"/tmp/{unique('e2e-clear')}"
     checkpointed(api, old, project)
-    hook(api, "user-prompt-submit", old, project, prompt="one more")
+    hook(api, "user-prompt-submit", old, project, prompt="Never push to main; one more thing")
 
     hook(api, "session-end", old, project, reason="clear")
     answer = hook(api, "session-start", unique("new"), project, source="clear")
 
-    assert [c["trigger"] for c in api.session_checkpoints(old)] == ["periodic"]
-    assert f"session {old}" in context(answer)
+    assert [c["trigger"] for c in api.session_checkpoints(old)] == ["periodic", "clear"]
+    assert f"session {old} (the session you just cleared)" in context(answer)
+    assert "Never push to main; one more thing" in context(answer)
 
 
 def test_a_session_sees_decisions_another_session_made_since_its_checkpoint(api: Api) -> None:

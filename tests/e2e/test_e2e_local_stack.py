@@ -126,6 +126,12 @@ def session_start(api: Api, session_id: str, cwd: str, source: str) -> requests.
     return api.hook("session-start", body)
 
 
+def last_checkpointed_prompt(session: Session) -> str:
+    """The latest checkpoint's last prompt, as the block quotes it: the last instruction, verbatim."""
+    n = session.checkpoints[-1]["last_prompt"]
+    return f"### Last Instruction (prompt {n}, verbatim)\n> step {n}: make the payment mock deterministic"
+
+
 def test_session_start_after_compaction_recovers_the_latest_checkpoint(
     paced_session: Session, api: Api
 ) -> None:
@@ -135,7 +141,7 @@ def test_session_start_after_compaction_recovers_the_latest_checkpoint(
     output = answer.json()["hookSpecificOutput"]
     assert output["hookEventName"] == "SessionStart"
     assert RECOVERY_HEADER in output["additionalContext"]
-    assert paced_session.checkpoints[-1]["digest"] in output["additionalContext"]
+    assert last_checkpointed_prompt(paced_session) in output["additionalContext"]
     assert len(answer.text) < 9000
 
 
@@ -145,7 +151,7 @@ def test_a_new_session_in_the_same_project_recovers_it_too(paced_session: Sessio
     assert answer.status_code == 200, answer.text
     context = answer.json()["hookSpecificOutput"]["additionalContext"]
     assert RECOVERY_HEADER in context
-    assert paced_session.checkpoints[-1]["digest"] in context
+    assert last_checkpointed_prompt(paced_session) in context
 
 
 def test_a_new_session_in_another_project_gets_nothing(paced_session: Session, api: Api) -> None:

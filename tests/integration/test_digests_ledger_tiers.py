@@ -198,7 +198,9 @@ def nudge_prompt(service: InProcessService, chars: int) -> str:
 def small_window(monkeypatch: pytest.MonkeyPatch) -> int:
     monkeypatch.setenv("CONTINUITY_CONTEXT_WINDOW_TOKENS", "10000")
     services.reset()
-    return 10000 * 4 * 70 // 100  # threshold in characters
+    from continuity_core.config import ContinuityConfig
+
+    return 10000 * 4 * ContinuityConfig().nudge_threshold_percent // 100  # threshold in characters
 
 
 def test_the_nudge_fires_once_per_crossing(service: InProcessService, small_window: int) -> None:
