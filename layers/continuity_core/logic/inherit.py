@@ -29,6 +29,7 @@ from continuity_core.config import ContinuityConfig
 from continuity_core.logic.digest import format_duration
 from continuity_core.logic.digest_inputs import is_users_words
 from continuity_core.logic.injection import MAX_INJECTION_CHARS, fit
+from continuity_core.logic.sticky import Role, extract
 from continuity_core.logic.transcripts import tail_since
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.hooks import Hook
@@ -46,12 +47,6 @@ DIGEST_CHARS = 2000
 # Room left for the other shared sections (the ledger line) and separators.
 SHARED_HEADROOM = 500
 RECENT_CANDIDATES = 10
-
-_CONSTRAINT = re.compile(
-    r"\b(must|must not|mustn't|never|always|don't|do not|shouldn't|should not|avoid|only use|make sure)\b",
-    re.IGNORECASE,
-)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 class ParentSource(StrEnum):
@@ -97,14 +92,14 @@ def find_parent(
 
 
 def constraints_from(texts: list[str], limit: int = MAX_CONSTRAINTS) -> list[str]:
-    """The latest distinct sentences that read as rules ("must", "never", "always", "don't", …)."""
+    """The latest distinct sentences that read as rules, as the rolling digest reads them."""
     found: dict[str, None] = {}
     for text in texts:
-        for sentence in _SENTENCE.split(text):
-            sentence = sentence.strip(" -*•\t")
-            if _CONSTRAINT.search(sentence):
-                found.pop(sentence, None)
-                found[fit(sentence, CONSTRAINT_CHARS)] = None
+        for candidate in extract(text, Role.USER):
+            if candidate.kind is FactKind.CONSTRAINT:
+                rule = fit(candidate.text, CONSTRAINT_CHARS)
+                found.pop(rule, None)
+                found[rule] = None
     return list(found)[-limit:]
 
 

@@ -39,6 +39,7 @@ class RecoverySource(StrEnum):
     SAME_PROJECT = "same_project"
 
 
+UNBOUNDED = 10**9
 # A session-start with source=clear follows its session-end(reason=clear) within moments.
 CLEAR_LINK_WINDOW = timedelta(minutes=10)
 CLEAR_SOURCES = frozenset({"clear"})
@@ -183,8 +184,7 @@ def render_recovery(recovery: Recovery, now: datetime, budget: int | None = None
         )
     head = "\n\n".join(parts)
     if digest is not None and not digest.empty:
-        room = (budget if budget is not None else 10**9) - len(head) - 2
-        return render_digest(digest, head, room + len(head))
+        return render_digest(digest, head, budget if budget is not None else UNBOUNDED)
     text = "\n\n".join([head, *(checkpoint.digest for checkpoint in recovery.checkpoints)])
     if budget is not None and len(text) > budget:
         return fit(text, budget), True

@@ -88,7 +88,6 @@ def _age_label(fact: Fact) -> str:
 
 @dataclass
 class _Section:
-    kind: FactKind | None
     title: str
     lines: list[str]  # in priority order
     order: list[int]  # display position of each line
@@ -172,7 +171,7 @@ def _sections(digest: SessionDigest, shown: set[str], instruction: Fact | None) 
         if kind is FactKind.CONSTRAINT:  # rules are all equal: keep the user's order, drop the newest last
             ranked = list(range(len(facts)))
         lines = [fact_line(facts[i]) for i in ranked]
-        sections.append(_Section(kind, _TITLES[kind], lines, ranked))
+        sections.append(_Section(_TITLES[kind], lines, ranked))
     # A prompt already shown as a fact, or one that states what is no longer current, is not repeated.
     texts = [f.text.rstrip("…") for f in digest.facts if f.kind is not FactKind.FILE and len(f.text) > 20]
     notes = [
@@ -188,7 +187,6 @@ def _sections(digest: SessionDigest, shown: set[str], instruction: Fact | None) 
     newest_first = list(reversed(recent))
     sections.append(
         _Section(
-            None,
             "Recent Prompts (before the last instruction)",
             [f"- (prompt {n.prompt}) {n.text}" for n in newest_first],
             [n.prompt for n in newest_first],
@@ -200,9 +198,7 @@ def _sections(digest: SessionDigest, shown: set[str], instruction: Fact | None) 
         reverse=True,
     )
     sections.append(
-        _Section(
-            None, "No Longer Current", [ended_line(f) for f in ended], [f.ended_prompt or 0 for f in ended]
-        )
+        _Section("No Longer Current", [ended_line(f) for f in ended], [f.ended_prompt or 0 for f in ended])
     )
     return sections
 

@@ -28,10 +28,11 @@ from continuity_core.logic.sticky import (
     FileAction,
     Role,
     content_words,
+    decision,
     extract,
-    replaced_terms,
     tool_files,
 )
+from continuity_core.logic.terms import snippet
 from continuity_core.models.session_digest import (
     Fact,
     FactKind,
@@ -45,6 +46,7 @@ FACT_CHARS = 320
 REMEMBER_CHARS = 500
 INSTRUCTION_CHARS = 4000
 SUMMARY_CHARS = 1000
+ENDED_BY_CHARS = 160
 RECENT_PROMPTS = 8
 CAPS = {
     FactKind.CONSTRAINT: 40,
@@ -174,7 +176,7 @@ def roll(
     if summary is not None and summary.text.strip():
         agent_summary = Fact(
             kind=FactKind.FINDING,
-            text=_clip(summary.text.strip(), SUMMARY_CHARS),
+            text=snippet(summary.text, SUMMARY_CHARS) or "",
             source=summary.source,
             prompt=summary.prompt,
             at=summary.at,
@@ -195,9 +197,7 @@ def _candidates(statement: Statement) -> list[Candidate]:
     if statement.tool:
         return tool_files(statement.text)
     if statement.kind is FactKind.DECISION:
-        text = statement.text.strip()
-        corrects = bool(re.search(r"\b(?:instead|rather than|switch|replac|no longer|actually)", text, re.I))
-        return [Candidate(FactKind.DECISION, text, corrects=corrects, replaced=replaced_terms(text))]
+        return [decision(statement.text.strip())]
     if statement.kind is not None:
         return [Candidate(statement.kind, statement.text.strip(), statement.detail)]
     return extract(statement.text, statement.role)
@@ -205,8 +205,8 @@ def _candidates(statement: Statement) -> list[Candidate]:
 
 def _add(work: _Digest, candidate: Candidate, statement: Statement) -> None:
     limit = REMEMBER_CHARS if candidate.kind is FactKind.REMEMBERED else FACT_CHARS
-    text = candidate.text if candidate.kind is FactKind.REMEMBERED else _clip(candidate.text, limit)
-    if not text.strip():
+    text = candidate.text if candidate.kind is FactKind.REMEMBERED else snippet(candidate.text, limit)
+    if not text or not text.strip():
         return
     if candidate.closes:
         _close(work, text, statement)
@@ -304,7 +304,7 @@ def _close(work: _Digest, text: str, statement: Statement) -> None:
 
 def _end(work: _Digest, index: int, status: FactStatus, by: str, statement: Statement) -> None:
     work.facts[index] = work.facts[index].model_copy(
-        update={"status": status, "ended_by": _clip(by, 160), "ended_prompt": statement.prompt}
+        update={"status": status, "ended_by": snippet(by, ENDED_BY_CHARS), "ended_prompt": statement.prompt}
     )
 
 
@@ -345,8 +345,3 @@ def _best(facts: list[Fact], cap: int, prompts: int) -> list[Fact]:
     if len(facts) <= cap:
         return facts
     return sorted(facts, key=lambda f: score(f, prompts), reverse=True)[:cap]
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

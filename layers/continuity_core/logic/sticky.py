@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from continuity_core.logic.terms import STOPWORDS as STOP_TERMS
+from continuity_core.logic.terms import snippet
 from continuity_core.models.session_digest import FactKind
 
 MAX_SENTENCE_CHARS = 320
@@ -256,13 +257,7 @@ def sentences(text: str) -> list[str]:
             pending = ""
         if pending:
             out.append(pending)
-    return [_cut(s) for s in out if len(_WORD.findall(s)) >= 3]
-
-
-def _cut(sentence: str) -> str:
-    if len(sentence) <= MAX_SENTENCE_CHARS:
-        return sentence
-    return sentence[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
+    return [snippet(s, MAX_SENTENCE_CHARS) or s for s in out if len(_WORD.findall(s)) >= 3]
 
 
 def content_words(text: str) -> set[str]:
@@ -332,6 +327,14 @@ def replaced_terms(sentence: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(terms))
 
 
+def decision(text: str) -> Candidate:
+    """A decision, and whether it says it replaces an earlier one (and what it names as replaced)."""
+    corrects = bool(_CORRECTION.search(text))
+    return Candidate(
+        FactKind.DECISION, text, corrects=corrects, replaced=replaced_terms(text) if corrects else ()
+    )
+
+
 def classify(sentence: str, role: Role) -> Candidate | None:
     """The sticky kind of one sentence, if any (files are found separately)."""
     stripped = sentence.strip()
@@ -349,13 +352,7 @@ def classify(sentence: str, role: Role) -> Candidate | None:
     if _REMEMBER.search(stripped):
         return Candidate(FactKind.REMEMBERED, stripped)
     if _DECISION.search(stripped) and (_CORRECTION.search(stripped) or not _CONSTRAINT.search(stripped)):
-        corrects = bool(_CORRECTION.search(stripped))
-        return Candidate(
-            FactKind.DECISION,
-            stripped,
-            corrects=corrects,
-            replaced=replaced_terms(stripped) if corrects else (),
-        )
+        return decision(stripped)
     if _CONSTRAINT.search(stripped):
         return Candidate(FactKind.CONSTRAINT, stripped)
     if _NEXT.search(stripped):
@@ -372,13 +369,7 @@ def _classify_agent(sentence: str) -> Candidate | None:
     if _AGENT_QUESTION.search(sentence):
         return Candidate(FactKind.QUESTION, sentence)
     if _AGENT_DECISION.search(sentence):
-        corrects = bool(_CORRECTION.search(sentence))
-        return Candidate(
-            FactKind.DECISION,
-            sentence,
-            corrects=corrects,
-            replaced=replaced_terms(sentence) if corrects else (),
-        )
+        return decision(sentence)
     return None
 
 
