@@ -127,8 +127,8 @@ def test_non_ascii_names_and_paths_stay_intact() -> None:
     )
     text = block(digest)
     assert "Zoë Ångström owns docs/señal_café.md" in text
-    assert "`docs/señal_café.md` (mentioned; prompt 2)" in text
-    assert "`src/naïve/überprüfung.py` (edited; agent, prompt 3)" in text
+    assert "`docs/señal_café.md` (mentioned, prompt 2)" in text
+    assert "`src/naïve/überprüfung.py` (edited, prompt 3)" in text
 
 
 def test_files_the_agent_edited_outrank_files_it_only_read() -> None:

@@ -62,7 +62,8 @@ def provenance(fact: Fact) -> str:
 
 def fact_line(fact: Fact) -> str:
     if fact.kind is FactKind.FILE:
-        return f"- `{fact.text}` ({fact.detail or 'mentioned'}; {provenance(fact)})"
+        when = f", prompt {fact.last_prompt or fact.prompt}" if fact.prompt else ""
+        return f"- `{fact.text}` ({fact.detail or 'mentioned'}{when})"
     if fact.kind is FactKind.REMEMBERED and fact.source is FactSource.REMEMBER:
         return f"- “{fact.text}” ({provenance(fact)})"
     return f"- {fact.text} ({provenance(fact)})"

@@ -262,7 +262,8 @@ def _supersede(work: _Digest, candidate: Candidate, text: str, statement: Statem
         overlap = len(words & old) / max(1, min(len(words), len(old)))
         other = _subject(fact.text)
         same_subject = bool(subject and other) and len(subject & other) / min(len(subject), len(other)) >= 0.5
-        if same_subject or (candidate.corrects and overlap >= 0.34):
+        shared = len(words & old)
+        if same_subject or (candidate.corrects and (overlap >= 0.34 or shared >= 2)):
             score = overlap + (1.0 if same_subject else 0.0)
             if best is None or score >= best[0]:
                 best = (score, index)
@@ -313,8 +314,9 @@ def score(fact: Fact, prompts: int) -> float:
     when = fact.last_prompt or fact.prompt
     recency = (when / prompts) if when and prompts else 0.5
     repetition = 0.15 * min(fact.seen - 1, 4)
-    action = 0.15 * _ACTION_RANK.get(fact.detail or "", 0)
-    return recency + repetition + _SOURCE_WEIGHT[fact.source] + action
+    if fact.kind is FactKind.FILE:  # what was done to it, whoever did it: an edit outranks a mention
+        return recency + repetition + 0.3 * _ACTION_RANK.get(fact.detail or "", 0)
+    return recency + repetition + _SOURCE_WEIGHT[fact.source]
 
 
 def _bound(work: _Digest, prompts: int) -> None:

@@ -10,7 +10,7 @@ so names and paths with non-ASCII letters ("Zoë Ångström", ``docs/señal_caf�
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from continuity_core.logic.terms import STOPWORDS as STOP_TERMS
@@ -88,10 +88,19 @@ _CONSTRAINT = _cue(
     r"\bstick to\b",
 )
 _DECISION = _cue(
-    r"\b(?:let'?s|let us)\s+(?:just\s+)?(?:go with|use|stick with|switch|move|adopt|pick|choose|keep|do|"
+    # "let's …", "we'll …" from the user: the session's plan (but not the next activity: run, check, …)
+    r"^(?:ok(?:ay)?,?\s+|so,?\s+|then,?\s+|actually,?\s+)?(?:let'?s|let us|we'?ll|we will|we'?re going to|"
+    r"we are going to)\s+(?!(?:see|check|look|try|talk|discuss|run|debug|investigate|fix|test|continue|"
+    r"get|figure|find|"
+    r"take|review|read|open|wait|focus|do|commit|push|clean|add|update|refactor|write|implement|finish|"
+    r"resume|need|have|be|also|first|now|just)\b)\w+",
+    r"\b(?:let'?s|let us)\s+(?:just\s+)?(?:go with|use|stick with|switch|move|adopt|pick|choose|keep|"
     r"standardi[sz]e on|settle on)\b",
     r"\bwe(?:'ll| will| are going to|'re going to| should| shall)\s+(?:just\s+)?(?:go with|use|stick with|"
     r"switch|move|adopt|keep|standardi[sz]e on)\b",
+    # an imperative that picks a tool or value: "Use a 30-minute gap", "Actually, put the switcher in …"
+    r"^(?:please\s+)?(?:use|pick|choose|adopt|go with|stick with|switch to)\b",
+    r"^actually,?\s+(?:put|use|make|move|keep|switch|go|do|store|set|name|call)\b",
     r"\b(?:i|we)(?:'ve| have)?\s+(?:decided|chosen|chose|settled on|picked|opted|agreed|gone with|"
     r"went with)\b",
     r"\b(?:i'?ll|i will|i'?m going to|i am going to)\s+(?:use|go with|switch|keep|implement it with)\b",
@@ -141,7 +150,16 @@ _CLOSER = _cue(
     r"\b(?:was|is|were|are) (?:caused by|due to)\b",
     r"\b(?:i|we) (?:found|figured out|discovered|tracked (?:it )?down|confirmed|verified)\b",
     r"\bfigured (?:it )?out\b",
-    r"\banswer(?:ed)? (?:to|for) (?:the|your|my|our) (?:earlier |open |previous )?question\b",
+    r"\banswer(?:ed|ing)?\b[^.?!]{0,60}(?:\bquestion\b|:)",
+    r"\banswered\b",
+    # a relayed answer: "AppSec answered: …", "PM says …", "Word from the docs guild: …"
+    r"^(?:[\w&'-]+\s){0,3}(?:says|said|confirmed|replied|answered|decided|came back)\b",
+    r"^word from\b",
+    r"^(?:about|re|regarding|as for|on) [\w /&'-]{1,40}:",
+    r"^found it\b",
+    r"\bblocker (?:is|'s) (?:gone|resolved|cleared|fixed)\b",
+    r"\b(?:got|is|was|been|has been) (?:finally )?(?:approved|granted|lifted|merged)\b",
+    r"\bgo ahead\b",
     r"\b(?:that|this|it|which)(?:'s| is| was| has been) (?:now )?"
     r"(?:fixed|resolved|solved|answered|sorted|done)\b",
     r"\b(?:is|are|was|were|has been|have been) (?:now )?"
@@ -154,6 +172,7 @@ _CLOSER = _cue(
 _QUESTION_CUE = _cue(
     r"\bopen question\b",
     r"^(?:question|q|blocker|blocked|open issue|unknown|tbd|todo\?)\s*[:\-—]",
+    r"^(?:open )?question (?:for|to) [\w /&'-]{1,40}:",
     r"\bnot sure (?:if|whether|why|how|what|which|where|when)\b",
     r"\b(?:i|we) (?:don'?t|do not) (?:know|understand) (?:why|how|whether|if|what|which|where)\b",
     r"\bunclear (?:why|how|whether|if|what|which)\b",
@@ -164,12 +183,13 @@ _QUESTION_CUE = _cue(
     r"\bblocker\b",
     r"\btbd\b",
 )
+_FOR_NOW = re.compile(r"\b(?:yet|for now|until|not approved|pending|waiting)\b", re.IGNORECASE)
 _ASKS = re.compile(
     r"^(?:why|how come|should|shall|do we|does|did|is|are|was|were|what(?:'s| is| was| causes| caused)|which|"
-    r"where|when|who|whether|can we|could we|any idea|what if)\b",
+    r"where|when|who|whether|any idea|what if)\b",
     re.IGNORECASE,
 )
-_REQUEST = re.compile(r"^(?:can|could|would|will) you\b|^please\b|^(?:can|could) (?:i|u)\b", re.IGNORECASE)
+_REQUEST = re.compile(r"^(?:can|could|would|will) you\b|^please\b|^(?:can|could) (?:i|u|we)\b", re.IGNORECASE)
 _NEXT = _cue(
     r"^(?:next|next up|next step|then|after that|afterwards|later|todo|to do|to-do|follow[- ]up|"
     r"remaining|still to do|pending)\b\s*[,:\-—]?",
@@ -186,7 +206,7 @@ _REMEMBER = _cue(
 )
 _AGENT_DECISION = _cue(
     r"\b(?:i|we)(?:'ve| have)?\s+(?:decided|chose|chosen|settled on|opted|went with|gone with)\b",
-    r"\b(?:i'?ll|i will|i'?m going to)\s+(?:use|go with|switch to)\b",
+    r"\b(?:i'?ll|i will|i'?m going to)\s+(?:use|go with|switch to|pin|standardi[sz]e on|adopt)\b",
     r"^(?:decision|approach|plan)\s*[:\-—]",
     r"\binstead of\b",
 )
@@ -205,6 +225,7 @@ _ABBREV = re.compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|dr|mr|mrs|ms|no|fig)\.|\b[A-Za-z]\.)$", re.IGNORECASE
 )
 _WORD = re.compile(r"\w+(?:['\u2019-]\w+)*", re.UNICODE)
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
 _CODE_LIKE = re.compile(r"[{};=<>|$\\]")
 
 _EXTENSIONS = (
@@ -263,7 +284,8 @@ def sentences(text: str) -> list[str]:
 def content_words(text: str) -> set[str]:
     """Lower-case Unicode words that carry meaning, lightly stemmed (queue/queues, time/timing)."""
     words = set()
-    for word in _WORD.findall(text.lower()):
+    for found in _WORD.findall(text.lower()):
+        word = _POSSESSIVE.sub("", found)
         if len(word) < 3 or word in STOPWORDS or word.isdigit():
             continue
         words.add(_stem(word))
@@ -340,7 +362,7 @@ def classify(sentence: str, role: Role) -> Candidate | None:
     stripped = sentence.strip()
     if role is Role.AGENT:
         return _classify_agent(stripped)
-    if _CLOSER.search(stripped):
+    if _CLOSER.search(stripped) and not stripped.endswith("?"):
         return Candidate(FactKind.FINDING, stripped, closes=True)
     is_question = stripped.endswith("?")
     if is_question and _REQUEST.search(stripped):
@@ -351,6 +373,8 @@ def classify(sentence: str, role: Role) -> Candidate | None:
         return None
     if _REMEMBER.search(stripped):
         return Candidate(FactKind.REMEMBERED, stripped)
+    if _CONSTRAINT.search(stripped) and _FOR_NOW.search(stripped):
+        return Candidate(FactKind.QUESTION, stripped)  # "we can't use X yet": a blocker, closed when lifted
     if _DECISION.search(stripped) and (_CORRECTION.search(stripped) or not _CONSTRAINT.search(stripped)):
         return decision(stripped)
     if _CONSTRAINT.search(stripped):
@@ -376,8 +400,16 @@ def _classify_agent(sentence: str) -> Candidate | None:
 def extract(text: str, role: Role) -> list[Candidate]:
     """Every sticky candidate of ``text``: one per telling sentence, plus its paths and symbols."""
     found: list[Candidate] = []
+    explained = False
     for sentence in sentences(text):
         candidate = classify(sentence, role)
+        previous = found[-1] if found else None
+        if candidate is None and previous is not None and previous.closes and not explained:
+            # An answer is often explained in the sentence after it: keep them together.
+            found[-1] = replace(previous, text=f"{previous.text} {sentence}")
+            explained = True
+            continue
+        explained = False
         if candidate is not None:
             found.append(candidate)
     if role is not Role.AGENT:
