@@ -43,7 +43,7 @@ class ContinuityConfig(BaseModel):
     max_checkpoints_per_session: int = Field(50, ge=1, le=500, description="Oldest checkpoints beyond go.")
     retention_days: int = Field(7, ge=1, le=90, description="Checkpoint and session-state retention.")
     recovery_budget_chars: int = Field(
-        6000, ge=200, le=10_000, description="Characters reserved for the recovery block."
+        8000, ge=200, le=10_000, description="Characters reserved for the recovery block."
     )
     # Our additions (issue silent): the debounce delay and the project recovery window.
     flush_delay_seconds: int = Field(3, ge=0, le=900, description="SQS delay of a checkpoint flush.")

@@ -109,7 +109,8 @@ def test_a_block_at_the_harness_cap_fits_and_says_it_was_truncated(
     transcript = Transcript("big", cwd=CWD)
     for n in range(1, 121):
         rule = f"Never rename the column col_{n} of table t_{n}: the nightly export, the BI dashboards "
-        turn(service, transcript, n, rule + "and the partner feed all read it by name, and none are ours.")
+        rule += "and the partner feed all read it by name, none of them are ours, and renaming breaks them "
+        turn(service, transcript, n, rule + "silently until the month-end close, when finance finds out.")
         if n % 10 == 0:
             service.drain_queue()
     # When it restarts after compaction under the harness's cap
@@ -121,6 +122,7 @@ def test_a_block_at_the_harness_cap_fits_and_says_it_was_truncated(
     block = answer["hookSpecificOutput"]["additionalContext"]
     assert len(block) <= cap
     assert "_Left out for space:" in block and "constraints" in block.split("_Left out for space:")[1]
+    assert "older minor facts were dropped earlier to keep the digest bounded" in block
 
 
 def test_cross_session_recovery_can_be_switched_off(

@@ -184,7 +184,8 @@ def render_recovery(recovery: Recovery, now: datetime, budget: int | None = None
         )
     head = "\n\n".join(parts)
     if digest is not None and not digest.empty:
-        return render_digest(digest, head, budget if budget is not None else UNBOUNDED)
+        roots = [r for r in (latest.project, latest.project_normalized) if r]
+        return render_digest(digest, head, budget if budget is not None else UNBOUNDED, roots)
     text = "\n\n".join([head, *(checkpoint.digest for checkpoint in recovery.checkpoints)])
     if budget is not None and len(text) > budget:
         return fit(text, budget), True
@@ -197,7 +198,9 @@ def recovery_section(
     """The recovery block inside its reservation (``recoveryBudgetChars``, or less under a small cap)."""
     if recovery is None:
         return None
-    budget = min(config.recovery_budget_chars, limit) if limit else config.recovery_budget_chars
+    # Under the harness's cap, the ledger line keeps its room next to the block.
+    cap = (limit - LEDGER_LINE_CHARS - 2) if limit else config.recovery_budget_chars
+    budget = min(config.recovery_budget_chars, max(cap, LEDGER_LINE_CHARS))
     text, cut = render_recovery(recovery, now, budget)
     return Section(text=text, reserved_chars=budget, cut=cut)
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from continuity_core.logic.injection import fit
 from continuity_core.logic.rolling import fact_key, score
 from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
 
 LAST_INSTRUCTION_SHARE = 0.35  # of the budget, at most, for the last instruction
 SUMMARY_SHARE = 0.15  # and for the agent's own summary
-OMITTED_LINE_CHARS = 160
+# The closing line: what was left out, of ~8 kinds, and what the digest dropped before.
+OMITTED_LINE_CHARS = 300
 MORE = "`continuity recover 3` (MCP tool `recover`, level 3) has the full checkpoint"
 
 _TITLES = {
@@ -60,13 +62,22 @@ def provenance(fact: Fact) -> str:
     return label
 
 
-def fact_line(fact: Fact) -> str:
+def fact_line(fact: Fact, roots: list[str] | None = None) -> str:
     if fact.kind is FactKind.FILE:
+        path = _relative(fact.text, roots or [])
         when = f", prompt {fact.last_prompt or fact.prompt}" if fact.prompt else ""
-        return f"- `{fact.text}` ({fact.detail or 'mentioned'}{when})"
+        return f"- `{path}` ({fact.detail or 'mentioned'}{when})"
     if fact.kind is FactKind.REMEMBERED and fact.source is FactSource.REMEMBER:
         return f"- “{fact.text}” ({provenance(fact)})"
     return f"- {fact.text} ({provenance(fact)})"
+
+
+def _relative(path: str, roots: list[str]) -> str:
+    for root in roots:
+        prefix = root.rstrip("/") + "/"
+        if path.startswith(prefix) and len(path) > len(prefix):
+            return path[len(prefix) :]
+    return path
 
 
 def ended_line(fact: Fact) -> str:
@@ -103,8 +114,11 @@ def _size(title: str, lines: list[str]) -> int:
     return len(title) + 6 + sum(len(line) + 1 for line in lines) if lines else 0
 
 
-def render_digest(digest: SessionDigest, header: str, budget: int) -> tuple[str, bool]:
-    """(block, cut): the digest as markdown under ``header``, at most ``budget`` characters."""
+def render_digest(
+    digest: SessionDigest, header: str, budget: int, roots: list[str] | None = None
+) -> tuple[str, bool]:
+    """(block, cut): the digest as markdown under ``header``, at most ``budget`` characters; paths
+    under one of the project ``roots`` are shown relative to it."""
     parts = [header]
     used = len(header)
     instruction = digest.last_instruction
@@ -113,12 +127,7 @@ def render_digest(digest: SessionDigest, header: str, budget: int) -> tuple[str,
         where = f"prompt {instruction.prompt}, verbatim" if instruction.prompt else "verbatim"
         title = f"### Last Instruction ({where})"
         room = max(200, int(budget * LAST_INSTRUCTION_SHARE)) - len(title) - 4
-        text = instruction.text
-        if len(text) > room:
-            text = (
-                text[: max(0, room - 60)].rstrip()
-                + f" […{len(instruction.text) - room + 60} more characters cut]"
-            )
+        text = _clip_visibly(instruction.text, room)
         quoted = "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
         block = f"{title}\n{quoted}"
         parts.append(block)
@@ -130,7 +139,7 @@ def render_digest(digest: SessionDigest, header: str, budget: int) -> tuple[str,
         block = f"{title}\n{_clip_visibly(digest.summary.text, room)}"
         parts.append(block)
         used += len(block) + 2
-    sections = _sections(digest, shown, instruction)
+    sections = _sections(digest, shown, instruction, roots or [])
     omitted: dict[str, int] = {}
     room = max(0, budget - used - OMITTED_LINE_CHARS)
     constraints = sections[0]
@@ -151,19 +160,22 @@ def render_digest(digest: SessionDigest, header: str, budget: int) -> tuple[str,
             lines = [section.lines[i] for i in sorted(picked, key=lambda i: section.order[i])]
             parts.append("\n".join([f"### {section.title}", *lines]))
     cut = bool(omitted)
+    notes = []
     if cut:
-        counts = ", ".join(f"{n} {what}" for what, n in omitted.items())
-        parts.append(f"_Left out for space: {counts}. {MORE}._")
+        notes.append("left out for space: " + ", ".join(f"{n} {what}" for what, n in omitted.items()))
     if digest.evicted:
-        parts.append(
-            f"_{digest.evicted} facts were dropped from the session digest to keep it bounded "
-            "(the least used first, rules last)._"
-        )
+        notes.append("older minor facts were dropped earlier to keep the digest bounded (rules last)")
+    if notes:
+        parts.append(f"_{'; '.join(notes).capitalize()}. {MORE}._")
     text = "\n\n".join(parts)
+    if len(text) > budget:  # only when the fixed parts alone overflow a very small budget
+        return fit(text, budget), True
     return text, cut
 
 
-def _sections(digest: SessionDigest, shown: set[str], instruction: Fact | None) -> list[_Section]:
+def _sections(
+    digest: SessionDigest, shown: set[str], instruction: Fact | None, roots: list[str]
+) -> list[_Section]:
     prompts = digest.prompts
     sections: list[_Section] = []
     for kind in (FactKind.CONSTRAINT, *_SHARED_ORDER):
@@ -171,7 +183,7 @@ def _sections(digest: SessionDigest, shown: set[str], instruction: Fact | None) 
         ranked = sorted(range(len(facts)), key=lambda i: score(facts[i], prompts), reverse=True)
         if kind is FactKind.CONSTRAINT:  # rules are all equal: keep the user's order, drop the newest last
             ranked = list(range(len(facts)))
-        lines = [fact_line(facts[i]) for i in ranked]
+        lines = [fact_line(facts[i], roots) for i in ranked]
         sections.append(_Section(_TITLES[kind], lines, ranked))
     # A prompt already shown as a fact, or one that states what is no longer current, is not repeated.
     texts = [f.text.rstrip("…") for f in digest.facts if f.kind is not FactKind.FILE and len(f.text) > 20]

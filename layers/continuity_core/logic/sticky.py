@@ -153,7 +153,7 @@ _CLOSER = _cue(
     r"\banswer(?:ed|ing)?\b[^.?!]{0,60}(?:\bquestion\b|:)",
     r"\banswered\b",
     # a relayed answer: "AppSec answered: …", "PM says …", "Word from the docs guild: …"
-    r"^(?:[\w&'-]+\s){0,3}(?:says|said|confirmed|replied|answered|decided|came back)\b",
+    r"^(?!that said)(?:[\w&'-]+\s){1,3}(?:says|said|confirmed|replied|answered|came back)\b(?!,)",
     r"^word from\b",
     r"^(?:about|re|regarding|as for|on) [\w /&'-]{1,40}:",
     r"^found it\b",
@@ -183,7 +183,10 @@ _QUESTION_CUE = _cue(
     r"\bblocker\b",
     r"\btbd\b",
 )
-_FOR_NOW = re.compile(r"\b(?:yet|for now|until|not approved|pending|waiting)\b", re.IGNORECASE)
+_FOR_NOW = re.compile(
+    r"\b(?:yet|for now|not approved|pending|waiting)\b|\buntil (?:we|they|it|\w+ (?:is|are|gets?|has)\b)",
+    re.IGNORECASE,
+)
 _ASKS = re.compile(
     r"^(?:why|how come|should|shall|do we|does|did|is|are|was|were|what(?:'s| is| was| causes| caused)|which|"
     r"where|when|who|whether|any idea|what if)\b",
@@ -192,7 +195,7 @@ _ASKS = re.compile(
 _REQUEST = re.compile(r"^(?:can|could|would|will) you\b|^please\b|^(?:can|could) (?:i|u|we)\b", re.IGNORECASE)
 _NEXT = _cue(
     r"^(?:next|next up|next step|then|after that|afterwards|later|todo|to do|to-do|follow[- ]up|"
-    r"remaining|still to do|pending)\b\s*[,:\-—]?",
+    r"remaining|still to do|pending)\b(?![.\w])\s*[,:\-—]?",
     r"\bnext steps?\b",
     r"\bonce (?:that'?s|this is|that is|it'?s) (?:done|merged|in)\b",
     r"\b(?:i|we)(?:'ll| will) (?:then|next)\b",
@@ -208,7 +211,7 @@ _AGENT_DECISION = _cue(
     r"\b(?:i|we)(?:'ve| have)?\s+(?:decided|chose|chosen|settled on|opted|went with|gone with)\b",
     r"\b(?:i'?ll|i will|i'?m going to)\s+(?:use|go with|switch to|pin|standardi[sz]e on|adopt)\b",
     r"^(?:decision|approach|plan)\s*[:\-—]",
-    r"\binstead of\b",
+    r"\b(?:i'?ll|i will|i'?m going to)\b.{1,60}\binstead of\b",
 )
 _AGENT_QUESTION = _cue(
     r"^(?:open question|question|blocker|blocked|unknown)\s*[:\-—]",

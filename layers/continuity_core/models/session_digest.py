@@ -75,7 +75,9 @@ class SessionDigest(BaseModel):
     recent_prompts: list[PromptNote] = Field(default_factory=list, description="Newest last.")
     prompts: int = Field(0, ge=0, description="Prompts the digest has seen.")
     transcript_end: int = Field(0, ge=0, description="How far into the live transcript it has read.")
-    evicted: int = Field(0, ge=0, description="Facts dropped by the size bound so far.")
+    evicted: int = Field(
+        0, ge=0, description="Evictions by the size bound so far (a fact said again may be evicted again)."
+    )
     updated_at: datetime | None = None
 
     def of(self, kind: FactKind, status: FactStatus | None = FactStatus.ACTIVE) -> list[Fact]:
