@@ -62,7 +62,8 @@ class DigestService:
         previous = merge_digests(c.session_digest for c in recent)
         prompt = state.total_prompts or None
         said = Statement(request.summary, Role.AGENT, FactSource.AGENT_DIGEST, prompt, now)
-        rolled = roll(previous, agent_statements(request, prompt, now), now=now, summary=said)
+        roots = [root for root in (identity.project, identity.project_normalized) if root]
+        rolled = roll(previous, agent_statements(request, prompt, now), now=now, summary=said, roots=roots)
         checkpoint = Checkpoint(
             id=str(uuid.uuid4()),
             session_key=session_key,

@@ -180,7 +180,7 @@ def _sections(
     sections: list[_Section] = []
     for kind in (FactKind.CONSTRAINT, *_SHARED_ORDER):
         facts = [f for f in digest.of(kind) if fact_key(f.kind, f.text) not in shown]
-        ranked = sorted(range(len(facts)), key=lambda i: score(facts[i], prompts), reverse=True)
+        ranked = sorted(range(len(facts)), key=lambda i: score(facts[i], prompts, roots), reverse=True)
         if kind is FactKind.CONSTRAINT:  # rules are all equal: keep the user's order, drop the newest last
             ranked = list(range(len(facts)))
         lines = [fact_line(facts[i], roots) for i in ranked]

@@ -54,7 +54,7 @@ CAPS = {
     FactKind.QUESTION: 10,
     FactKind.FINDING: 12,
     FactKind.REMEMBERED: 40,
-    FactKind.FILE: 24,
+    FactKind.FILE: 32,
     FactKind.NEXT_STEP: 6,
 }
 ENDED_CAP = 10  # superseded decisions and closed questions kept to say what changed
@@ -152,15 +152,17 @@ def roll(
     last_instruction: Statement | None = None,
     recent: list[PromptNote] | None = None,
     summary: Statement | None = None,
+    roots: Iterable[str] = (),
 ) -> SessionDigest:
-    """``previous`` with ``statements`` merged in, in order; bounded. ``summary``: the agent's own."""
+    """``previous`` with ``statements`` merged in, in order; bounded. ``summary``: the agent's own;
+    ``roots``: the project's paths (its own files rank above files elsewhere)."""
     base = previous or SessionDigest()
     work = _Digest(list(base.facts), base.evicted)
     for statement in statements:
         for candidate in _candidates(statement):
             _add(work, candidate, statement)
     total = max(base.prompts, prompts or 0)
-    _bound(work, total)
+    _bound(work, total, roots)
     instruction = base.last_instruction
     if last_instruction is not None and last_instruction.text.strip():
         words = last_instruction.text.strip()  # verbatim: line breaks kept, only a very long one is cut
@@ -251,6 +253,8 @@ def _restated(fact: Fact, candidate: Candidate, statement: Statement, text: str)
 def _supersede(work: _Digest, candidate: Candidate, text: str, statement: Statement) -> None:
     words = content_words(text)
     subject = _subject(text)
+    # "Scratch that": it takes back something just said; one shared word is enough to know what.
+    scratch = bool(_SCRATCH.search(text))
     best: tuple[float, int] | None = None
     for index, fact in enumerate(work.facts):
         if fact.kind is not FactKind.DECISION or fact.status is not FactStatus.ACTIVE:
@@ -259,24 +263,25 @@ def _supersede(work: _Digest, candidate: Candidate, text: str, statement: Statem
         if candidate.replaced and any(term in old for term in candidate.replaced):
             _end(work, index, FactStatus.SUPERSEDED, text, statement)
             continue
-        overlap = len(words & old) / max(1, min(len(words), len(old)))
+        shared = len(words & old)
+        overlap = shared / max(1, min(len(words), len(old)))
         other = _subject(fact.text)
         same_subject = bool(subject and other) and len(subject & other) / min(len(subject), len(other)) >= 0.5
-        shared = len(words & old)
-        if same_subject or (candidate.corrects and (overlap >= 0.34 or shared >= 2)):
+        corrects = candidate.corrects and (overlap >= 0.34 or shared >= 2 or (scratch and shared >= 1))
+        if same_subject or corrects:
             score = overlap + (1.0 if same_subject else 0.0)
             if best is None or score >= best[0]:
                 best = (score, index)
     if best is not None:
         _end(work, best[1], FactStatus.SUPERSEDED, text, statement)
-    elif _SCRATCH.search(text):
-        recent = [
+    elif scratch:  # nothing shares a word: the user's own latest decision
+        said = [
             i
             for i, f in enumerate(work.facts)
-            if f.kind is FactKind.DECISION and f.status is FactStatus.ACTIVE
+            if f.kind is FactKind.DECISION and f.status is FactStatus.ACTIVE and f.source is FactSource.PROMPT
         ]
-        if recent:
-            _end(work, recent[-1], FactStatus.SUPERSEDED, text, statement)
+        if said:
+            _end(work, said[-1], FactStatus.SUPERSEDED, text, statement)
 
 
 def _subject(text: str) -> set[str]:
@@ -309,23 +314,31 @@ def _end(work: _Digest, index: int, status: FactStatus, by: str, statement: Stat
     )
 
 
-def score(fact: Fact, prompts: int) -> float:
+def in_project(path: str, roots: Iterable[str]) -> bool:
+    """A relative path, or one under a project root: the project's own file, not one elsewhere."""
+    if not path.startswith(("/", "~")):
+        return True
+    return any(path.startswith(root.rstrip("/") + "/") for root in roots if root)
+
+
+def score(fact: Fact, prompts: int, roots: Iterable[str] = ()) -> float:
     """How useful a fact is to keep: recent, repeated, said by the user, a file worked on."""
     when = fact.last_prompt or fact.prompt
     recency = (when / prompts) if when and prompts else 0.5
     repetition = 0.15 * min(fact.seen - 1, 4)
-    if fact.kind is FactKind.FILE:  # what was done to it, whoever did it: an edit outranks a mention
-        return recency + repetition + 0.3 * _ACTION_RANK.get(fact.detail or "", 0)
+    if fact.kind is FactKind.FILE:  # what was done to it, and whether it is the project's own
+        own = 1.0 if in_project(fact.text, roots) else 0.0
+        return recency + repetition + 0.3 * _ACTION_RANK.get(fact.detail or "", 0) + own
     return recency + repetition + _SOURCE_WEIGHT[fact.source]
 
 
-def _bound(work: _Digest, prompts: int) -> None:
+def _bound(work: _Digest, prompts: int, roots: Iterable[str]) -> None:
     """Each kind within its cap, ended facts within theirs, the whole within its size."""
     keep: list[Fact] = []
     ended = [f for f in work.facts if f.status is not FactStatus.ACTIVE]
     for kind, cap in CAPS.items():
         active = [f for f in work.facts if f.kind is kind and f.status is FactStatus.ACTIVE]
-        keep += _best(active, cap, prompts)
+        keep += _best(active, cap, prompts, roots)
     keep += sorted(ended, key=lambda f: f.ended_prompt or 0)[-ENDED_CAP:]
     size = sum(len(f.text) for f in keep)
     for kind in EVICT_ORDER:
@@ -333,7 +346,7 @@ def _bound(work: _Digest, prompts: int) -> None:
             of_kind = [f for f in keep if f.kind is kind and f.status is FactStatus.ACTIVE]
             if not of_kind:
                 break
-            worst = min(of_kind, key=lambda f: score(f, prompts))
+            worst = min(of_kind, key=lambda f: score(f, prompts, roots))
             keep.remove(worst)
             size -= len(worst.text)
     order = {id(f): i for i, f in enumerate(work.facts)}
@@ -343,7 +356,7 @@ def _bound(work: _Digest, prompts: int) -> None:
     work.facts = sorted(keep, key=lambda f: order[id(f)])
 
 
-def _best(facts: list[Fact], cap: int, prompts: int) -> list[Fact]:
+def _best(facts: list[Fact], cap: int, prompts: int, roots: Iterable[str]) -> list[Fact]:
     if len(facts) <= cap:
         return facts
-    return sorted(facts, key=lambda f: score(f, prompts), reverse=True)[:cap]
+    return sorted(facts, key=lambda f: score(f, prompts, roots), reverse=True)[:cap]

@@ -124,6 +124,7 @@ class CheckpointWriter:
             transcript_end=end,
             last_instruction=inputs.last_instruction,
             recent=inputs.recent,
+            roots=[root for root in (state.project, state.project_normalized) if root],
         )
 
     def _transcript_since(self, agent_id: str, session_key: str, start: int) -> tuple[str, int]:
