@@ -1846,9 +1846,14 @@ def validate(script: Script) -> list[str]:
     return problems
 
 
-def build_all(names: Iterable[str] | None = None, tag: str = "") -> list[Script]:
+def build_all(
+    names: Iterable[str] | None = None, tag: str = "", scenarios: Iterable[Scenario] = SCENARIOS
+) -> list[Script]:
+    """The scripts of ``scenarios`` (the main set by default; ``bench.recovery_heldout.HELDOUT``
+    for the held-out set), all of them or those named."""
+    chosen = tuple(scenarios)
     wanted = set(names) if names is not None else None
-    unknown = (wanted or set()) - {s.name for s in SCENARIOS}
+    unknown = (wanted or set()) - {s.name for s in chosen}
     if unknown:
         raise KeyError(f"unknown scenarios: {sorted(unknown)}")
-    return [build(s, tag) for s in SCENARIOS if wanted is None or s.name in wanted]
+    return [build(s, tag) for s in chosen if wanted is None or s.name in wanted]

@@ -51,8 +51,10 @@ from bench.recovery_scenarios import (
     DIGEST,
     KINDS,
     REMEMBER,
+    SCENARIOS,
     USER,
     PlantedFact,
+    Scenario,
     Script,
     Session,
     build_all,
@@ -436,9 +438,11 @@ class Player:
         return result
 
 
-def scripts(names: Iterable[str] | None = None, tag: str = "") -> list[Script]:
-    """The built scenarios (all, or those named), validated."""
-    built = build_all(names, tag)
+def scripts(
+    names: Iterable[str] | None = None, tag: str = "", scenarios: Iterable[Scenario] = SCENARIOS
+) -> list[Script]:
+    """The built scenarios (all of ``scenarios``, or those named), validated."""
+    built = build_all(names, tag, scenarios)
     problems = [problem for script in built for problem in validate(script)]
     if problems:
         raise ValueError("invalid recovery scenarios:\n" + "\n".join(problems))
@@ -446,15 +450,22 @@ def scripts(names: Iterable[str] | None = None, tag: str = "") -> list[Script]:
 
 
 def run_scenarios(
-    url: str, token: str, names: Iterable[str] | None = None, tag: str = "", pause: bool = True
+    url: str,
+    token: str,
+    names: Iterable[str] | None = None,
+    tag: str = "",
+    pause: bool = True,
+    scenarios: Iterable[Scenario] = SCENARIOS,
 ) -> list[ScenarioResult]:
-    """Play the named scenarios (all by default) against the service at ``url``; per-fact results.
+    """Play the named scenarios (all of ``scenarios`` by default) against the service at ``url``;
+    per-fact results.
 
     ``tag`` makes session ids and projects unique (a shared stack, a second run); ``pause=False``
-    skips the waits for periodic checkpoints.
+    skips the waits for periodic checkpoints; ``scenarios`` picks the set (the main one by default,
+    ``bench.recovery_heldout.HELDOUT`` for the held-out one).
     """
     client = ServiceClient(url, token)
-    return [Player(client, script, pause).play() for script in scripts(names, tag)]
+    return [Player(client, script, pause).play() for script in scripts(names, tag, scenarios)]
 
 
 @contextmanager
@@ -481,7 +492,9 @@ def local_stack(rate_limit_per_minute: int = 100_000) -> Iterator[tuple[str, str
         shutil.rmtree(base, ignore_errors=True)
 
 
-def run_suite(names: Iterable[str] | None = None) -> list[ScenarioResult]:
-    """Every scenario (or those named) on a local stack of its own."""
+def run_suite(
+    names: Iterable[str] | None = None, scenarios: Iterable[Scenario] = SCENARIOS
+) -> list[ScenarioResult]:
+    """Every scenario of ``scenarios`` (or those named) on a local stack of its own."""
     with local_stack() as (url, token):
-        return run_scenarios(url, token, names)
+        return run_scenarios(url, token, names, scenarios=scenarios)

@@ -247,6 +247,11 @@ class TranscriptStore(TranscriptLog, Protocol):
         """Characters ``start`` to ``end`` (default: all stored) of the transcript ``head`` describes."""
         ...
 
+    def read_since(self, agent_id: str, session_key: str, start: int) -> tuple[str, int] | None:
+        """The text from ``start`` to the end and where it ends (None: no transcript); reads only what
+        came after ``start`` when it can."""
+        ...
+
     def read_many(self, agent_id: str, ranges: list[tuple[TranscriptHead, int]]) -> dict[str, str]:
         """For each (head, start): its text from ``start`` on, keyed by session; unreadable ones left out."""
         ...

@@ -435,3 +435,22 @@ def test_a_transcript_stored_by_the_earlier_layout_reads_and_grows(small_inline:
     assert stored("legacy")["text"] == transcript.text
     head = next(i for i in transcript_items("legacy") if i["sk"]["S"] == "TRANSCRIPT")
     assert "parts" not in head and int(head["flushed"]["N"]) >= len(old)
+
+
+def test_read_since_reads_what_came_after_a_length_the_transcript_had(small_inline: InProcessService) -> None:
+    # Given a transcript grown by three prompts, the middle length noted, then past a chunk into S3
+    transcript = Transcript("since")
+    for n, size in ((1, 100), (2, 200)):
+        transcript.grow(f"User: step {n}\n\n" + "x" * size + "\n\n")
+        small_inline.hook("user-prompt-submit", prompt_with(transcript, n))
+    noted = len(transcript.text)
+    transcript.grow("User: step 3\n\nAssistant: " + "y" * 2 * CHUNK + "\n\n")
+    small_inline.hook("user-prompt-submit", prompt_with(transcript, 3))
+    store = services.transcript_store()
+    # When the digest reads from the noted length, from the start, and from a length past the end
+    after, end = store.read_since("default", "since", noted) or ("", -1)
+    whole, _ = store.read_since("default", "since", 0) or ("", -1)
+    # Then it gets exactly the new part (text in S3 included), or everything
+    assert (after, end) == (transcript.text[noted:], len(transcript.text))
+    assert whole == transcript.text
+    assert store.read_since("default", "nobody", 0) is None

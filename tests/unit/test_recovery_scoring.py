@@ -1,7 +1,8 @@
 """The recovery-quality suite's scoring (bench/recovery_suite.py): recall, staleness, leaks, figures.
 
-Pure functions on hand-written blocks; no stack. The last test checks that the shipped scenarios
-plant every probe where they say and nowhere else (what the scores rely on).
+Pure functions on hand-written blocks; no stack. The last tests check that the shipped scenarios,
+the main set and the held-out set, plant every probe where they say and nowhere else (what the
+scores rely on).
 """
 
 from __future__ import annotations
@@ -10,10 +11,16 @@ import io
 
 import pytest
 
+from bench.recovery_heldout import HELDOUT
 from bench.recovery_scenarios import (
+    AGENT,
     ANSWERED,
     CURRENT,
+    DIGEST,
+    REMEMBER,
+    SCENARIOS,
     SUPERSEDED,
+    USER,
     Scenario,
     Script,
     answer,
@@ -283,3 +290,30 @@ def test_the_shipped_scenarios_are_valid_and_varied() -> None:
     assert all(20 <= n <= 200 for n in prompts) and sum(n >= 150 for n in prompts) >= 2
     assert {"backend", "frontend", "data", "infra", "docs"} <= {s.scenario.domain for s in scripts}
     assert all(script.closed and script.decoy_facts for script in scripts)
+
+
+def test_the_heldout_scenarios_are_valid_new_and_varied() -> None:
+    scripts = build_all(scenarios=HELDOUT)
+    problems = [problem for script in scripts for problem in validate(script)]
+    prompts = sorted(script.scenario.prompts for script in scripts)
+    facts = [f for script in scripts for f in script.facts]
+
+    assert problems == []
+    assert len(scripts) == 5
+    assert sum(25 <= n <= 40 for n in prompts) == 2 and sum(60 <= n <= 90 for n in prompts) == 2
+    assert prompts[-1] >= 150
+    assert {s.name for s in HELDOUT}.isdisjoint(s.name for s in SCENARIOS)
+    assert {s.domain for s in HELDOUT}.isdisjoint(s.domain for s in SCENARIOS)
+    assert build_all() == build_all(scenarios=SCENARIOS)  # the default set stays the main one
+    assert all(script.closed and script.decoy_facts for script in scripts)
+    assert {"constraint", "decision", "question", "answer", "file", "remember", "instruction"} <= {
+        f.kind for f in facts
+    }
+    assert {USER, AGENT, REMEMBER, DIGEST} <= {f.by for f in facts}
+    by = {(f.scenario, f.id): f.by for f in facts}
+    closers: dict[str, set[str]] = {f.status: set() for f in facts}
+    for f in facts:
+        if f.closed_by:
+            closers[f.status].add(by[f.scenario, f.closed_by])
+    assert closers[SUPERSEDED] >= {USER, AGENT} and closers[ANSWERED] >= {USER, AGENT}
+    assert any(not f.probes[0].isascii() for f in facts if f.kind == "file")

@@ -491,6 +491,23 @@ class DynamoTranscriptStore:
             return None
         return self._assemble(agent_id, item, consistent)
 
+    def read_since(self, agent_id: str, session_key: str, start: int) -> tuple[str, int] | None:
+        """The text from ``start`` (a length the transcript had) to its end, and that end; None when
+        the session has no transcript. Reads only the appends from ``start`` when it is one of their
+        starts, else (text in S3 or the earlier layout, a new transcript) the whole body."""
+        item = self._head_item(agent_id, session_key, consistent=True)
+        if not item or item_expired(item, self._clock()):
+            return None
+        head = head_from_item(item)
+        if start > head.flushed and not head.inline:
+            spans, texts = self._appends(agent_id, session_key, start, head.created_at, self._clock(), True)
+            if spans:
+                return "".join(texts), spans[-1].end
+        whole = self._assemble(agent_id, item, consistent=True)
+        if whole.length < start:  # a new transcript under the same key: all of it is new
+            start = 0
+        return self.read(agent_id, whole, start), whole.length
+
     def _head_item(self, agent_id: str, session_key: str, consistent: bool) -> dict[str, Any] | None:
         response = call_dynamodb(
             "get_item",

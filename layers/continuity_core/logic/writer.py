@@ -113,7 +113,7 @@ class CheckpointWriter:
         recent = self._checkpoints.recent_for_session(agent_id, state.session_key, DIGEST_SOURCES)
         previous = merge_digests(c.session_digest for c in recent)
         start = previous.transcript_end if previous else 0
-        transcript, end = self._transcript_since(agent_id, state.session_key, start)
+        transcript, end = self._transcript_since(agent_id, state, start)
         known = previous.recent_prompts if previous else []
         inputs = digest_inputs(state, transcript, known, now, extra)
         return roll(
@@ -127,18 +127,16 @@ class CheckpointWriter:
             roots=[root for root in (state.project, state.project_normalized) if root],
         )
 
-    def _transcript_since(self, agent_id: str, session_key: str, start: int) -> tuple[str, int]:
+    def _transcript_since(self, agent_id: str, state: SessionState, start: int) -> tuple[str, int]:
         """The live transcript from ``start`` (at most its last MAX_TRANSCRIPT_READ characters), and
         where it ends. Unreadable: nothing, and the next checkpoint tries again from ``start``."""
-        if self._transcripts is None:
+        if self._transcripts is None or state.transcript_end == start:  # the state's hint: nothing new
             return "", start
         try:
-            head = self._transcripts.head(agent_id, session_key, consistent=True)
-            if head is None or head.length == start:
-                return "", start
-            if head.length < start:  # a new transcript under the same key: read it from its start
-                start = 0
-            start = max(start, head.length - MAX_TRANSCRIPT_READ)
-            return self._transcripts.read(agent_id, head, start), head.length
+            found = self._transcripts.read_since(agent_id, state.session_key, start)
         except (TranscriptBodyMissingError, StorageUnavailableError):
             return "", start
+        if found is None:
+            return "", start
+        text, end = found
+        return text[-MAX_TRANSCRIPT_READ:], end
