@@ -47,7 +47,7 @@ REMEMBER_CHARS = 500
 INSTRUCTION_CHARS = 4000
 SUMMARY_CHARS = 1000
 ENDED_BY_CHARS = 160
-RECENT_PROMPTS = 8
+RECENT_PROMPTS = 5
 CAPS = {
     FactKind.CONSTRAINT: 40,
     FactKind.DECISION: 16,
@@ -232,7 +232,6 @@ def _add(work: _Digest, candidate: Candidate, statement: Statement) -> None:
             text=text,
             source=statement.source,
             prompt=statement.prompt,
-            last_prompt=statement.prompt,
             at=statement.at,
             detail=candidate.detail,
         )
@@ -240,7 +239,7 @@ def _add(work: _Digest, candidate: Candidate, statement: Statement) -> None:
 
 
 def _restated(fact: Fact, candidate: Candidate, statement: Statement, text: str) -> Fact:
-    again = statement.prompt is None or statement.prompt != fact.last_prompt
+    again = statement.prompt is None or statement.prompt != (fact.last_prompt or fact.prompt)
     detail = fact.detail
     if candidate.detail and _ACTION_RANK.get(candidate.detail, 0) > _ACTION_RANK.get(detail or "", 0):
         detail = candidate.detail

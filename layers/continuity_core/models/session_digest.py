@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class FactKind(StrEnum):
@@ -50,11 +50,19 @@ class Fact(BaseModel):
     prompt: int | None = Field(None, description="The session's prompt number when it was first stated.")
     at: datetime
     seen: int = Field(1, ge=1, description="How many times it was stated (repetition ranks it up).")
-    last_prompt: int | None = Field(None, description="The prompt number when it was last stated.")
+    last_prompt: int | None = Field(
+        None, description="The prompt number when it was last stated, when later than ``prompt``."
+    )
     status: FactStatus = FactStatus.ACTIVE
     ended_by: str | None = Field(None, description="What superseded or closed it.")
     ended_prompt: int | None = None
     detail: str | None = Field(None, description="For files: edited, written, read or mentioned.")
+
+    @field_validator("at")
+    @classmethod
+    def _to_the_second(cls, value: datetime) -> datetime:
+        """Seconds are provenance enough; every checkpoint stores every fact, billed by size."""
+        return value.replace(microsecond=0)
 
 
 class PromptNote(BaseModel):
