@@ -137,3 +137,24 @@ def test_cross_session_recovery_can_be_switched_off(
     status, answer = service.hook("session-start", {"session_id": "second", "cwd": CWD, "source": "startup"})
 
     assert (status, answer) == (200, {})
+
+
+def test_an_agent_digest_between_two_periodic_checkpoints_is_carried_forward(
+    service: InProcessService,
+) -> None:
+    # Given a periodic checkpoint, then the agent's digest, then another periodic checkpoint (the
+    # writer remembers the digest it wrote last; the agent's came in between)
+    transcript = Transcript("s", cwd=CWD)
+    turn(service, transcript, 1, RULE)
+    work(service, transcript, 2, 10)
+    decision = {"decision": "Keep the checkout retries in the client, not in the gateway"}
+    status, _ = service.digest("s", {"summary": "Retries settled.", "decisions": [decision]})
+    assert status == 201
+    work(service, transcript, 11, 20)
+    # When the session recovers
+    status, answer = service.hook("session-start", {"session_id": "s", "cwd": CWD, "source": "compact"})
+    # Then the newest checkpoint is the writer's, and it still has the agent's decision and the rule
+    block = answer["hookSpecificOutput"]["additionalContext"]
+    assert "periodic checkpoint of this session" in block
+    assert "- Keep the checkout retries in the client, not in the gateway (agent digest)" in block
+    assert f"- {RULE} (prompt 1)" in block

@@ -493,16 +493,17 @@ class DynamoTranscriptStore:
 
     def read_since(self, agent_id: str, session_key: str, start: int) -> tuple[str, int] | None:
         """The text from ``start`` (a length the transcript had) to its end, and that end; None when
-        the session has no transcript. Reads only the appends from ``start`` when it is one of their
-        starts, else (text in S3 or the earlier layout, a new transcript) the whole body."""
+        the session has no transcript. From a length read before, one query: the appends stay in the
+        table until their TTL, even once their text also went to S3, so the chain from ``start`` is
+        there (an earlier incarnation's appends could only be on it after this one's head expired,
+        and then the digest that noted ``start`` has expired too). Otherwise the whole body."""
+        if start > 0:
+            spans, texts = self._appends(agent_id, session_key, start, _EPOCH, self._clock(), True)
+            if spans:
+                return "".join(texts), spans[-1].end
         item = self._head_item(agent_id, session_key, consistent=True)
         if not item or item_expired(item, self._clock()):
             return None
-        head = head_from_item(item)
-        if start > head.flushed and not head.inline:
-            spans, texts = self._appends(agent_id, session_key, start, head.created_at, self._clock(), True)
-            if spans:
-                return "".join(texts), spans[-1].end
         whole = self._assemble(agent_id, item, consistent=True)
         if whole.length < start:  # a new transcript under the same key: all of it is new
             start = 0
@@ -698,6 +699,9 @@ class DynamoTranscriptStore:
                 start = int(item["sk"]["S"][len(APPEND_PREFIX) :])
                 return Span(start, int(item["end"]["N"]), at)
         return None
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def encode_token(key: dict[str, Any]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,6 +33,8 @@ MAX_ATTEMPTS = 6
 DIGEST_SOURCES = 3
 # The most transcript one checkpoint reads for the digest (a session far behind reads its latest part).
 MAX_TRANSCRIPT_READ = 400_000
+# Sessions whose last written digest a warm process keeps (saves the writer a query per checkpoint).
+REMEMBERED_SESSIONS = 512
 
 
 class FlushOutcome(StrEnum):
@@ -63,6 +66,9 @@ class CheckpointWriter:
         self._clock = clock
         self._sleep = sleep
         self._transcripts = transcripts
+        # The digest this process last wrote per session, with its checkpoint's sequence: when the
+        # state says no checkpoint came since (``checkpoints_written``), it is the newest, unread.
+        self._written: OrderedDict[tuple[str, str], tuple[int, SessionDigest]] = OrderedDict()
 
     def flush(
         self,
@@ -103,6 +109,7 @@ class CheckpointWriter:
             except StateChangedError:
                 self._sleep(random.uniform(0.02, 0.08) * (attempt + 1))
                 continue
+            self._note_written(agent_id, checkpoint)
             return FlushResult(FlushOutcome.WRITTEN, checkpoint, len(evicted))
         raise FlushConflictError(f"session {session_key} kept changing; retry later")
 
@@ -110,8 +117,7 @@ class CheckpointWriter:
         self, agent_id: str, state: SessionState, now: datetime, extra: list[Statement] | None = None
     ) -> SessionDigest:
         """The session's digest as of now: the last checkpoints' digest plus what came since."""
-        recent = self._checkpoints.recent_for_session(agent_id, state.session_key, DIGEST_SOURCES)
-        previous = merge_digests(c.session_digest for c in recent)
+        previous = self._previous_digest(agent_id, state)
         start = previous.transcript_end if previous else 0
         transcript, end = self._transcript_since(agent_id, state, start)
         known = previous.recent_prompts if previous else []
@@ -130,7 +136,9 @@ class CheckpointWriter:
     def _transcript_since(self, agent_id: str, state: SessionState, start: int) -> tuple[str, int]:
         """The live transcript from ``start`` (at most its last MAX_TRANSCRIPT_READ characters), and
         where it ends. Unreadable: nothing, and the next checkpoint tries again from ``start``."""
-        if self._transcripts is None or state.transcript_end == start:  # the state's hint: nothing new
+        # The state's hint (where the transcript ended after the last hook that carried some):
+        # none ever, or where the digest already read to, means nothing new to read.
+        if self._transcripts is None or state.transcript_end in (None, start):
             return "", start
         try:
             found = self._transcripts.read_since(agent_id, state.session_key, start)
@@ -140,3 +148,19 @@ class CheckpointWriter:
             return "", start
         text, end = found
         return text[-MAX_TRANSCRIPT_READ:], end
+
+    def _previous_digest(self, agent_id: str, state: SessionState) -> SessionDigest | None:
+        written = self._written.get((agent_id, state.session_key))
+        if written is not None and written[0] == state.checkpoints_written:
+            return written[1]
+        recent = self._checkpoints.recent_for_session(agent_id, state.session_key, DIGEST_SOURCES)
+        return merge_digests(c.session_digest for c in recent)
+
+    def _note_written(self, agent_id: str, checkpoint: Checkpoint) -> None:
+        if checkpoint.session_digest is None:
+            return
+        key = (agent_id, checkpoint.session_key)
+        self._written[key] = (checkpoint.sequence, checkpoint.session_digest)
+        self._written.move_to_end(key)
+        while len(self._written) > REMEMBERED_SESSIONS:
+            self._written.popitem(last=False)
