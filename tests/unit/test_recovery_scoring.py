@@ -1,7 +1,7 @@
 """The recovery-quality suite's scoring (bench/recovery_suite.py): recall, staleness, leaks, figures.
 
 Pure functions on hand-written blocks; no stack. The last tests check that the shipped scenarios,
-the main set and the held-out set, plant every probe where they say and nowhere else (what the
+the main set and the two held-out sets, plant every probe where they say and nowhere else (what the
 scores rely on).
 """
 
@@ -12,6 +12,7 @@ import io
 import pytest
 
 from bench.recovery_heldout import HELDOUT
+from bench.recovery_heldout2 import HELDOUT2
 from bench.recovery_scenarios import (
     AGENT,
     ANSWERED,
@@ -292,8 +293,14 @@ def test_the_shipped_scenarios_are_valid_and_varied() -> None:
     assert all(script.closed and script.decoy_facts for script in scripts)
 
 
-def test_the_heldout_scenarios_are_valid_new_and_varied() -> None:
-    scripts = build_all(scenarios=HELDOUT)
+SETS = {"main": SCENARIOS, "heldout": HELDOUT, "heldout2": HELDOUT2}
+
+
+@pytest.mark.parametrize("held_out", ["heldout", "heldout2"])
+def test_the_heldout_scenarios_are_valid_new_and_varied(held_out: str) -> None:
+    chosen = SETS[held_out]
+    others = [s for name, scenarios in SETS.items() if name != held_out for s in scenarios]
+    scripts = build_all(scenarios=chosen)
     problems = [problem for script in scripts for problem in validate(script)]
     prompts = sorted(script.scenario.prompts for script in scripts)
     facts = [f for script in scripts for f in script.facts]
@@ -302,8 +309,8 @@ def test_the_heldout_scenarios_are_valid_new_and_varied() -> None:
     assert len(scripts) == 5
     assert sum(25 <= n <= 40 for n in prompts) == 2 and sum(60 <= n <= 90 for n in prompts) == 2
     assert prompts[-1] >= 150
-    assert {s.name for s in HELDOUT}.isdisjoint(s.name for s in SCENARIOS)
-    assert {s.domain for s in HELDOUT}.isdisjoint(s.domain for s in SCENARIOS)
+    assert {s.name for s in chosen}.isdisjoint(s.name for s in others)
+    assert {s.domain for s in chosen}.isdisjoint(s.domain for s in others)
     assert build_all() == build_all(scenarios=SCENARIOS)  # the default set stays the main one
     assert all(script.closed and script.decoy_facts for script in scripts)
     assert {"constraint", "decision", "question", "answer", "file", "remember", "instruction"} <= {
