@@ -165,29 +165,3 @@ def test_the_whole_injection_fits_the_harness_cap_and_says_when_it_was_cut() -> 
         assert injection.text is not None and len(injection.text) <= cap
         assert injection.truncated
         assert "[truncated]" in injection.text or "_Left out for space:" in injection.text
-
-
-def test_a_short_reply_to_the_agents_choice_question_is_the_users_decision() -> None:
-    from continuity_core.logic.digest_inputs import digest_inputs
-    from continuity_core.models.state import SessionState
-
-    # Given the agent asking the user to choose, and the user answering in two words
-    transcript = (
-        "User: wire up the rescoring\n\n"
-        "Assistant: Should the boost go into function_score or into a rescore window?\n\n"
-        "User: function_score, please.\n\n"
-        "Assistant: Should I also update the docs?\n\n"
-        "User: yes please\n\n"
-    )
-    state = SessionState(
-        session_key="s", harness="claude-code", started_at=T0, last_activity_at=T0, total_prompts=3
-    )
-    # When the digest reads it
-    inputs = digest_inputs(state, transcript, [], T0)
-    digest = roll(None, inputs.statements, now=T0, prompts=3)
-    # Then the answer is a decision that says what it answered; a bare "yes please" is not
-    (decided,) = digest.of(FactKind.DECISION)
-    assert decided.text == (
-        "function_score, please. (answered the agent's question: Should the boost go into function_score or "
-        "into a rescore window?)"
-    )

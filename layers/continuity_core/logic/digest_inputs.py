@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from continuity_core.logic.rolling import ANSWERS, Statement
-from continuity_core.logic.sticky import Role, content_words, extract, sentences
+from continuity_core.logic.rolling import Statement
+from continuity_core.logic.sticky import Role
 from continuity_core.models.session_digest import FactKind, FactSource, PromptNote
 from continuity_core.models.state import SessionState
 
@@ -30,10 +30,6 @@ _NOT_WORDS = re.compile(
     r"Caveat: The messages below|\[Request interrupted|\[image\])",
 )
 MATCH_CHARS = 60
-ANSWER_WORDS = 25
-_CHOICE_ASKED = re.compile(
-    r"\bor\b|^(?:which|what|should|shall|do you want|would you (?:like|prefer)|how should)\b", re.IGNORECASE
-)
 
 
 @dataclass(frozen=True)
@@ -102,18 +98,16 @@ def digest_inputs(
     from_transcript: list[Statement] = []
     number: int | None = None
     last_user: Statement | None = None
-    asked: str | None = None  # the agent's question the user has not answered yet
     for index, block in enumerate(blocks):
         if block.label == "User":
             if index not in numbers:
                 continue
             number = numbers[index] or number
             statement = Statement(block.text, Role.USER, FactSource.PROMPT, number, now)
-            from_transcript += [statement, *answer_to(asked, statement)]
-            last_user, asked = statement, None
+            from_transcript.append(statement)
+            last_user = statement
         elif block.label == "Assistant":
             from_transcript.append(Statement(block.text, Role.AGENT, FactSource.AGENT, number, now))
-            asked = choice_question(block.text)
         elif block.label == "Tool":
             from_transcript.append(
                 Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, tool=True)
@@ -136,8 +130,6 @@ def digest_inputs(
         )
         for text in state.pending_remembers
     ]
-    if after and asked:  # the latest prompt, not in the transcript yet, answers the agent's question
-        after[:1] = [after[0], *answer_to(asked, after[0])]
     statements = [*before, *from_transcript, *after, *remembers, *(extra or [])]
     last = _last_instruction(state, pending, last_user, after)
     return DigestInputs(statements, last, pending)
@@ -164,31 +156,6 @@ def _user_numbers(blocks: list[Block], notes: list[PromptNote]) -> dict[int, int
         guess = (anchor[1] or 0) + position - anchor[0]
         found[index] = guess if guess > 0 else None
     return found
-
-
-def choice_question(text: str) -> str | None:
-    """The agent's closing question when it asks the user to choose ("A or B?", "which …?", "should …?")."""
-    said = sentences(text)
-    last = said[-1] if said else ""
-    if last.endswith("?") and _CHOICE_ASKED.search(last):
-        return last
-    return None
-
-
-def answer_to(question: str | None, reply: Statement) -> list[Statement]:
-    """A short reply to the agent's choice question is the user's decision (often a word or two:
-    "function_score.", "make it a hard error."), unless the reply states one in its own words."""
-    words = reply.text.split()
-    if question is None or not 1 <= len(words) <= ANSWER_WORDS or not content_words(reply.text):
-        return []
-    if any(c.kind in (FactKind.DECISION, FactKind.CONSTRAINT) for c in extract(reply.text, Role.USER)):
-        return []
-    text = f"{' '.join(words)} (answered the agent's question: {question})"
-    return [
-        Statement(
-            text, Role.USER, FactSource.PROMPT, reply.prompt, reply.at, kind=FactKind.DECISION, detail=ANSWERS
-        )
-    ]
 
 
 def _number(text: str, notes: list[PromptNote]) -> int | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from continuity_core.logic.sticky import (
@@ -87,7 +87,6 @@ _KEY_WORDS = re.compile(r"\w+", re.UNICODE)
 _SUBJECT = re.compile(r"\bfor (?:the |our |all |every |a |an )?([\w-]+(?:[ -][\w-]+)?)", re.IGNORECASE)
 _SCRATCH = re.compile(r"\b(?:scratch that|change of plans?|on second thought|forget (?:that|it))\b", re.I)
 _GENERIC_CLOSE_WORDS = 3
-ANSWERS = "answer"  # Statement.detail of a decision that answers an open question
 _GENERIC_SUBJECTS = frozenset(
     {"step", "part", "thing", "stuff", "task", "work", "code", "file", "test", "now"}
 )
@@ -200,8 +199,7 @@ def _candidates(statement: Statement) -> list[Candidate]:
     if statement.tool:
         return tool_files(statement.text)
     if statement.kind is FactKind.DECISION:
-        # A decision that answers the agent's question also closes it (if it was noted as open).
-        return [replace(decision(statement.text.strip()), closes=statement.detail == ANSWERS)]
+        return [decision(statement.text.strip())]
     if statement.kind is not None:
         return [Candidate(statement.kind, statement.text.strip(), statement.detail)]
     return extract(statement.text, statement.role)

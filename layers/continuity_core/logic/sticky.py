@@ -86,9 +86,6 @@ _CONSTRAINT = _cue(
     r"\bis required\b|\bare required\b|\brequired to\b",
     r"\bprefer\b.{1,60}\bover\b",
     r"\bstick to\b",
-    r"\bstay (?:under|below|within)\b",
-    r"\b(?:at most|no more than|never more than)\b",
-    r"^no (?!problem|worries|idea|luck|way|rush|need|change|changes|difference|issue|issues)[\w-]+\b",
 )
 _DECISION = _cue(
     # "let's …", "we'll …" from the user: the session's plan (but not the next activity: run, check, …)
@@ -186,26 +183,6 @@ _QUESTION_CUE = _cue(
     r"\bblocker\b",
     r"\btbd\b",
 )
-# A correction is a decision even without "let's": it says what replaces what.
-_STRONG_CORRECTION = _cue(
-    r"\binstead\b",
-    r"\brather than\b",
-    r"\bchange of plans?\b",
-    r"\bscratch that\b",
-    r"\bon second thought\b",
-    r"\bforget (?:the|that|what|my|about)\b",
-    r"\bno longer\b",
-    r"\bnot\b.{1,40}\banymore\b",
-    r"\bswitch(?:ed|ing)? (?:it |this |that |them )?(?:to|over to)\b",
-    r"\bin favou?r of\b",
-)
-# "topic: choice" said plainly, e.g. "retry policy: exponential backoff": a short label, then the pick.
-_CHOICE = re.compile(
-    r"^(?!(?:error|warning|traceback|output|log|logs|note|todo|fyi|question|update|status|edit|result|"
-    r"results|example|context|update|info|hint|tip|step \d+|also|ps|btw|ok|okay|q|a)\s*:)"
-    r"[\w][\w /'-]{1,30}:\s+(?![/`{\[])[^:]{3,160}$",
-    re.IGNORECASE,
-)
 _FOR_NOW = re.compile(
     r"\b(?:yet|for now|not approved|pending|waiting)\b|\buntil (?:we|they|it|\w+ (?:is|are|gets?|has)\b)",
     re.IGNORECASE,
@@ -223,7 +200,6 @@ _NEXT = _cue(
     r"\bonce (?:that'?s|this is|that is|it'?s) (?:done|merged|in)\b",
     r"\b(?:i|we)(?:'ll| will) (?:then|next)\b",
     r"\bafter (?:that|this)(?:,)? (?:we|i)(?:'ll| will| should)\b",
-    r"\b(?:at some point|eventually|later on|when you get a chance|down the line|before (?:we|you) ship)\b",
 )
 _REMEMBER = _cue(
     r"^(?:remember|note|fyi|for the record|keep in mind|bear in mind|heads[- ]up|context|fact)\b"
@@ -231,20 +207,11 @@ _REMEMBER = _cue(
     r"\b(?:remember|keep in mind|note) that\b",
     r"\bfor (?:future|later) reference\b",
 )
-_AGENT_FINDING = _cue(
-    r"^(?:\w+ ){0,3}(?:done|checked|profiled|confirmed|verified|measured|benchmarked|tested|traced|bisected|"
-    r"inspected|reproduced|looked (?:at|into) [^:]{1,40}|read [^:]{1,40}|ran [^:]{1,40})\s*:",
-    r"\bthat'?s why\b",
-    r"\bwhich (?:means|explains)\b",
-    r"\bthe (?:reason|catch|culprit|gotcha|problem|issue|bug) (?:is|was)\b",
-)
 _AGENT_DECISION = _cue(
     r"\b(?:i|we)(?:'ve| have)?\s+(?:decided|chose|chosen|settled on|opted|went with|gone with)\b",
     r"\b(?:i'?ll|i will|i'?m going to)\s+(?:use|go with|switch to|pin|standardi[sz]e on|adopt)\b",
     r"^(?:decision|approach|plan)\s*[:\-—]",
-    r"\b(?:i'?ll|i will|i'?m going to)\b.{1,80}\b(?:instead of|rather than)\b",
-    r"\bi(?:'m| am) (?:switching|moving|replacing|changing)\b",
-    r"\bi (?:switched|replaced|moved|changed)\b.{1,60}\b(?:to|with)\b",
+    r"\b(?:i'?ll|i will|i'?m going to)\b.{1,60}\binstead of\b",
 )
 _AGENT_QUESTION = _cue(
     r"^(?:open question|question|blocker|blocked|unknown)\s*[:\-—]",
@@ -417,8 +384,6 @@ def classify(sentence: str, role: Role) -> Candidate | None:
         return Candidate(FactKind.CONSTRAINT, stripped)
     if _NEXT.search(stripped):
         return Candidate(FactKind.NEXT_STEP, stripped)
-    if _STRONG_CORRECTION.search(stripped):
-        return decision(stripped)  # "X instead", "forget the Y I said", "retries: 3, then give up"
     return None
 
 
@@ -432,8 +397,6 @@ def _classify_agent(sentence: str) -> Candidate | None:
         return Candidate(FactKind.QUESTION, sentence)
     if _AGENT_DECISION.search(sentence):
         return decision(sentence)
-    if _AGENT_FINDING.search(sentence):
-        return Candidate(FactKind.FINDING, sentence)
     return None
 
 
