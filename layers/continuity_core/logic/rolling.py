@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 from continuity_core.logic.sticky import (
     Candidate,
@@ -112,6 +113,7 @@ class _Digest:
     evicted: int = 0
 
 
+@lru_cache(maxsize=8192)  # the same facts are keyed again for every statement merged
 def fact_key(kind: FactKind, text: str) -> str:
     """Same words, same fact (files: the same path)."""
     if kind is FactKind.FILE:
