@@ -7,7 +7,7 @@ says so and reports nothing.
 What is replayed. Each main transcript (sub-agent files are not sessions of their own) is written
 out as it grew. At each real user prompt - a typed prompt: not meta lines, tool results, slash and
 local command echoes, ``!`` shell input/output, interruption markers or compact summaries - the
-client's own transcript cursor (``continuity_client.transcript_cursor``) reads what was added, as
+client's own transcript cursor (``continuity_client.hook.transcript_cursor``) reads what was added, as
 the hook does, and gives what the hook sends: ``context_tokens`` (the harness's own figure: the
 last main-chain assistant usage) and ``transcript_chars``. Those bodies go through the hooks
 handler in-process on moto with the default config (a 200,000-token window, the models' window
@@ -151,7 +151,7 @@ def transcripts() -> list[Path]:
 
 def read_session(path: Path, work: Path) -> Session:
     """Grow a copy of the transcript line by line; at each prompt, what the client's hook reports."""
-    from continuity_client import transcript, transcript_cursor
+    from continuity_client.hook import harness, transcript_cursor
 
     session = Session(path.parent.name + "/" + path.stem)
     copy = work / f"{path.stem}.jsonl"
@@ -164,7 +164,7 @@ def read_session(path: Path, work: Path) -> Session:
                 record = None
             if is_prompt(record):
                 sink.flush()
-                delta = transcript_cursor.next_delta(home, path.stem, str(copy), transcript.CLAUDE)
+                delta = transcript_cursor.next_delta(home, path.stem, str(copy), harness.CLAUDE_CODE)
                 if delta is not None:
                     session.prompts.append(
                         Prompt(len(session.calls), delta.context_tokens, delta.chars_since_compact)

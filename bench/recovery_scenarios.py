@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from continuity_client.transcript import blocks, render, result_line, tool_line
+from continuity_client.hook.transcript import blocks, render, result_line, tool_line
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "claude-code" / "real_projects"

@@ -2,7 +2,7 @@
 
 ``continuity hook ...`` runs inside the agent's loop, so it is dispatched before anything else is
 imported (no argparse, no other subcommand's modules). The other subcommands are for people and
-import what they need lazily.
+import their module only when called (``COMMANDS``).
 """
 
 from __future__ import annotations
@@ -33,14 +33,28 @@ commands:
   version             print the client version
 """
 
+# command -> (module, function taking the remaining arguments and answering the exit code)
+COMMANDS = {
+    "login": ("continuity_client.setup.commands", "login"),
+    "install": ("continuity_client.setup.commands", "install"),
+    "doctor": ("continuity_client.setup.doctor", "main"),
+    "flush": ("continuity_client.hook.flush", "main"),
+    "status": ("continuity_client.agent.commands", "status"),
+    "checkpoint": ("continuity_client.agent.commands", "checkpoint"),
+    "recover": ("continuity_client.agent.commands", "recover"),
+    "mcp": ("continuity_client.agent.mcp_server", "main"),
+    "token": ("continuity_client.admin.tokens", "main"),
+    "local": ("continuity_client.admin.local", "main"),
+}
+
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     command = args[0] if args else ""
     if command == "hook":
-        from continuity_client import hook
+        from continuity_client.hook import run
 
-        return hook.main(args[1:])
+        return run.main(args[1:])
     if command in ("", "-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0 if command else 2
@@ -49,56 +63,23 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(f"continuity-client {__version__}\n")
         return 0
-    if command == "local":
-        return run_local(args[1:])
-    if command == "login":
-        from continuity_client.commands import login
+    if command not in COMMANDS:
+        sys.stderr.write(f"continuity: unknown command {command!r}\n\n{USAGE}")
+        return 2
+    import importlib
 
-        return login(args[1:])
-    if command == "install":
-        from continuity_client.commands import install
-
-        return install(args[1:])
-    if command == "doctor":
-        from continuity_client.doctor import main as doctor
-
-        return doctor(args[1:])
-    if command == "token":
-        from continuity_client.tokens import main as tokens
-
-        return tokens(args[1:])
-    if command == "flush":
-        from continuity_client.commands import flush
-
-        return flush(args[1:])
-    if command in ("status", "checkpoint", "recover"):
-        from continuity_client import agent_commands
-
-        return int(getattr(agent_commands, command)(args[1:]))
-    if command == "mcp":
-        try:
-            from continuity_client.mcp_server import main as mcp_main
-        except ImportError as error:  # the optional SDK is missing
-            sys.stderr.write(
-                f"continuity mcp needs the MCP SDK ({error}): pip install 'continuity-client[mcp]'\n"
-            )
-            return 1
-        return mcp_main(args[1:])
-    sys.stderr.write(f"continuity: unknown command {command!r}\n\n{USAGE}")
-    return 2
-
-
-def run_local(argv: list[str]) -> int:
-    """Hand over to the local stack, which exists only in the repository's development install."""
+    module_name, function = COMMANDS[command]
     try:
-        from infra.local.main import main as local_main
-    except ImportError:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        if command != "mcp":
+            raise
+        # the optional SDK is missing
         sys.stderr.write(
-            "continuity local needs the development install: run `make setup` in the repository\n"
+            f"continuity mcp needs the MCP SDK ({error}): pip install 'continuity-client[mcp]'\n"
         )
         return 1
-    result = local_main(argv)
-    return result if isinstance(result, int) else 0
+    return int(getattr(module, function)(args[1:]))
 
 
 if __name__ == "__main__":  # pragma: no cover

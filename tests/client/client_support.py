@@ -9,7 +9,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from continuity_client import hook
+from continuity_client.hook import run
+
+# What a busy shared machine may add to a hook's own deadline (interpreter start-up, scheduling).
+# Deadlines are checked against the fake service's HANG_S (30 s): a hook that waited for a hung
+# service's answer overshoots by far more than this, a punctual one on a loaded machine does not.
+SLACK_S = 10.0
 
 
 @dataclass
@@ -40,7 +45,7 @@ def run_hook(args: list[str], payload: dict | str | None, env: dict[str, str]) -
     """The same hook in-process (fast); the watchdog's process exit is replaced by a no-op."""
     data = payload if isinstance(payload, str) else json.dumps(payload) if payload is not None else ""
     out = io.StringIO()
-    code = hook.main(args, stdin=data.encode(), stdout=out, env=env, exit_process=lambda _code: None)
+    code = run.main(args, stdin=data.encode(), stdout=out, env=env, exit_process=lambda _code: None)
     return HookResult(code, out.getvalue())
 
 

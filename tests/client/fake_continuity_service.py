@@ -19,6 +19,8 @@ import time
 import urllib.parse
 from dataclasses import dataclass, field
 
+HANG_S = 30.0  # how long a HANG holds a request (then the connection closes without an answer)
+
 OK, HANG, ERROR_500, THROTTLED, TOO_MANY, UNAUTHORIZED, BAD_REQUEST, MALFORMED = (
     "ok",
     "hang",
@@ -263,7 +265,7 @@ class FakeService:
             send(500, b'{"message":"Internal Server Error"}')
             return
         if self.mode == HANG:
-            self.release.wait(30)
+            self.release.wait(HANG_S)
             return
         if self.mode == ERROR_500:
             send(500, b'{"message":"Internal Server Error"}')

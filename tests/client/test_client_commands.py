@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from continuity_client import cli, config, doctor
+from continuity_client import cli
+from continuity_client.setup import config, doctor
 from tests.client.client_support import run_hook, spooled
 from tests.client.fake_continuity_service import FakeService
 

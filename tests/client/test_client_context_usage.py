@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_client import transcript, transcript_cursor
+from continuity_client.hook import context_usage, harness, transcript, transcript_cursor
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "real_projects"
@@ -24,7 +24,7 @@ needs_corpus = pytest.mark.skipif(
 def figure(harness: str, records: list) -> int | None:
     state: dict = {}
     transcript.render_all(harness, records, state)
-    return transcript.context_tokens(state)
+    return context_usage.context_tokens(state)
 
 
 def claude_usage(record: object) -> int | None:
@@ -51,7 +51,7 @@ def test_the_last_main_chain_assistant_usage_is_the_context() -> None:
     lines = (CORPUS / DEEP_MANIFEST).read_bytes().splitlines()
 
     # input 3 + cache creation 149 + cache read 134,124 on the session's last assistant entry
-    assert figure(transcript.CLAUDE, [parse(line) for line in lines]) == 134_276
+    assert figure(harness.CLAUDE_CODE, [parse(line) for line in lines]) == 134_276
 
 
 @needs_corpus
@@ -60,7 +60,7 @@ def test_sub_agent_transcripts_give_no_context_of_ours() -> None:
     assert files
     for path in files:
         records = [parse(line) for line in path.read_bytes().splitlines() if line.strip()]
-        assert figure(transcript.CLAUDE, records) is None, path.name
+        assert figure(harness.CLAUDE_CODE, records) is None, path.name
 
 
 @needs_corpus
@@ -77,7 +77,7 @@ def test_the_cursor_reports_the_figure_as_of_each_cut_of_a_real_transcript(tmp_p
         written = cut
 
         # When a hook reads what was added
-        delta = transcript_cursor.next_delta(home, "s", str(path), transcript.CLAUDE)
+        delta = transcript_cursor.next_delta(home, "s", str(path), harness.CLAUDE_CODE)
 
         # Then it reports the usage of the last complete main-chain assistant line before the cut
         complete = data[:cut][: data[:cut].rfind(b"\n") + 1]
@@ -106,10 +106,10 @@ def test_a_compaction_forgets_the_figure_until_the_next_response() -> None:
         },
     }
 
-    assert figure(transcript.CLAUDE, records[:5]) == 12_010  # input 10 + 12,000 cache read
-    assert figure(transcript.CLAUDE, records[:boundary]) == 10  # the later entries: input 10 only
-    assert figure(transcript.CLAUDE, records) is None
-    assert figure(transcript.CLAUDE, [*records, after]) == 12_004
+    assert figure(harness.CLAUDE_CODE, records[:5]) == 12_010  # input 10 + 12,000 cache read
+    assert figure(harness.CLAUDE_CODE, records[:boundary]) == 10  # the later entries: input 10 only
+    assert figure(harness.CLAUDE_CODE, records) is None
+    assert figure(harness.CLAUDE_CODE, [*records, after]) == 12_004
 
 
 def test_synthetic_and_sidechain_entries_tell_nothing() -> None:
@@ -124,7 +124,7 @@ def test_synthetic_and_sidechain_entries_tell_nothing() -> None:
     }
     sidechain = {**main, "isSidechain": True, "message": {"usage": {"input_tokens": 90_000}}}
 
-    assert figure(transcript.CLAUDE, [main, synthetic, sidechain]) == 60_005
+    assert figure(harness.CLAUDE_CODE, [main, synthetic, sidechain]) == 60_005
 
 
 # ---- Codex --------------------------------------------------------------------------------------
@@ -164,11 +164,11 @@ def test_codex_token_count_events_give_the_last_responses_total() -> None:
         },
     }
 
-    assert figure(transcript.CODEX, [heartbeat]) is None
-    assert figure(transcript.CODEX, [codex_tokens(180_500), heartbeat]) == 180_500
-    assert figure(transcript.CODEX, [codex_tokens(180_500), compacted]) is None
-    assert figure(transcript.CODEX, [codex_tokens(180_500), compacted, codex_tokens(21_000)]) == 21_000
-    assert figure(transcript.CODEX, [older]) == 30_500  # no total_tokens: input + output
+    assert figure(harness.CODEX, [heartbeat]) is None
+    assert figure(harness.CODEX, [codex_tokens(180_500), heartbeat]) == 180_500
+    assert figure(harness.CODEX, [codex_tokens(180_500), compacted]) is None
+    assert figure(harness.CODEX, [codex_tokens(180_500), compacted, codex_tokens(21_000)]) == 21_000
+    assert figure(harness.CODEX, [older]) == 30_500  # no total_tokens: input + output
 
 
 def test_a_codex_rollout_read_by_the_cursor_reports_its_figure(tmp_path: Path) -> None:
@@ -183,7 +183,7 @@ def test_a_codex_rollout_read_by_the_cursor_reports_its_figure(tmp_path: Path) -
     }
     rollout.write_text("\n".join(json.dumps(r) for r in (user, codex_tokens(64_000))) + "\n")
 
-    delta = transcript_cursor.next_delta(str(tmp_path / "home"), "c", str(rollout), transcript.CODEX)
+    delta = transcript_cursor.next_delta(str(tmp_path / "home"), "c", str(rollout), harness.CODEX)
 
     assert delta is not None and delta.context_tokens == 64_000 and delta.text == "User: fix the build\n\n"
 
@@ -219,10 +219,10 @@ def test_gemini_messages_give_their_prompt_token_count() -> None:
 
     # The message is written first without its usage, then again once the usage arrives
     records = [header, user, gemini_message("m1", None), gemini_message("m1", GEMINI_TOKENS)]
-    assert figure(transcript.GEMINI, records[:3]) is None
-    assert figure(transcript.GEMINI, records) == 51_234
-    assert figure(transcript.GEMINI, [*records, {"$set": {"lastUpdated": "x"}}]) == 51_234
-    assert figure(transcript.GEMINI, [*records, rewritten]) is None  # a compression rewrote the history
+    assert figure(harness.GEMINI, records[:3]) is None
+    assert figure(harness.GEMINI, records) == 51_234
+    assert figure(harness.GEMINI, [*records, {"$set": {"lastUpdated": "x"}}]) == 51_234
+    assert figure(harness.GEMINI, [*records, rewritten]) is None  # a compression rewrote the history
 
 
 def test_gemini_older_json_file_reports_the_settled_messages_figure(tmp_path: Path) -> None:
@@ -235,8 +235,8 @@ def test_gemini_older_json_file_reports_the_settled_messages_figure(tmp_path: Pa
     chat.write_text(json.dumps({"sessionId": "g", "projectHash": "p", "messages": messages}))
     home = str(tmp_path / "home")
 
-    delta = transcript_cursor.next_delta(home, "g", str(chat), transcript.GEMINI)
-    final = transcript_cursor.next_delta(home, "g", str(chat), transcript.GEMINI, final=True)
+    delta = transcript_cursor.next_delta(home, "g", str(chat), harness.GEMINI)
+    final = transcript_cursor.next_delta(home, "g", str(chat), harness.GEMINI, final=True)
 
     assert delta is not None and delta.context_tokens == 51_234
     assert final is not None and final.context_tokens == 60_000
@@ -252,17 +252,17 @@ def test_a_rewind_regenerates_the_figure_with_the_text(tmp_path: Path) -> None:
     path = tmp_path / "session.jsonl"
     path.write_text("".join(lines[:boundary]))
     home = str(tmp_path / "home")
-    first = transcript_cursor.next_delta(home, "s", str(path), transcript.CLAUDE)
+    first = transcript_cursor.next_delta(home, "s", str(path), harness.CLAUDE_CODE)
     assert first is not None and first.context_tokens == 10
 
     # When the service holds less (a 409: 40 characters, inside the first prompt) and the hook
     # rewinds and reads again
     transcript_cursor.rewind(home, "s", 40)
     rewound = transcript_cursor.peek(home, "s")
-    again = transcript_cursor.next_delta(home, "s", str(path), transcript.CLAUDE)
+    again = transcript_cursor.next_delta(home, "s", str(path), harness.CLAUDE_CODE)
 
     # Then the figure follows the text: none before the first response, the same at the end
-    assert rewound is not None and transcript.context_tokens(rewound["state"]) is None
+    assert rewound is not None and context_usage.context_tokens(rewound["state"]) is None
     assert again is not None and again.offset == 40 and again.context_tokens == 10
     assert again.text == first.text[40:]
 
@@ -273,8 +273,8 @@ def test_a_replaced_file_starts_without_a_figure(tmp_path: Path) -> None:
     old.write_text(json.dumps({"type": "assistant", "message": {"usage": {"input_tokens": 90_000}}}) + "\n")
     new.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": "hi"}}) + "\n")
 
-    before = transcript_cursor.next_delta(home, "s", str(old), transcript.CLAUDE)
-    after = transcript_cursor.next_delta(home, "s", str(new), transcript.CLAUDE)
+    before = transcript_cursor.next_delta(home, "s", str(old), harness.CLAUDE_CODE)
+    after = transcript_cursor.next_delta(home, "s", str(new), harness.CLAUDE_CODE)
 
     assert before is not None and before.context_tokens == 90_000
     assert after is not None and after.context_tokens is None and after.text == "User: hi\n\n"

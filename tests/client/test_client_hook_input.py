@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_client import harness
+from continuity_client.hook import harness
 from tests.client.client_support import run_hook
 from tests.client.fake_continuity_service import FakeService
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from continuity_client import harness
+from continuity_client.hook import harness
 from tests.client.client_support import run_hook, run_hook_cli
 from tests.client.fake_continuity_service import FakeService
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_client import current, hook, transcript
+from continuity_client.hook import current, delta, harness, transcript
 from tests.client.client_support import log_text, run_hook, spooled
 from tests.client.fake_continuity_service import ERROR_500, OK, FakeService
 
@@ -20,7 +20,7 @@ def fixture_lines() -> list[str]:
 
 
 def readable(lines: list[str]) -> str:
-    return transcript.render_all(transcript.CLAUDE, [json.loads(line) for line in lines])
+    return transcript.render_all(harness.CLAUDE_CODE, [json.loads(line) for line in lines])
 
 
 @pytest.fixture
@@ -161,7 +161,7 @@ def test_a_huge_transcript_goes_in_capped_requests_within_one_hook(
         for n in range(100)
     ]
     grow(transcript_file, [json.dumps(m) + "\n" for m in messages])
-    final = transcript.render_all(transcript.CLAUDE, messages)
+    final = transcript.render_all(harness.CLAUDE_CODE, messages)
     env = {**client_env, "CONTINUITY_HOOK_TIMEOUT_S": "10"}
 
     # When one prompt hook runs
@@ -170,7 +170,7 @@ def test_a_huge_transcript_goes_in_capped_requests_within_one_hook(
     # Then every request stayed well under 1 MB, and the follow-ups delivered everything
     sizes = [len(json.dumps(r.body)) for r in service.requests]
     assert len(sizes) >= 5
-    assert max(sizes) < hook.MAX_BODY_BYTES
+    assert max(sizes) < delta.MAX_BODY_BYTES
     assert service.transcripts[SESSION] == final
     assert len(service.effects) == 1  # follow-ups repeat the hook's key: one prompt
 

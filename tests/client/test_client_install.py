@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_client import install
+from continuity_client.setup import install
 from tests.client.fake_continuity_service import FakeService
 
 USER_SETTINGS = {

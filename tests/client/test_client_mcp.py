@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from continuity_client import agentapi, mcp_server
+from continuity_client.agent import api, mcp_server
 from tests.client.client_support import run_hook, spooled
 from tests.client.fake_continuity_service import ERROR_500, FakeService
 
@@ -45,7 +45,7 @@ def call_tools(env: dict[str, str], calls: list[tuple[str, dict]]) -> tuple[list
     from mcp import Client
 
     async def go() -> tuple[list[str], list[Any]]:
-        server = mcp_server.build_server(client=agentapi.Client(env))
+        server = mcp_server.build_server(client=api.Client(env))
         async with Client(server, mode="legacy") as client:
             names = [tool.name for tool in (await client.list_tools()).tools]
             results = [await client.call_tool(name, arguments) for name, arguments in calls]
@@ -188,7 +188,7 @@ def test_the_session_is_found_from_a_sub_folder_of_the_project(
     env = {k: v for k, v in client_env.items() if k != "CLAUDE_PROJECT_DIR"}
     env["CONTINUITY_PROJECT_DIR"] = str(project / "src")
 
-    target = agentapi.Client(env).target()
+    target = api.Client(env).target()
 
     assert (target.session, target.project) == (seen_session, str(project.resolve()))
 

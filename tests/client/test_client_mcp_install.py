@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_client import mcp_install
+from continuity_client.setup import mcp_install
 
 pytest.importorskip("mcp")
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from continuity_client import spool
+from continuity_client.hook import spool
 from tests.client.client_support import log_text, run_hook, spooled
 from tests.client.fake_continuity_service import BAD_REQUEST, FakeService
 
@@ -96,10 +96,11 @@ def test_replay_stops_at_half_the_budget_and_keeps_the_rest_in_order(
     # When the next hook runs
     result = run_hook(["user-prompt-submit"], {"session_id": "d", "prompt": "new"}, env)
 
-    # Then it replayed what fits in ~0.5 s, and spooled itself behind the rest to keep the order
+    # Then it replayed what it could start within half its budget (at 0.15 s an answer, at most
+    # 4 start before 0.5 s, however slow the machine), and spooled itself behind the rest in order
     assert result.code == 0
     sent = keys(service.requests)
-    assert 2 <= len(sent) <= 4
+    assert 1 <= len(sent) <= 4
     assert sent == [f"d:user-prompt-submit:{n}" for n in range(1, len(sent) + 1)]
     left = [r["key"] for r in spooled(home)]
     assert left == [f"d:user-prompt-submit:{n}" for n in range(len(sent) + 1, 8)]

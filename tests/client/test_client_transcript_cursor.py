@@ -7,10 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from continuity_client import transcript, transcript_cursor
+from continuity_client.hook import harness, transcript, transcript_cursor
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CLAUDE = transcript.CLAUDE
+CLAUDE = harness.CLAUDE_CODE
 
 
 def fixture_lines() -> list[str]:
@@ -46,7 +46,7 @@ def test_the_cursor_survives_a_restart_of_the_client(tmp_path: Path) -> None:
     path, home = tmp_path / "t.jsonl", tmp_path / "home"
     path.write_text("".join(lines[:10]), encoding="utf-8")
     script = (
-        "import sys; from continuity_client import transcript_cursor as c;"
+        "import sys; from continuity_client.hook import transcript_cursor as c;"
         "d = c.next_delta(sys.argv[1], 's-1', sys.argv[2], 'claude-code');"
         "print(d.offset, len(d.text))"
     )
@@ -191,8 +191,8 @@ def test_gemini_legacy_json_is_read_once_a_message_is_settled(tmp_path: Path) ->
     answer = {"id": "m1", "type": "gemini", "content": "hi"}
     path.write_text(json.dumps({"sessionId": "g", "messages": [user, answer]}), encoding="utf-8")
 
-    first = transcript_cursor.next_delta(str(home), "g", str(path), transcript.GEMINI)
-    final = transcript_cursor.next_delta(str(home), "g", str(path), transcript.GEMINI, final=True)
+    first = transcript_cursor.next_delta(str(home), "g", str(path), harness.GEMINI)
+    final = transcript_cursor.next_delta(str(home), "g", str(path), harness.GEMINI, final=True)
 
     assert first is not None and final is not None
     assert first.text == "User: hello\n\n"

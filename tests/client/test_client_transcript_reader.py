@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from continuity_client import transcript
+from continuity_client.hook import harness, transcript
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -20,7 +20,7 @@ def test_a_claude_code_transcript_reads_as_the_conversation() -> None:
     records = claude_records()
 
     # When it is rendered
-    text = transcript.render_all(transcript.CLAUDE, records)
+    text = transcript.render_all(harness.CLAUDE_CODE, records)
 
     # Then user and assistant text are kept, in order
     assert text.startswith("User: The payment tests are flaky. Make the mock deterministic.\n\n")
@@ -47,7 +47,7 @@ def test_thinking_only_and_bookkeeping_records_render_to_nothing() -> None:
     thinking = [r for r in records if "thinking" in json.dumps(r.get("message", {}).get("content", ""))]
 
     assert quiet and thinking
-    assert transcript.render_all(transcript.CLAUDE, quiet + thinking[:1]) == ""
+    assert transcript.render_all(harness.CLAUDE_CODE, quiet + thinking[:1]) == ""
 
 
 def test_the_compaction_boundary_is_where_the_context_restarts() -> None:
@@ -55,7 +55,7 @@ def test_the_compaction_boundary_is_where_the_context_restarts() -> None:
     boundaries = [
         record.get("subtype") or ("summary" if record.get("isCompactSummary") else record.get("type"))
         for record in claude_records()
-        if transcript.render(transcript.CLAUDE, record, state).boundary
+        if transcript.render(harness.CLAUDE_CODE, record, state).boundary
     ]
 
     assert boundaries == ["compact_boundary"]
@@ -64,7 +64,7 @@ def test_the_compaction_boundary_is_where_the_context_restarts() -> None:
 def test_a_compact_summary_without_a_boundary_line_starts_the_context_itself() -> None:
     summary = {"type": "user", "isCompactSummary": True, "message": {"role": "user", "content": "So far: x"}}
 
-    rendered = transcript.render(transcript.CLAUDE, summary, {})
+    rendered = transcript.render(harness.CLAUDE_CODE, summary, {})
 
     assert rendered.boundary
     assert rendered.text == "[Compact summary] So far: x\n\n"
@@ -125,7 +125,7 @@ def test_a_codex_rollout_reads_without_injected_context_reasoning_or_duplicates(
         {"type": "event_msg", "payload": {"type": "agent_message", "message": "Done."}},
     ]
 
-    text = transcript.render_all(transcript.CODEX, records)
+    text = transcript.render_all(harness.CODEX, records)
 
     assert text == (
         "User: fix it\n\n"
@@ -151,7 +151,7 @@ def test_gemini_messages_rewritten_as_tool_calls_complete_are_read_once_each() -
         {"$set": {"lastUpdated": "2026-11-20T10:01:00Z"}},
     ]
 
-    text = transcript.render_all(transcript.GEMINI, records)
+    text = transcript.render_all(harness.GEMINI, records)
 
     assert text == (
         "User: what is x?\n\nTool read_file: /work/a.py\n\nResult: x = 1\n\nAssistant: x is 1.\n\n"
@@ -161,7 +161,7 @@ def test_gemini_messages_rewritten_as_tool_calls_complete_are_read_once_each() -
 def test_long_text_is_cut_with_a_visible_marker() -> None:
     record = {"type": "user", "message": {"role": "user", "content": "y" * (transcript.MAX_TEXT_CHARS + 10)}}
 
-    text = transcript.render(transcript.CLAUDE, record, {}).text
+    text = transcript.render(harness.CLAUDE_CODE, record, {}).text
 
     assert text.endswith("… [+10 chars]\n\n")
     assert len(text) < transcript.MAX_TEXT_CHARS + 40
@@ -170,7 +170,7 @@ def test_long_text_is_cut_with_a_visible_marker() -> None:
 def test_a_lone_surrogate_becomes_a_replacement_character_of_the_same_length() -> None:
     record = json.loads('{"type": "user", "message": {"role": "user", "content": "a\\ud800b"}}')
 
-    text = transcript.render(transcript.CLAUDE, record, {}).text
+    text = transcript.render(harness.CLAUDE_CODE, record, {}).text
 
     assert text == "User: a\ufffdb\n\n"
     text.encode("utf-8")

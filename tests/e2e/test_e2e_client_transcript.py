@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from continuity_client import transcript
+from continuity_client.hook import harness, transcript
 from tests.e2e.local_stack import ROOT, Api, LocalStackProcess
 
 pytestmark = pytest.mark.e2e
@@ -52,7 +52,7 @@ class Agent:
 
     def readable(self) -> str:
         records = [json.loads(line) for line in self.lines[: self.written]]
-        return transcript.render_all(transcript.CLAUDE, records)
+        return transcript.render_all(harness.CLAUDE_CODE, records)
 
     def hook(
         self, event: str, prompt: str, env: dict[str, str] | None = None

@@ -2,7 +2,7 @@
 state, and the live transcript since the digest last read it (the user's full words, the agent's
 prose and tool calls, the harness's compaction summary).
 
-The transcript is the client's readable text (``client/continuity_client/transcript.py``): blocks
+The transcript is the client's readable text (``client/continuity_client/hook/transcript.py``): blocks
 separated by a blank line, each starting with a label — ``User:``, ``Assistant:``, ``Tool Edit:``,
 ``Result:``, ``[Compact summary]`` or a ``--- context compacted ---`` marker. A block's later
 paragraphs carry no label.

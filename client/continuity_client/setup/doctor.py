@@ -17,8 +17,9 @@ from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from typing import TextIO
 
-from continuity_client import config, harness, install, locallog, spool
-from continuity_client.transport import Response, TransportError, request, split_url
+from continuity_client.hook import harness, locallog, spool
+from continuity_client.hook.transport import Response, TransportError, request, split_url
+from continuity_client.setup import config, install
 
 CLOCK_SKEW_LIMIT_S = 60.0
 PROBE_TIMEOUT_S = 5.0

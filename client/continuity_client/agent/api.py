@@ -17,8 +17,9 @@ import time
 import urllib.parse
 from collections.abc import Mapping
 
-from continuity_client import config, current, spool, transcript_cursor
-from continuity_client.transport import TransportError, request
+from continuity_client.hook import current, delivery, spool, transcript_cursor
+from continuity_client.hook.transport import TransportError, request
+from continuity_client.setup import config
 
 TIMEOUT_S = 10.0
 LEDGER_PAGE = 200
@@ -146,7 +147,7 @@ class Client:
         try:
             self.call("POST", "/api/hooks/remember", body)
         except ServiceError as error:
-            if error.status and error.status < 500 and error.status not in (401, 403, 408, 429):
+            if not delivery.retryable(error.status):
                 raise
             record = {"event": "remember", "key": key, "at": time.time(), "body": body}
             spool.append(self.home, session, record, self.settings.spool_max_bytes)

@@ -23,9 +23,9 @@ import shlex
 import sys
 from collections.abc import Mapping
 
-from continuity_client import install as installer
-from continuity_client import jsonfile
-from continuity_client.harness import CLAUDE_CODE, CODEX, GEMINI
+from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI
+from continuity_client.setup import install as installer
+from continuity_client.setup import jsonfile
 
 SERVER_NAME = "continuity"
 TOML_HEADER = re.compile(r"""^\s*\[\s*mcp_servers\s*\.\s*(?:"continuity"|'continuity'|continuity)\s*[\].]""")

@@ -1,8 +1,16 @@
-"""Private files under CONTINUITY_HOME: atomic writes (mode 0600) and exclusive flocks."""
+"""Private files under CONTINUITY_HOME: safe names, atomic writes (mode 0600) and exclusive flocks."""
 
 from __future__ import annotations
 
 import os
+
+
+def safe_name(session: str) -> str:
+    """A file name for a session id (ids come from the harness: anything may be in them)."""
+    cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in session)[:120]
+    if not cleaned:
+        return "_nosession"
+    return "_" + cleaned if cleaned.startswith(".") else cleaned
 
 
 def _open_private(path: str, flags: int) -> int:

@@ -22,7 +22,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 
-from continuity_client.privatefiles import FileLock
+from continuity_client.hook.privatefiles import FileLock, safe_name
 
 SPOOL_DIR = "spool"
 SEQ_DIR = "seq"
@@ -34,13 +34,6 @@ SUFFIX = ".jsonl"
 DRAINED, FAILED, BUDGET = "drained", "failed", "budget"
 # what a sender reports for one record
 SENT, DROPPED, RETRY = "sent", "dropped", "retry"
-
-
-def safe_name(session: str) -> str:
-    cleaned = "".join(c if c.isalnum() or c in "-_." else "_" for c in session)[:120]
-    if not cleaned:
-        return "_nosession"
-    return "_" + cleaned if cleaned.startswith(".") else cleaned
 
 
 def _open_append(path: str) -> int:

@@ -19,11 +19,7 @@ record (Gemini CLI re-writes a message as its tool calls complete), so the same 
 the same text: the client can regenerate it from any position it recorded, which is how it
 resends from the service's length after a 409.
 
-The same pass notes, in ``state[CONTEXT]``, the context size the harness itself recorded (the
-figure the compaction nudge prefers to a character count): Claude Code's ``message.usage`` of the
-last main-chain assistant entry (input + cache creation + cache read tokens), Codex's
-``token_count`` event (``info.last_token_usage.total_tokens``), Gemini CLI's ``tokens.input`` (the
-prompt token count) of its last model message. A compaction forgets it until the next figure.
+The same pass notes the context size the harness itself recorded (``context_usage``).
 
 On the hook path: imports ``json`` only.
 """
@@ -32,7 +28,8 @@ from __future__ import annotations
 
 import json
 
-CLAUDE, CODEX, GEMINI = "claude-code", "codex", "gemini"
+from continuity_client.hook import context_usage
+from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI
 
 MAX_TEXT_CHARS = 16_000  # one user or assistant block
 MAX_INPUT_CHARS = 200  # a tool's input, in short
@@ -41,10 +38,6 @@ SEPARATOR = "\n\n"
 # Gemini CLI: how many recent messages' emitted parts are remembered (it re-appends a message
 # with the same id as its tool calls complete; older ids are not touched again).
 GEMINI_WINDOW = 32
-
-# The renderer's state key holding the context size (tokens) the harness last recorded.
-CONTEXT = "ctx"
-CLAUDE_USAGE_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 # Keys whose value says best what a tool call does, in order of preference.
 INPUT_KEYS = (
@@ -150,17 +143,6 @@ def result_text(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def tokens(value: object) -> int:
-    """A token count from a record: a positive int, else 0."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
-def note_context(state: dict, figure: int) -> None:
-    """Keep the harness's figure; a zero (a synthetic or failed response) tells nothing."""
-    if figure > 0:
-        state[CONTEXT] = figure
-
-
 def tool_line(name: object, arguments: object) -> str:
     shown = short_input(arguments)
     return f"Tool {name or '?'}: {shown}" if shown else f"Tool {name or '?'}"
@@ -220,24 +202,12 @@ def render_claude(record: dict, state: dict) -> Rendered:
 
 
 def claude_state_after(record: dict, state: dict) -> None:
-    """A compact_boundary line followed by its summary is one compaction, not two.
-
-    Also the context: the usage of the last main-chain assistant entry (what the API counted as
-    the request's input), forgotten at a compaction. Sub-agent (sidechain) entries are not ours.
-    """
+    """A compact_boundary line followed by its summary is one compaction, not two."""
     kind = record.get("type")
     if kind == "system" and record.get("subtype") == "compact_boundary":
         state["compacted"] = True
-        state.pop(CONTEXT, None)
     elif kind in ("user", "assistant") and not record.get("isCompactSummary"):
         state.pop("compacted", None)
-        message = record.get("message")
-        if kind == "assistant" and not record.get("isSidechain") and isinstance(message, dict):
-            usage = message.get("usage")
-            if isinstance(usage, dict):
-                note_context(state, sum(tokens(usage.get(key)) for key in CLAUDE_USAGE_KEYS))
-    elif record.get("isCompactSummary"):
-        state.pop(CONTEXT, None)  # older versions write no boundary line: the summary starts over
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,22 +258,6 @@ def render_codex(record: dict, state: dict) -> Rendered:
     if item in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
         return Rendered(blocks(result_line(payload.get("output"))))
     return NOTHING  # reasoning (encrypted or not) and anything new
-
-
-def codex_state_after(record: dict, state: dict) -> None:
-    """The context: Codex's ``token_count`` event, ``info.last_token_usage.total_tokens`` (what
-    Codex itself counts as in the window; ``info`` is null before the first response); forgotten
-    at a compaction."""
-    kind = record.get("type")
-    payload = record.get("payload")
-    if kind == "compacted":
-        state.pop(CONTEXT, None)
-    elif kind == "event_msg" and isinstance(payload, dict) and payload.get("type") == "token_count":
-        info = payload.get("info")
-        last = info.get("last_token_usage") if isinstance(info, dict) else None
-        if isinstance(last, dict):
-            total = tokens(last.get("total_tokens"))
-            note_context(state, total or tokens(last.get("input_tokens")) + tokens(last.get("output_tokens")))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -372,37 +326,19 @@ def render_gemini(record: dict, state: dict) -> Rendered:
     return NOTHING  # the metadata header, info and error lines
 
 
-def gemini_state_after(record: dict, state: dict) -> None:
-    """The context: ``tokens.input`` (the prompt token count) of the last model message (Gemini
-    CLI re-appends the message once its usage arrives). A rewritten history (``$set`` of the
-    messages: a compression) forgets it until the next response."""
-    update = record.get("$set")
-    if isinstance(update, dict):
-        if isinstance(update.get("messages"), list):
-            state.pop(CONTEXT, None)
-        return
-    figures = record.get("tokens")
-    if record.get("type") == "gemini" and isinstance(figures, dict):
-        note_context(state, tokens(figures.get("input")))
-
-
-RENDERERS = {CLAUDE: render_claude, CODEX: render_codex, GEMINI: render_gemini}
-STATE_AFTER = {CLAUDE: claude_state_after, CODEX: codex_state_after, GEMINI: gemini_state_after}
+RENDERERS = {CLAUDE_CODE: render_claude, CODEX: render_codex, GEMINI: render_gemini}
 
 
 def render(harness: str, record: object, state: dict) -> Rendered:
     """The readable text of one record; ``state`` is updated for the next one."""
     if not isinstance(record, dict):
         return NOTHING
-    rendered = RENDERERS.get(harness, render_claude)(record, state)
-    STATE_AFTER.get(harness, claude_state_after)(record, state)
+    renderer = RENDERERS.get(harness, render_claude)
+    rendered = renderer(record, state)
+    if renderer is render_claude:
+        claude_state_after(record, state)
+    context_usage.note(harness, record, state)
     return rendered
-
-
-def context_tokens(state: dict) -> int | None:
-    """The context size the harness recorded last (tokens), if it recorded one since a compaction."""
-    figure = state.get(CONTEXT)
-    return figure if isinstance(figure, int) and not isinstance(figure, bool) and figure > 0 else None
 
 
 def render_all(harness: str, records: list, state: dict | None = None) -> str:

@@ -11,7 +11,8 @@ import json
 import re
 import sys
 
-from continuity_client import config, transport
+from continuity_client.hook import transport
+from continuity_client.setup import config
 
 TIMEOUT_S = 10.0
 _DURATION = re.compile(r"^(\d+)d$")

@@ -17,8 +17,7 @@ import time
 import zlib
 from collections.abc import Mapping
 
-from continuity_client.privatefiles import write_private
-from continuity_client.spool import safe_name
+from continuity_client.hook.privatefiles import safe_name, write_private
 
 PROJECTS_DIR = "projects"
 # Where the harness tells its hooks (and, for some, its MCP servers) the project root is.

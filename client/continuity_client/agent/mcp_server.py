@@ -2,7 +2,7 @@
 
 Tools: ``session_digest`` (the agent's own checkpoint, decisions to the project's ledger),
 ``session_search`` (live transcripts), ``recover(level, query?)`` (tiered recovery) and
-``remember``. Each finds the current session and project per call (``agentapi.Target``): the
+``remember``. Each finds the current session and project per call (``api.Target``): the
 server lives as long as the harness, across ``/clear`` and new sessions, and the hooks keep
 noting which session is current. Explicit ``session_key`` / ``project`` arguments win.
 
@@ -21,7 +21,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
-from continuity_client import __version__, agentapi
+from continuity_client import __version__
+from continuity_client.agent import api
 
 INSTRUCTIONS = (
     "Continuity keeps this project's working context across compaction, /clear and new sessions. "
@@ -45,14 +46,14 @@ class Decision(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list, description="Where it shows in the code.")
 
 
-def build_server(env: Mapping[str, str] | None = None, client: agentapi.Client | None = None) -> MCPServer:
+def build_server(env: Mapping[str, str] | None = None, client: api.Client | None = None) -> MCPServer:
     """The MCP server with its four tools (``client`` for tests)."""
-    service = client or agentapi.Client(env)
+    service = client or api.Client(env)
 
-    def target(project: str | None, session_key: str | None) -> agentapi.Target:
+    def target(project: str | None, session_key: str | None) -> api.Target:
         return service.target(project, session_key)
 
-    def failed(error: agentapi.ServiceError) -> ToolError:
+    def failed(error: api.ServiceError) -> ToolError:
         return ToolError(str(error))
 
     server = MCPServer("continuity", instructions=INSTRUCTIONS, version=__version__)
@@ -80,7 +81,7 @@ def build_server(env: Mapping[str, str] | None = None, client: agentapi.Client |
         try:
             where = target(project, session_key)
             written = service.digest(where, digest)
-        except agentapi.ServiceError as error:
+        except api.ServiceError as error:
             raise failed(error) from None
         count = len(digest["decisions"])
         return (
@@ -102,11 +103,11 @@ def build_server(env: Mapping[str, str] | None = None, client: agentapi.Client |
             raise ToolError('scope must be "session", "project" or "all"')
         try:
             results = service.search(target(project, session_key), query, scope, limit)
-        except agentapi.ServiceError as error:
+        except api.ServiceError as error:
             if error.status == 404:
                 raise ToolError("transcript search is not available on this service yet") from None
             raise failed(error) from None
-        return agentapi.describe_results(results)
+        return api.describe_results(results)
 
     @server.tool()
     def recover(
@@ -119,7 +120,7 @@ def build_server(env: Mapping[str, str] | None = None, client: agentapi.Client |
             raise ToolError("level must be 1, 2 or 3")
         try:
             answer = service.recover(target(project, session_key), level, query)
-        except agentapi.ServiceError as error:
+        except api.ServiceError as error:
             if error.status == 404:
                 return "Nothing stored yet for this session or project."
             raise failed(error) from None
@@ -131,7 +132,7 @@ def build_server(env: Mapping[str, str] | None = None, client: agentapi.Client |
         try:
             where = target(project, session_key)
             outcome = service.remember(where, content)
-        except agentapi.ServiceError as error:
+        except api.ServiceError as error:
             raise failed(error) from None
         if outcome == "spooled":
             return "The service is unreachable; kept locally and sent with the next hook."

@@ -24,8 +24,8 @@ import sys
 import time
 from collections.abc import Mapping
 
-from continuity_client import config, jsonfile
-from continuity_client.harness import CLAUDE_CODE, CODEX, GEMINI, HARNESS_EVENTS
+from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI, HARNESS_EVENTS
+from continuity_client.setup import config, jsonfile
 
 HOOK_TIMEOUT_S = 10  # the harness's limit; our own deadline (2-4 s) ends the hook well before
 SESSION_START_MATCHER = {CLAUDE_CODE: "startup|resume|clear|compact"}

@@ -5,7 +5,7 @@ transcript file was read (``pos``: a byte offset, or a message index for Gemini 
 single-JSON file), how many readable characters that gave (``chars``, the offset of the next
 delta), how many characters of the record at ``pos`` were already sent when a delta stopped
 inside it (``partial``), where the last compaction started (``boundary``), the renderer's state
-(which also holds the context size the harness last recorded, ``transcript.CONTEXT``), and a few
+(which also holds the context size the harness last recorded, ``context_usage``), and a few
 ``marks`` (positions at record starts) from which the text can be regenerated.
 
 - Each hook reads only the lines added since the cursor, renders them (``transcript.render``) and
@@ -28,9 +28,9 @@ import json
 import os
 from collections.abc import Iterator
 
-from continuity_client import transcript
-from continuity_client.privatefiles import FileLock, write_private
-from continuity_client.spool import safe_name
+from continuity_client.hook import context_usage, transcript
+from continuity_client.hook.harness import CLAUDE_CODE, GEMINI
+from continuity_client.hook.privatefiles import FileLock, safe_name, write_private
 
 CURSOR_DIR = "transcripts"
 MAX_DELTA_BYTES = 256 * 1024  # JSON-encoded text in one request: a body stays far under 1 MB
@@ -143,7 +143,7 @@ def _session_lock(home: str, session: str) -> FileLock:
 
 def is_legacy_json(harness: str, path: str) -> bool:
     """Gemini CLI before its JSONL chat files wrote one JSON object, rewritten on every change."""
-    return harness == transcript.GEMINI and path.endswith(".json")
+    return harness == GEMINI and path.endswith(".json")
 
 
 def _signature(path: str) -> list | None:
@@ -306,7 +306,7 @@ def next_delta(
                 text, more = _advance(cursor, path, budget, final)
             cursor["sig"] = signature
         save(home, session, cursor)
-        figure = transcript.context_tokens(cursor["state"])
+        figure = context_usage.context_tokens(cursor["state"])
         return Delta(offset, text, cursor["chars"] - cursor["boundary"], more, figure)
 
 
@@ -323,7 +323,7 @@ def rewind(home: str, session: str, stored: int) -> bool:
             return False
         if stored >= cursor["chars"]:
             return True  # the service holds all we sent: nothing to resend
-        path, harness = cursor.get("path") or "", cursor.get("harness") or transcript.CLAUDE
+        path, harness = cursor.get("path") or "", cursor.get("harness") or CLAUDE_CODE
         usable = [m for m in cursor["marks"] if isinstance(m, list) and len(m) == 4 and m[1] <= stored]
         if not usable:
             restarted = new_cursor(path, harness, stored, min(cursor["boundary"], stored))

@@ -1,14 +1,14 @@
-"""The people-facing subcommands: ``login``, ``install`` and ``flush`` (``doctor`` has its own module)."""
+"""``continuity login`` and ``continuity install``: the set-up a person does once per machine."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-import time
 
-from continuity_client import config, harness, locallog, spool
-from continuity_client import install as installer
+from continuity_client.hook import harness
+from continuity_client.setup import config
+from continuity_client.setup import install as installer
 
 
 def login(argv: list[str]) -> int:
@@ -81,7 +81,7 @@ def install(argv: list[str]) -> int:
 
 def install_mcp(args: argparse.Namespace) -> int:
     """Register (or remove) ``continuity mcp`` with the harness; only when the SDK is installed."""
-    from continuity_client import mcp_install
+    from continuity_client.setup import mcp_install
 
     path = args.mcp_file or mcp_install.config_path(args.harness, args.scope, args.project_dir, os.environ)
     if not args.uninstall and not mcp_install.sdk_available():
@@ -100,30 +100,3 @@ def install_mcp(args: argparse.Namespace) -> int:
         for note in mcp_install.notes(args.harness, args.scope):
             print(f"note: {note}")
     return 0
-
-
-def flush(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="continuity flush", description="Replay spooled hooks now.")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds to spend at most (default 30)")
-    args = parser.parse_args(argv)
-    settings = config.load()
-    if not settings.configured:
-        print("not configured: run `continuity login --url URL --token TOKEN`", file=sys.stderr)
-        return 1
-    files = spool.pending_files(settings.home)
-    if not files:
-        print("spool empty")
-        return 0
-    from continuity_client.hook import HookRun
-
-    run = HookRun([], b"", sys.stdout, os.environ)
-    run.settings = settings
-    run.home = settings.home
-    run.deadline = time.monotonic() + args.timeout
-    spool.mark_up(settings.home)
-    status, handled = run.replay(files, run.deadline)
-    left = spool.summary(settings.home)["records"]
-    print(f"replayed {handled} hook(s); {left} left ({status})")
-    if left:
-        print(f"see {locallog.log_path(settings.home)} for why")
-    return 0 if not left else 1

@@ -1,0 +1,1 @@
+"""Administration: ``continuity token`` and ``continuity local``."""

@@ -1,0 +1,155 @@
+"""Delivering hooks: post one record, read the service's answer, replay a spool in order.
+
+A record is ``{"event", "key", "at", "body"}``: the hook as first seen, with its idempotency key
+``"{session}:{event}:{seq}"``, so a replay is counted once by the server. The outcome of a post:
+
+- SENT: a 2xx (the parsed answer goes with it), or a 409 on a replay (the hook's effect happened;
+  the next live hook mends the transcript's gap);
+- GAP: a live hook's 409 with the service's ``stored_length`` (the caller resends from there);
+- RETRY: what a later attempt can fix (network, 5xx, 401, 403, 408, 429): the service is marked
+  down for its Retry-After or the configured back-off;
+- DROPPED: any other 4xx, logged (a later attempt would be refused the same way).
+
+Used by the hook run and by ``continuity flush``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+
+from continuity_client.hook import harness, locallog, spool
+from continuity_client.hook.transport import Response, TransportError, request
+from continuity_client.setup import config
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Log(Protocol):
+        def __call__(self, message: str, level: str = ...) -> None: ...
+
+
+MAX_RETRY_AFTER_S = 600.0
+GAP = "gap"  # the service answered 409 with its stored length
+
+
+def retryable(status: int) -> bool:
+    """Whether a later attempt can fix an error answer (or no answer: status 0)."""
+    return not status or status >= 500 or status in (401, 403, 408, 429)
+
+
+def classify(response: Response) -> str:
+    """SENT for 2xx; RETRY for what a later attempt can fix; DROPPED for other 4xx."""
+    status = response.status
+    if 200 <= status < 300:
+        return spool.SENT
+    return spool.RETRY if retryable(status) else spool.DROPPED
+
+
+def stored_length(body: bytes) -> int | None:
+    """``stored_length`` from a 409 answer, or None."""
+    try:
+        value = json.loads(body or b"{}").get("stored_length")
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def retry_after(response: Response | None, default: float) -> float:
+    """The service's Retry-After (429, 503) in seconds, capped; else the configured back-off."""
+    if response is None:
+        return default
+    value = response.headers.get("retry-after", "").strip()
+    if value.isdigit():
+        return min(float(value), MAX_RETRY_AFTER_S)
+    return default
+
+
+class Delivery:
+    """Posts records to the service until ``deadline`` (monotonic); logs through ``log``."""
+
+    def __init__(self, settings: config.Settings, env: Mapping[str, str], log: Log, deadline: float) -> None:
+        self.settings = settings
+        self.env = env
+        self.log = log
+        self.deadline = deadline
+
+    def post(self, record: dict, replayed: bool) -> tuple[str, object]:
+        """(SENT, parsed answer) | (DROPPED, reason) | (RETRY, reason) | (GAP, stored length)."""
+        settings = self.settings
+        if record.get("event") not in harness.EVENTS:
+            self.log(f"dropped {record.get('key')}: unknown event {record.get('event')!r}")
+            return spool.DROPPED, "unknown event"
+        headers = {
+            "Authorization": f"Bearer {settings.token}",
+            "Content-Type": "application/json",
+            "Idempotency-Key": record["key"],
+        }
+        if replayed:
+            headers["X-Continuity-Replay"] = "1"
+            headers["X-Continuity-Occurred-At"] = locallog.utc_stamp(record.get("at"))
+        body = json.dumps(record["body"]).encode("utf-8")
+        response: Response | None = None
+        try:
+            response = request(
+                "POST",
+                settings.url,
+                f"/api/hooks/{record['event']}",
+                body,
+                headers,
+                self.deadline - time.monotonic(),
+                self.env,
+            )
+        except TransportError as error:
+            reason = str(error)
+        else:
+            if response.status == 409:
+                stored = stored_length(response.body)
+                if stored is None or replayed:
+                    self.log(
+                        f"{record['key']}: transcript gap (stored {stored}); delivered otherwise", "INFO"
+                    )
+                    return spool.SENT, None
+                return GAP, stored
+            outcome = classify(response)
+            if outcome == spool.SENT:
+                spool.mark_up(settings.home)
+                try:
+                    return outcome, json.loads(response.body or b"{}")
+                except ValueError:
+                    self.log(f"malformed answer to {record['key']}: {response.body[:120]!r}")
+                    return outcome, None
+            reason = f"HTTP {response.status}: {response.body[:200].decode('utf-8', 'replace')}"
+            if outcome == spool.DROPPED:
+                self.log(f"dropped {record['key']}: the service refused it ({reason})")
+                return outcome, reason
+        spool.mark_down(settings.home, retry_after(response, settings.backoff_s))
+        return spool.RETRY, reason
+
+    def replay(self, paths: list[str], stop_at: float) -> tuple[str, int]:
+        """Replay spool files oldest first until drained, a RETRY, or ``stop_at`` (``spool.replay``)."""
+
+        def send(record: dict) -> str:
+            outcome, answer = self.post(record, replayed=True)
+            if outcome == spool.RETRY:
+                self.log(f"replay of {record['key']} stopped: {answer}")
+            return outcome
+
+        def corrupt(path: str, count: int) -> None:
+            self.log(f"dropped {count} corrupt line(s) from {path}")
+
+        status, handled = spool.replay(paths, stop_at, send, corrupt)
+        if handled:
+            self.log(f"replayed {handled} spooled hook(s); status {status}", "INFO")
+        return status, handled
+
+
+def logger(home: str) -> Log:
+    """A ``log`` for a ``Delivery`` outside a hook run (``continuity flush``)."""
+
+    def log(message: str, level: str = "WARN") -> None:
+        locallog.write(home, message, level=level)
+
+    return log

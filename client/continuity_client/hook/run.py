@@ -1,0 +1,417 @@
+"""``continuity hook <event> [--harness H]``: one harness hook, posted to the service.
+
+The rules, because this runs inside the agent's loop:
+
+- It exits 0 whatever happens, prints nothing unless there is context to inject, and never
+  writes to stderr. Failures go to ``$CONTINUITY_HOME/client.log``. (Exit 2 would block the
+  user's prompt in Claude Code and Gemini CLI.)
+- It has a deadline per event (``config.Settings.timeout_for``). Sockets get the time left; a
+  watchdog thread covers what sockets cannot time out (DNS), spools the hook and exits 0.
+- Nothing is lost quietly: a hook is delivered, refused by the service (logged), or spooled; a
+  spool that cannot be written is logged as a loss.
+- A hook that cannot be delivered (network, 5xx, 429, 401/403) goes to the spool and is replayed,
+  in order, before the session's next hook; a session with a non-empty spool does not post
+  around it. Other sessions' spools are replayed after a successful post, within half the budget.
+- Every hook carries ``idempotency_key = "{session}:{event}:{seq}"``, fixed when the hook is
+  first seen, so a replay is counted once by the server (``delivery``).
+- Transcript events carry the transcript's new part (``delta``). A 409 (a gap: the service holds
+  less than the delta's offset) moves the cursor back to the service's length and re-posts the
+  same hook (same key, so nothing else counts twice) with the text from there. When the file has
+  more than one request may carry, follow-ups (the same hook again, the next part) go within half
+  the budget.
+- Hooks that may inject context carry the harness's cap on it (``injection_cap_chars``).
+- Every hook notes the project's current session (``current``) for the CLI and the MCP server.
+
+The run is a small state machine: each step is a method that does one thing and answers the
+name of the next step. The failure edges are the arrows to the side::
+
+    read_input ──── bad arguments, not configured ──────────────────────────► done
+        │
+    normalise ───── the watchdog spooled the hook meanwhile ────────────────► done
+        │
+    catch_up ────── service marked down, own spool failed or not drained ──► spool ─► done
+        │
+    post ────────── not delivered ─────────────────────────────────────────► spool ─► done
+        │  ──────── refused (4xx), logged ─────────────────────────────────────────► done
+    emit ────────── the watchdog ended the run ─────────────────────────────────────► done
+        │
+    follow_up ───── a follow-up not delivered (it is spooled) ─────────────────────► done
+        │
+    replay_others ──────────────────────────────────────────────────────────────────► done
+
+An exception in any step is logged and spools the hook (``main``).
+"""
+
+from __future__ import annotations
+
+import _thread
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+
+from continuity_client.hook import current, delta, harness, locallog, spool
+from continuity_client.hook.delivery import GAP, Delivery
+from continuity_client.setup import config
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import TextIO
+
+WATCHDOG_GRACE_S = 0.25
+# Reads that matter most and happen rarely try the network even while the service is marked down.
+BYPASS_BACKOFF = frozenset({"session-start", "pre-compaction"})
+MAX_RESENDS = 2  # re-posts after a 409 within one hook
+MAX_FOLLOW_UPS = 8
+
+# The steps (see the module's docstring).
+READ_INPUT, NORMALISE, CATCH_UP, POST = "read_input", "normalise", "catch_up", "post"
+EMIT, FOLLOW_UP, REPLAY_OTHERS, SPOOL, DONE = "emit", "follow_up", "replay_others", "spool", "done"
+
+
+def parse_args(argv: list[str]) -> tuple[str, str, list[str]]:
+    """(event, harness, free text) from ``<event> [--harness H] [text...]``; '' where missing/invalid."""
+    event, chosen, rest = "", harness.CLAUDE_CODE, []
+    items = list(argv)
+    while items:
+        item = items.pop(0)
+        if item == "--harness" and items:
+            chosen = harness.canonical_harness(items.pop(0)) or ""
+        elif item.startswith("--harness="):
+            chosen = harness.canonical_harness(item.split("=", 1)[1]) or ""
+        elif not event and not item.startswith("-"):
+            event = harness.canonical_event(item) or ""
+            if not event:
+                rest.append(item)
+        else:
+            rest.append(item)
+    return event, chosen, rest
+
+
+def read_stdin() -> bytes:
+    stream = sys.stdin
+    try:
+        if stream is None or stream.isatty():
+            return b""
+        return stream.buffer.read()
+    except (OSError, ValueError):  # closed or unreadable: a hook without input
+        return b""
+
+
+def _settle_stdout() -> None:
+    """Flush stdout now; if the harness closed the pipe, point it at /dev/null.
+
+    Otherwise Python's flush at exit fails, prints to stderr and exits 120.
+    """
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+
+
+class HookRun:
+    """One hook invocation: its steps, and the state they share with the watchdog thread.
+
+    ``lock`` guards ``record``, ``settled`` (the hook was delivered, refused or spooled) and
+    ``finished`` (the run, or the watchdog, ended it): whichever comes first settles the hook.
+    """
+
+    def __init__(
+        self,
+        argv: list[str],
+        stdin: bytes | None,
+        stdout: TextIO,
+        env: Mapping[str, str],
+        exit_process: Callable[[int], object] = os._exit,
+    ) -> None:
+        self.started = time.monotonic()
+        self.exit_process = exit_process
+        self.argv = argv
+        self.stdin = stdin
+        self.stdout = stdout
+        self.env = env
+        self.lock = _thread.allocate_lock()
+        self.finished = False
+        self.settled = False
+        self.home = config.home_dir(env)
+        self.step = READ_INPUT
+        self.event = "-"
+        self.harness = ""
+        self.session = ""
+        self.raw = b""
+        self.rest: list[str] = []
+        self.record: dict | None = None
+        self.settings: config.Settings | None = None
+        self.delivery: Delivery | None = None
+        self.deadline = self.started + config.DEFAULT_TIMEOUT_S
+        self.half = self.deadline  # no replay or follow-up starts after half the budget
+        self.own_spool = ""
+        self.answer: object = None  # the service's answer to the post
+        self.reason = ""  # why the hook goes to the spool
+        self.transcript_more = False  # the transcript has more than the current delta carries
+
+    # ---- the machine ------------------------------------------------------------------------
+
+    def execute(self) -> None:
+        while self.step != DONE:
+            self.step = STEPS[self.step](self)
+
+    def log(self, message: str, level: str = "WARN") -> None:
+        locallog.write(self.home, message, self.event, self.session, level)
+
+    def to_spool(self, reason: str) -> str:
+        self.reason = reason
+        return SPOOL
+
+    # ---- the steps ----------------------------------------------------------------------------
+
+    def read_input(self) -> str:
+        """Arguments, settings and deadline, the watchdog, stdin."""
+        event, self.harness, self.rest = parse_args(self.argv)
+        settings = self.settings = config.Settings(self.env)
+        self.home = settings.home
+        timeout = settings.timeout_for(event or "-")
+        self.deadline = self.started + timeout
+        self.half = self.started + timeout / 2
+        self.delivery = Delivery(settings, self.env, self.log, self.deadline)
+        # From here on nothing can hold the agent past the deadline, not even a stdin never closed.
+        _thread.start_new_thread(self._watchdog, (self.deadline + WATCHDOG_GRACE_S,))
+        # Read stdin before any early return: a harness writing to a hook that exited gets EPIPE.
+        self.raw = read_stdin() if self.stdin is None else self.stdin
+        if not event or not self.harness:
+            self.log(f"ignored: bad arguments {self.argv!r} (events: {', '.join(harness.EVENTS)})")
+            return DONE
+        self.event = event
+        if not settings.configured:
+            self.log("not configured: run `continuity login --url URL --token TOKEN`", level="INFO")
+            return DONE
+        return NORMALISE
+
+    def normalise(self) -> str:
+        """The request body, its idempotency key and the record the spool would keep."""
+        settings = self.settings
+        assert settings is not None
+        payload = harness.parse_stdin(self.raw)
+        if self.rest and "content" not in payload:
+            payload["content"] = " ".join(self.rest)
+        body = harness.build_body(payload, self.harness, self.env)
+        cap = harness.injection_cap(self.harness, self.event, settings.injection_cap_chars)
+        if cap is not None:
+            body["injection_cap_chars"] = cap
+        self.session = str(body.get("session_id") or "")
+        key = f"{self.session or '-'}:{self.event}:{spool.next_seq(self.home, self.session)}"
+        body["idempotency_key"] = key
+        with self.lock:
+            self.record = {"event": self.event, "key": key, "at": time.time(), "body": body}
+        self.note_session(body)
+        if self.event in delta.TRANSCRIPT_EVENTS:
+            # Built on a copy: the watchdog may spool the record meanwhile (then without the delta,
+            # and the gap it leaves is mended through a 409 by a later hook).
+            carried = dict(body)
+            self.transcript_more = delta.attach(carried, self.home, self.session, self.event, self.log)
+            with self.lock:
+                if self.settled or self.finished:
+                    return DONE
+                self.record = {**self.record, "body": carried}
+        return CATCH_UP
+
+    def catch_up(self) -> str:
+        """Keep the session's order: a marked-down service or an undrained own spool means spool."""
+        assert self.delivery is not None
+        self.own_spool = spool.spool_file(self.home, self.session)
+        down = spool.down_until(self.home)
+        if self.event not in BYPASS_BACKOFF and down > time.time():
+            return self.to_spool(f"service marked unavailable for {down - time.time():.0f}s more")
+        if not spool.has_pending(self.own_spool):
+            return POST
+        status, _ = self.delivery.replay([self.own_spool], self.half)
+        if status == spool.FAILED:
+            return self.to_spool("service unavailable while replaying the spool")
+        if status == spool.BUDGET and self.event != "session-start":
+            return self.to_spool("spool not drained within the time budget; keeping order")
+        return POST
+
+    def post(self) -> str:
+        """Post the hook; after a 409, resend from the service's length (at most MAX_RESENDS)."""
+        assert self.delivery is not None and self.record is not None
+        outcome, answer = self.delivery.post(self.record, replayed=False)
+        resends = 0
+        while outcome == GAP and resends < MAX_RESENDS and isinstance(answer, int):
+            resends += 1
+            if not self.resend_from(answer):
+                break
+            outcome, answer = self.delivery.post(self.record, replayed=False)
+        if outcome == GAP:  # the hook's own effect happened; the next hook mends the gap
+            self.log(f"transcript gap not mended after {resends} resend(s); stored {answer}")
+            outcome, answer = spool.SENT, None
+        if outcome == spool.RETRY:
+            return self.to_spool(f"not delivered ({answer})")
+        if outcome != spool.SENT:  # refused, and logged by the delivery
+            with self.lock:
+                self.settled = True
+            return DONE
+        self.answer = answer
+        return EMIT
+
+    def emit(self) -> str:
+        """Print the harness's output at once: the watchdog's exit must not lose it."""
+        with self.lock:
+            if self.finished:  # the watchdog already settled the hook
+                return DONE
+            self.settled = True
+            assert self.record is not None
+            text = harness.render_output(self.record["body"]["harness"], self.event, self.answer)
+            if text:
+                self.stdout.write(text + "\n")
+                self.stdout.flush()
+        return FOLLOW_UP if self.transcript_more else REPLAY_OTHERS
+
+    def follow_up(self) -> str:
+        """Post the rest of a transcript that did not fit, as repeats of this hook (same key)."""
+        assert self.delivery is not None
+        record = self.record
+        sent = 0
+        while self.transcript_more and record is not None and sent < MAX_FOLLOW_UPS:
+            if time.monotonic() >= self.half:
+                return REPLAY_OTHERS
+            body = dict(record["body"])
+            body.pop("transcript", None)
+            self.transcript_more = delta.attach(body, self.home, self.session, self.event, self.log)
+            if "transcript" not in body:
+                return REPLAY_OTHERS
+            follow = {**record, "body": body}
+            outcome, answer = self.delivery.post(follow, replayed=False)
+            if outcome == GAP and isinstance(answer, int):
+                self.transcript_more = delta.rewind(self.home, self.session, answer, self.log)
+            elif outcome == spool.RETRY:  # the service is failing: no more requests this run
+                self.spool_other(follow, f"transcript follow-up not delivered ({answer})")
+                return DONE
+            elif outcome != spool.SENT:  # refused, and logged by the delivery
+                return REPLAY_OTHERS
+            sent += 1
+        return REPLAY_OTHERS
+
+    def replay_others(self) -> str:
+        """Other sessions' spools, with what is left of the first half of the budget."""
+        assert self.delivery is not None
+        others = [path for path in spool.pending_files(self.home) if path != self.own_spool]
+        if others and time.monotonic() < self.half:
+            self.delivery.replay(others, self.half)
+        return DONE
+
+    def spool(self) -> str:
+        with self.lock:
+            if not self.settled:
+                self._spool_locked(self.reason)
+        return DONE
+
+    # ---- helpers --------------------------------------------------------------------------------
+
+    def note_session(self, body: dict) -> None:
+        project = body.get("project_normalized")
+        if isinstance(project, str) and self.session:
+            path = body.get("transcript_path")
+            current.record(
+                self.home, project, self.session, self.harness, path if isinstance(path, str) else None
+            )
+
+    def resend_from(self, stored: int) -> bool:
+        """After a 409: move the cursor back to the service's length and put the text from there
+        into the current record. False when there is nothing to resend with."""
+        record = self.record
+        if record is None or not delta.rewind(self.home, self.session, stored, self.log):
+            return False
+        self.log(f"transcript gap: the service holds {stored} characters; resending from there", "INFO")
+        body = dict(record["body"])
+        body.pop("transcript", None)
+        self.transcript_more = delta.attach(body, self.home, self.session, self.event, self.log)
+        with self.lock:
+            if self.finished or self.settled:
+                return False
+            self.record = {**record, "body": body}
+        return True
+
+    def spool_other(self, record: dict, reason: str) -> None:
+        """Spool a record other than the current hook's (a transcript follow-up)."""
+        with self.lock:
+            if not self.finished:
+                self._spool_locked(reason, record)
+
+    def _spool_locked(self, reason: str, other: dict | None = None) -> None:
+        record, settings = other or self.record, self.settings
+        if record is None or settings is None:
+            return
+        if other is None:
+            self.settled = True
+        try:
+            dropped = spool.append(self.home, self.session, record, settings.spool_max_bytes)
+        except OSError as error:
+            self.log(f"lost {record['key']}: {reason}; spool write failed: {error}", level="ERROR")
+            return
+        self.log(f"spooled {record['key']}: {reason}")
+        if dropped:
+            keys = ", ".join(str(item.get("key")) for item in dropped[:5])
+            more = f" and {len(dropped) - 5} more" if len(dropped) > 5 else ""
+            self.log(f"spool full: dropped {len(dropped)} oldest hook(s): {keys}{more}", level="ERROR")
+
+    def _watchdog(self, at: float) -> None:
+        time.sleep(max(0.0, at - time.monotonic()))
+        if not self.lock.acquire(timeout=0.5):
+            self.exit_process(0)
+            return
+        try:
+            if not self.finished:
+                if not self.settled and self.record is not None:
+                    self._spool_locked("deadline passed (hook timeout)")
+                else:
+                    self.log("deadline passed (hook timeout); exiting")
+                self.finished = True
+                self.exit_process(0)
+        finally:
+            self.lock.release()
+
+
+STEPS: dict[str, Callable[[HookRun], str]] = {
+    READ_INPUT: HookRun.read_input,
+    NORMALISE: HookRun.normalise,
+    CATCH_UP: HookRun.catch_up,
+    POST: HookRun.post,
+    EMIT: HookRun.emit,
+    FOLLOW_UP: HookRun.follow_up,
+    REPLAY_OTHERS: HookRun.replay_others,
+    SPOOL: HookRun.spool,
+}
+
+
+def main(
+    argv: list[str],
+    stdin: bytes | None = None,
+    stdout: TextIO | None = None,
+    env: Mapping[str, str] | None = None,
+    exit_process: Callable[[int], object] = os._exit,
+) -> int:
+    """Run one hook; always 0. ``stdin``/``stdout``/``env`` default to the process's own.
+
+    ``exit_process`` ends the process when the watchdog fires (tests running in-process replace it).
+    """
+    stream = sys.stdout if stdout is None else stdout
+    run = HookRun(argv, stdin, stream, os.environ if env is None else env, exit_process)
+    try:
+        run.execute()
+    except BaseException as error:  # a hook must never break the agent
+        try:
+            run.log(f"hook failed in {run.step}: {type(error).__name__}: {error}", level="ERROR")
+            run.reason = f"hook failed: {type(error).__name__}"
+            run.spool()
+        except BaseException:
+            pass
+    finally:
+        with run.lock:
+            run.finished = True
+        if stdout is None:
+            _settle_stdout()
+    return 0
