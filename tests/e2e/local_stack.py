@@ -9,14 +9,18 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import requests
 
+from continuity_core.config import ContinuityConfig
+
 ROOT = Path(__file__).resolve().parents[2]
 FLUSH_DELAY_S = 1
+PROMPT_INTERVAL = ContinuityConfig().prompt_interval  # the stack runs with the default
 TOKEN = "e2e-token"
 T = TypeVar("T")
 
@@ -114,6 +118,25 @@ class Api:
         answer = self.http.get(f"{self.stack.url}/api/checkpoints/{session_key}", timeout=30)
         assert answer.status_code == 200, answer.text
         return list(answer.json()["checkpoints"])
+
+    def wait_for_queue(self, timeout_s: float = 30) -> None:
+        """Return once the checkpoint queue has worked through every flush sent before the call.
+
+        A positive signal where a test must show that something did *not* happen: a marker session
+        of its own project makes a flush due (``promptInterval`` prompts) and its checkpoint is
+        awaited. The local queue hands messages over in the order they were sent (same delay) and
+        the writer handles a batch in order, so once the marker's checkpoint is stored, every flush
+        queued before it has been written.
+        """
+        marker = f"queue-marker-{uuid.uuid4().hex[:8]}"
+        cwd = f"/tmp/{marker}"
+        for n in range(PROMPT_INTERVAL):
+            answer = self.hook(
+                "user-prompt-submit", {"session_id": marker, "cwd": cwd, "prompt": f"mark {n}"}
+            )
+            assert answer.status_code == 200, answer.text
+        found = wait_for(lambda: self.project_checkpoints(cwd), bool, timeout_s)
+        assert found, f"the marker's checkpoint did not come within {timeout_s} s: the queue is stuck"
 
 
 def wait_for(probe: Callable[[], T], done: Callable[[T], bool], timeout_s: float = 10) -> T:

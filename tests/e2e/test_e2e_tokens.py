@@ -33,26 +33,44 @@ def continuity(stack: LocalStackProcess, home: Path, *args: str) -> subprocess.C
     )
 
 
+def bearer(token: str, spaces: int = 1) -> dict[str, str]:
+    """An Authorization header; the authorizer reads any run of spaces after the scheme, the cache
+    keys on the header's exact value, so each ``spaces`` is an identity the cache has not seen."""
+    return {"Authorization": "Bearer" + " " * spaces + token}
+
+
 def test_a_created_token_works_until_revoked(local_stack: LocalStackProcess, tmp_path: Path) -> None:
+    # Given a hooks-only token made with the CLI
     created = continuity(
         local_stack, tmp_path, "create", "--agent", "e2e-agent", "--scopes", "hooks", "--expires", "30d"
     )
     assert created.returncode == 0, created.stderr
     token = created.stdout.strip().splitlines()[-1]
-    hooks = requests.Session()
-    hooks.headers["Authorization"] = f"Bearer {token}"
+    hook_url = f"{local_stack.url}/api/hooks/user-prompt-submit"
     body = {"session_id": "token-e2e", "cwd": "/e2e/tokens", "prompt": "hello"}
 
-    assert (
-        hooks.post(f"{local_stack.url}/api/hooks/user-prompt-submit", json=body, timeout=30).status_code
-        == 200
-    )
-    assert hooks.get(f"{local_stack.url}/api/checkpoints/token-e2e", timeout=30).status_code == 403  # no read
+    # Then it posts hooks (under either spacing), but may not read
+    for spaces in (1, 2):
+        assert (
+            requests.post(hook_url, json=body, headers=bearer(token, spaces), timeout=30).status_code == 200
+        )
+    read = requests.get(f"{local_stack.url}/api/checkpoints/token-e2e", headers=bearer(token), timeout=30)
+    assert read.status_code == 403
 
+    # When it is revoked
     listed = continuity(local_stack, tmp_path, "list", "--json")
     record = next(t for t in json.loads(listed.stdout)["tokens"] if t["agent_id"] == "e2e-agent")
     assert token not in listed.stdout
     assert continuity(local_stack, tmp_path, "revoke", record["token_id"]).returncode == 0
+
+    # Then the list says so, and the authorizer refuses it. API Gateway (and the local gateway)
+    # reuse an answer for the same Authorization value for 5 minutes, so the refusal is asked for
+    # under a value the cache has not seen.
+    after = continuity(local_stack, tmp_path, "list", "--json")
+    revoked = next(t for t in json.loads(after.stdout)["tokens"] if t["token_id"] == record["token_id"])
+    assert revoked["revoked_at"]
+    refused = requests.post(hook_url, json=body, headers=bearer(token, 3), timeout=30)
+    assert refused.status_code == 403, refused.text
 
 
 def test_token_commands_explain_a_missing_admin_token(local_stack: LocalStackProcess, tmp_path: Path) -> None:

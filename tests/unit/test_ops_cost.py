@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -193,4 +192,14 @@ def test_a_measured_session_without_transcripts_gives_the_request_mix(
     assert usage.writer_invocations == pytest.approx(1 / 12)
     assert usage.dynamodb_wru > usage.http_requests  # every hook writes at least one unit
     assert measurement.by_operation["sqs:SendMessage"] > 0
-    assert json.dumps(costs(usage))  # finite, serialisable
+
+    # And its cost is a positive sum of finite, non-negative parts (json.dumps would print a NaN)
+    cost = costs(usage)
+    parts = {k: v for k, v in cost.items() if k != "cost_per_100k_prompts_usd"}
+    assert all(math.isfinite(v) and v >= 0 for v in cost.values()), cost
+    assert cost["cost_per_100k_prompts_usd"] == pytest.approx(sum(parts.values()))
+    assert cost["cost_api_gateway_usd"] == pytest.approx(usage.http_requests * 0.10)  # $1 per million
+    assert cost["cost_s3_usd"] == 0.0  # no transcript, nothing in S3
+    # within twice the $1.00 goal: a short session pays its start, compaction and end over 12 prompts
+    # only, and a unit slip (per thousand for per million, bytes for GB) moves it by orders of magnitude
+    assert 0.1 < cost["cost_per_100k_prompts_usd"] < 2.0

@@ -1,5 +1,6 @@
 """The timer: scheduled functions get an EventBridge Scheduled Event at their rate."""
 
+import itertools
 import threading
 import time
 from typing import Any
@@ -12,31 +13,39 @@ PRUNER = throwaway("pruner", schedule=ScheduleTrigger(rate_minutes=1))
 HOOKS = throwaway("hooks")
 
 
-def recording_handler() -> tuple[list[tuple[float, dict[str, Any]]], Any]:
+def recording_handler(
+    wanted: int = 0,
+) -> tuple[list[tuple[float, dict[str, Any]]], Any, threading.Event]:
+    """(calls with their time, the handler, an event set once ``wanted`` calls came)."""
     calls: list[tuple[float, dict[str, Any]]] = []
     lock = threading.Lock()
+    enough = threading.Event()
 
     def handler(event: dict[str, Any], context: Any) -> dict[str, int]:
         with lock:
             calls.append((time.monotonic(), event))
+            if len(calls) >= wanted:
+                enough.set()
         return {"pruned": 0}
 
-    return calls, handler
+    return calls, handler, enough
 
 
 def test_a_scheduled_function_runs_once_per_period_starting_one_period_after_start() -> None:
-    calls, handler = recording_handler()
+    calls, handler, two_calls = recording_handler(wanted=2)
     runtime = runtime_with((PRUNER, handler), (HOOKS, lambda e, c: {}))
     scheduler = Scheduler(runtime.functions, runtime, minute_seconds=0.1)  # 1 minute -> 0.1 s
+    period = scheduler.period_s("pruner")
 
     started = time.monotonic()
     scheduler.start()
-    time.sleep(0.35)
+    came = two_calls.wait(30)  # a busy machine may be slow, never faster than the timer
     scheduler.stop()
 
-    assert scheduler.keys == ("pruner",)
-    assert 2 <= len(calls) <= 4
-    assert calls[0][0] - started >= 0.09
+    assert came and scheduler.keys == ("pruner",)
+    # the first run one period after start, and never two within a period (a little clock slack)
+    assert calls[0][0] - started >= period * 0.9
+    assert all(later[0] - earlier[0] >= period * 0.9 for earlier, later in itertools.pairwise(calls))
     assert calls[0][1]["detail-type"] == "Scheduled Event"
     assert calls[0][1]["resources"] == [
         "arn:aws:events:us-east-1:123456789012:rule/continuity-local-pruner-schedule"
@@ -44,7 +53,7 @@ def test_a_scheduled_function_runs_once_per_period_starting_one_period_after_sta
 
 
 def test_run_now_invokes_at_once_and_returns_the_invocation() -> None:
-    calls, handler = recording_handler()
+    calls, handler, _ = recording_handler()
     runtime = runtime_with((PRUNER, handler))
     scheduler = Scheduler(runtime.functions, runtime)  # real minutes: the timer never fires here
 
@@ -56,12 +65,17 @@ def test_run_now_invokes_at_once_and_returns_the_invocation() -> None:
 
 
 def test_stop_ends_the_timer_threads_without_waiting_a_period() -> None:
-    _, handler = recording_handler()
+    # Given a timer with a period of a real minute, waiting for its first run
+    _, handler, _ = recording_handler()
     runtime = runtime_with((PRUNER, handler))
     scheduler = Scheduler(runtime.functions, runtime)
-
     scheduler.start()
+    timers = [thread for thread in threading.enumerate() if thread.name == "timer-pruner"]
+
+    # When it is stopped
     started = time.monotonic()
     scheduler.stop()
 
-    assert time.monotonic() - started < 1
+    # Then its thread has ended, well inside the period it was waiting out
+    assert timers and not any(thread.is_alive() for thread in timers)
+    assert time.monotonic() - started < scheduler.period_s("pruner") / 2
