@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 STAGE ?= dev
 PORT ?= 8787
 
-.PHONY: setup run test lint typecheck format bench synth layer invoke openapi clean \
+.PHONY: setup run test lint typecheck format bench synth layer invoke openapi config-table clean \
 	deploy deploy-dry destroy bootstrap smoke redrive
 
 setup: $(VENV)/.installed
@@ -50,6 +50,10 @@ synth: layer
 
 openapi: setup
 	$(PY) -m infra.openapi
+
+# The README's configuration table, from the config model (a test fails when it differs).
+config-table: setup
+	$(PY) -m infra.config_table
 
 # Invoke one function in-process on moto with a sample payload: make invoke FN=hooks EVENT=events/user-prompt-submit.json
 invoke: setup

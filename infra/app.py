@@ -26,7 +26,13 @@ from typing import Any
 from aws_cdk import Annotations, App, Validations
 from cdk_nag import AwsSolutionsChecks
 
-from continuity_core.config import ENV_PREFIX, ConfigError, ContinuityConfig, load_config_from_camel_case
+from continuity_core.config import (
+    ConfigError,
+    ContinuityConfig,
+    camel_case,
+    environment_variable,
+    load_config_from_camel_case,
+)
 from infra.build_layer import REPO_ROOT, LayerPaths, ensure_layers
 from infra.stack import ContinuityStack
 
@@ -84,11 +90,8 @@ def read_settings(context: Mapping[str, Any]) -> AppSettings:
 def _with_camel_case_names(message: str) -> str:
     """``CONTINUITY_PROMPT_INTERVAL`` -> ``promptInterval (CONTINUITY_PROMPT_INTERVAL)``: the cdk.json key."""
     for field in ContinuityConfig.model_fields:
-        head, *rest = field.split("_")
-        camel = head + "".join(part.capitalize() for part in rest)
-        message = re.sub(
-            rf"\b{ENV_PREFIX}{field.upper()}\b", f"{camel} ({ENV_PREFIX}{field.upper()})", message
-        )
+        variable = environment_variable(field)
+        message = re.sub(rf"\b{variable}\b", f"{camel_case(field)} ({variable})", message)
     return message
 
 

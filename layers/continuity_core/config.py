@@ -15,6 +15,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 ENV_PREFIX = "CONTINUITY_"
 
 
+def environment_variable(field: str) -> str:
+    """``prompt_interval`` -> ``CONTINUITY_PROMPT_INTERVAL``: how the functions receive a setting."""
+    return f"{ENV_PREFIX}{field.upper()}"
+
+
+def camel_case(field: str) -> str:
+    """``prompt_interval`` -> ``promptInterval``: the setting's key in cdk.json's ``continuity`` context."""
+    head, *rest = field.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
 class ConfigError(ValueError):
     """Raised at start-up when an environment value is out of range or malformed."""
 
@@ -31,60 +42,100 @@ class ContinuityConfig(BaseModel):
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> ContinuityConfig:
         env = os.environ if environ is None else environ
-        names = {name: f"{ENV_PREFIX}{name.upper()}" for name in cls.model_fields}
+        names = {name: environment_variable(name) for name in cls.model_fields}
         values = {name: env[variable] for name, variable in names.items() if variable in env}
         return cls.model_validate(values)
 
-    enabled: bool = True
-    prompt_interval: int = Field(10, ge=1, le=1000, description="Prompts between periodic checkpoints.")
+    # Each description is the setting's meaning in the README's configuration table
+    # (``python -m infra.config_table`` writes it; a test fails when the README differs).
+    enabled: bool = Field(True, description="`false` answers every hook `{}` and records nothing")
+    prompt_interval: int = Field(10, ge=1, le=1000, description="prompts between periodic checkpoints")
     time_interval_ms: int = Field(
-        900_000, ge=60_000, le=3_600_000, description="Time between periodic checkpoints."
+        900_000,
+        ge=60_000,
+        le=3_600_000,
+        description="time after which the next prompt makes a checkpoint due",
     )
-    max_checkpoints_per_session: int = Field(50, ge=1, le=500, description="Oldest checkpoints beyond go.")
-    retention_days: int = Field(7, ge=1, le=90, description="Checkpoint and session-state retention.")
+    max_checkpoints_per_session: int = Field(50, ge=1, le=500, description="the oldest beyond this go")
+    retention_days: int = Field(
+        7,
+        ge=1,
+        le=90,
+        description="checkpoints and idle session state are pruned after this (the newest checkpoint "
+        "of a still-active session is kept)",
+    )
     recovery_budget_chars: int = Field(
-        8000, ge=200, le=10_000, description="Characters reserved for the recovery block."
+        8000,
+        ge=200,
+        le=10_000,
+        description="characters reserved for the recovery block (never more than the harness's cap)",
     )
     # Our additions (issue silent): the debounce delay and the project recovery window.
-    flush_delay_seconds: int = Field(3, ge=0, le=900, description="SQS delay of a checkpoint flush.")
+    flush_delay_seconds: int = Field(
+        3, ge=0, le=900, description="SQS delay of a checkpoint flush (the debounce)"
+    )
     recovery_window_hours: float = Field(
-        4, gt=0, le=168, description="How far back a new session recovers its project's checkpoint."
+        4, gt=0, le=168, description="how far back a new session recovers its project's checkpoint"
     )
     cross_session_recovery: bool = Field(
         True,
-        description="A new session recovers the project's previous session (within the recovery window); "
-        "false: no carry-over between sessions (/clear and explicit previous sessions still recover).",
+        description="a new session recovers the project's previous session (within "
+        "`recoveryWindowHours`, marked with its key and age); `false`: no carry-over (a /clear and an "
+        "explicit `previous_session_key` still recover)",
     )
     context_window_tokens: int = Field(
-        200_000, ge=8_000, le=2_000_000, description="The agent's context window, for the compaction nudge."
+        200_000,
+        ge=8_000,
+        le=2_000_000,
+        description="the agent's context window (tokens ≈ chars / 4), for the compaction nudge",
     )
     nudge_threshold_percent: int = Field(
-        65, ge=10, le=95, description="Nudge the agent to write a digest past this share of the window."
+        65,
+        ge=10,
+        le=95,
+        description="past this share of the window, the next prompt's answer asks the agent (once) to "
+        "write a digest (65: one turn can add 30 to 65k tokens and Claude Code compacts near 155k of 200k)",
     )
     # Live transcripts, sub-agent inheritance and session search.
-    inherit_context: bool = Field(True, description="Inject the parent's context at a sub-agent's start.")
+    inherit_context: bool = Field(
+        True,
+        description="a sub-agent's start gets `## Inherited from Parent Session` (the issue's "
+        "`subagents.inheritContext`); `false` leaves search available",
+    )
     tail_chars: int = Field(
-        3000, ge=0, le=6000, description="Parent transcript characters (since its checkpoint) inherited."
+        3000,
+        ge=0,
+        le=6000,
+        description="characters of the parent's transcript (since its latest checkpoint) a sub-agent "
+        "inherits; also what always stays in DynamoDB when text moves to S3",
     )
     search_max_sessions: int = Field(
-        50, ge=1, le=500, description="A project's most recent sessions a search reads (its scope)."
+        50,
+        ge=1,
+        le=500,
+        description="a project search reads the project's this-many newest sessions (its scope)",
     )
     transcript_chunk_chars: int = Field(
         1_048_576,
         ge=16_384,
         le=8_388_608,
-        description="Transcript characters per S3 chunk: appends stay in DynamoDB until this much "
-        "has come since the last chunk, then move to S3 as one gzip object.",
+        description="characters per S3 chunk: the appends stay in DynamoDB (compressed, one item each) "
+        "until this much has come since the last chunk; then all but the last `tailChars` move to S3 as "
+        "one gzip object",
     )
     transcript_retention_days: int = Field(
         7,
         ge=1,
         le=90,
-        description="Transcripts (head item and S3 bodies) go this long after their last append.",
+        description="a transcript is deleted this long (+ up to a day) after its last append: its head "
+        "and S3 bodies by the pruner, its appends by TTL ([retention](docs/ARCHITECTURE.md#retention))",
     )
 
     rate_limit_per_minute: int = Field(
-        600, ge=10, le=100_000, description="Requests per token and minute before 429 with Retry-After."
+        600,
+        ge=10,
+        le=100_000,
+        description="requests per token and minute before 429 with `Retry-After`",
     )
 
     def to_environment(self) -> dict[str, str]:
@@ -92,7 +143,7 @@ class ContinuityConfig(BaseModel):
         out: dict[str, str] = {}
         for name, value in self.model_dump().items():
             text = str(value).lower() if isinstance(value, bool) else str(value)
-            out[f"{ENV_PREFIX}{name.upper()}"] = text
+            out[environment_variable(name)] = text
         return out
 
 
@@ -100,7 +151,7 @@ def describe_errors(error: ValidationError) -> str:
     parts = []
     for item in error.errors():
         field = ".".join(str(p) for p in item["loc"])
-        parts.append(f"{ENV_PREFIX}{field.upper()}: {item['msg']} (got {item.get('input')!r})")
+        parts.append(f"{environment_variable(field)}: {item['msg']} (got {item.get('input')!r})")
     return "; ".join(parts)
 
 
