@@ -78,12 +78,28 @@ class Delivery:
 
     def post(self, record: dict, replayed: bool) -> tuple[str, object]:
         """(SENT, parsed answer) | (DROPPED, reason) | (RETRY, reason) | (GAP, stored length)."""
-        settings = self.settings
         if record.get("event") not in harness.EVENTS:
             self.log(f"dropped {record.get('key')}: unknown event {record.get('event')!r}")
             return spool.DROPPED, "unknown event"
+        try:
+            response = self._send(record, replayed)
+        except TransportError as error:
+            return self._retry(None, str(error))
+        if response.status == 409:
+            return self._gap(record, response, replayed)
+        outcome = classify(response)
+        if outcome == spool.SENT:
+            spool.mark_up(self.settings.home)
+            return outcome, self._parse(record, response)
+        reason = f"HTTP {response.status}: {response.body[:200].decode('utf-8', 'replace')}"
+        if outcome == spool.DROPPED:
+            self.log(f"dropped {record['key']}: the service refused it ({reason})")
+            return outcome, reason
+        return self._retry(response, reason)
+
+    def _send(self, record: dict, replayed: bool) -> Response:
         headers = {
-            "Authorization": f"Bearer {settings.token}",
+            "Authorization": f"Bearer {self.settings.token}",
             "Content-Type": "application/json",
             "Idempotency-Key": record["key"],
         }
@@ -91,41 +107,29 @@ class Delivery:
             headers["X-Continuity-Replay"] = "1"
             headers["X-Continuity-Occurred-At"] = locallog.utc_stamp(record.get("at"))
         body = json.dumps(record["body"]).encode("utf-8")
-        response: Response | None = None
+        path = f"/api/hooks/{record['event']}"
+        timeout = self.deadline - time.monotonic()
+        return request("POST", self.settings.url, path, body, headers, timeout, self.env)
+
+    def _gap(self, record: dict, response: Response, replayed: bool) -> tuple[str, object]:
+        """A 409: GAP with the stored length for a live hook; on a replay (or without a length) the
+        hook's effect happened, and the next live hook mends the transcript's gap."""
+        stored = stored_length(response.body)
+        if stored is None or replayed:
+            self.log(f"{record['key']}: transcript gap (stored {stored}); delivered otherwise", "INFO")
+            return spool.SENT, None
+        return GAP, stored
+
+    def _parse(self, record: dict, response: Response) -> object:
         try:
-            response = request(
-                "POST",
-                settings.url,
-                f"/api/hooks/{record['event']}",
-                body,
-                headers,
-                self.deadline - time.monotonic(),
-                self.env,
-            )
-        except TransportError as error:
-            reason = str(error)
-        else:
-            if response.status == 409:
-                stored = stored_length(response.body)
-                if stored is None or replayed:
-                    self.log(
-                        f"{record['key']}: transcript gap (stored {stored}); delivered otherwise", "INFO"
-                    )
-                    return spool.SENT, None
-                return GAP, stored
-            outcome = classify(response)
-            if outcome == spool.SENT:
-                spool.mark_up(settings.home)
-                try:
-                    return outcome, json.loads(response.body or b"{}")
-                except ValueError:
-                    self.log(f"malformed answer to {record['key']}: {response.body[:120]!r}")
-                    return outcome, None
-            reason = f"HTTP {response.status}: {response.body[:200].decode('utf-8', 'replace')}"
-            if outcome == spool.DROPPED:
-                self.log(f"dropped {record['key']}: the service refused it ({reason})")
-                return outcome, reason
-        spool.mark_down(settings.home, retry_after(response, settings.backoff_s))
+            return json.loads(response.body or b"{}")
+        except ValueError:
+            self.log(f"malformed answer to {record['key']}: {response.body[:120]!r}")
+            return None
+
+    def _retry(self, response: Response | None, reason: str) -> tuple[str, object]:
+        """RETRY, and the service marked down for its Retry-After or the configured back-off."""
+        spool.mark_down(self.settings.home, retry_after(response, self.settings.backoff_s))
         return spool.RETRY, reason
 
     def replay(self, paths: list[str], stop_at: float) -> tuple[str, int]:
