@@ -13,7 +13,7 @@ def safe_name(session: str) -> str:
     return "_" + cleaned if cleaned.startswith(".") else cleaned
 
 
-def _open_private(path: str, flags: int) -> int:
+def open_private(path: str, flags: int) -> int:
     """Open ``path`` with mode 0600, creating its folder (0700) on first use."""
     try:
         return os.open(path, flags, 0o600)
@@ -25,7 +25,7 @@ def _open_private(path: str, flags: int) -> int:
 def write_private(path: str, data: bytes) -> None:
     """Atomic replace through a per-process temporary file. Not fsync'd: callers that need it say so."""
     temporary = f"{path}.{os.getpid()}.tmp"
-    fd = _open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    fd = open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     try:
         os.write(fd, data)
     finally:
@@ -41,7 +41,7 @@ class FileLock:
         self.fd = -1
 
     def __enter__(self) -> FileLock:
-        self.fd = _open_private(self.path, os.O_RDWR | os.O_CREAT)
+        self.fd = open_private(self.path, os.O_RDWR | os.O_CREAT)
         try:
             import fcntl
         except ImportError:  # pragma: no cover - not POSIX

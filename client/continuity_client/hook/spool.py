@@ -22,7 +22,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 
-from continuity_client.hook.privatefiles import FileLock, safe_name
+from continuity_client.hook.privatefiles import FileLock, open_private, safe_name
 
 SPOOL_DIR = "spool"
 SEQ_DIR = "seq"
@@ -37,12 +37,7 @@ SENT, DROPPED, RETRY = "sent", "dropped", "retry"
 
 
 def _open_append(path: str) -> int:
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
-    try:
-        return os.open(path, flags, 0o600)
-    except FileNotFoundError:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        return os.open(path, flags, 0o600)
+    return open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
 
 
 def next_seq(home: str, session: str) -> int:
