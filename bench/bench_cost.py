@@ -40,6 +40,7 @@ from bench.aws_time import AwsTime
 from bench.bench_requests import PROJECT, RequestCounter
 from bench.bench_transcripts import moto_stack
 from bench.cost_model import Usage, costs, markdown
+from continuity_core import names
 
 SESSION_PROMPTS = 40
 COMPACT_AFTER = SESSION_PROMPTS // 2
@@ -233,9 +234,9 @@ def item_kind(key: dict[str, Any], keys: TableKeys) -> str:
     a transcript's appends are ``TRANSCRIPT#D``.
     """
     pk, sk = str(key[keys.partition_key].get("S", "?")), str(key[keys.sort_key].get("S", "?"))
-    if sk.startswith("TRANSCRIPT#D#"):
-        return "TRANSCRIPT#D"
-    return sk.split("#", 1)[0] if pk.startswith("A#") else pk.split("#", 1)[0]
+    if sk.startswith(names.TRANSCRIPT_APPEND_PREFIX):
+        return names.TRANSCRIPT_APPEND_PREFIX.rstrip("#")
+    return sk.split("#", 1)[0] if pk.startswith(names.AGENT_PREFIX) else pk.split("#", 1)[0]
 
 
 def _index_key(keys: TableKeys, index: str, item: dict[str, Any]) -> tuple[Any, Any]:
@@ -451,7 +452,7 @@ def prune_everything(ledger: CapacityLedger) -> tuple[float, float]:
     config = load_config({})
     kept = max(config.retention_days, config.transcript_retention_days)
     later = datetime.now(UTC) + timedelta(days=kept + 2)
-    store = DynamoRetentionStore(os.environ["CONTINUITY_TABLE_NAME"], S3BodyStore())
+    store = DynamoRetentionStore(os.environ[names.TABLE_ENV], S3BodyStore())
     before, rru = Counter(ledger.wru_by_item), ledger.rru
     report = Pruner(store, config, clock=lambda: later).run()
     assert report.deleted["checkpoint"] and report.deleted["state"], report

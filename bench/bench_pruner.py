@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from continuity_core import names
+
 RETENTION = timedelta(days=7)
 # The simulated day: 24 hourly runs from W0 (a bucket boundary), the cursor already at W0.
 W0 = datetime(2025, 3, 10, tzinfo=UTC)
@@ -180,14 +182,7 @@ def seed(sessions_: list[Session], table: str, bucket: str) -> int:
 
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
     from continuity_core.adapters.dynamo_expiry import expiry_values
-    from continuity_core.adapters.dynamo_items import (
-        STATE_SK,
-        project_pk,
-        session_pk,
-        timestamp,
-        to_attributes,
-    )
-    from continuity_core.adapters.dynamo_transcripts import TRANSCRIPT_SK
+    from continuity_core.adapters.dynamo_items import project_pk, session_pk, timestamp, to_attributes
     from continuity_core.adapters.s3_bodies import chunk_key
     from continuity_core.logic.retention import expiry
     from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
@@ -214,8 +209,8 @@ def seed(sessions_: list[Session], table: str, bucket: str) -> int:
         items.append(
             to_attributes(
                 {
-                    "pk": pk,
-                    "sk": STATE_SK,
+                    names.PK: pk,
+                    names.SK: names.STATE_SK,
                     "session_key": session.key,
                     **identity,
                     "started_at": timestamp(session.start),
@@ -223,7 +218,7 @@ def seed(sessions_: list[Session], table: str, bucket: str) -> int:
                     "total_prompts": 10 * len(session.checkpoint_times),
                     "checkpoints_written": len(session.checkpoint_times),
                     "version": 10 * len(session.checkpoint_times),
-                    **expiry_values(pk, STATE_SK, expiry(active, RETENTION)),
+                    **expiry_values(pk, names.STATE_SK, expiry(active, RETENTION)),
                 }
             )
         )
@@ -237,8 +232,8 @@ def seed(sessions_: list[Session], table: str, bucket: str) -> int:
         items.append(
             to_attributes(
                 {
-                    "pk": pk,
-                    "sk": TRANSCRIPT_SK,
+                    names.PK: pk,
+                    names.SK: names.TRANSCRIPT_SK,
                     "session_key": session.key,
                     **identity,
                     "created_at": timestamp(session.start),
@@ -248,9 +243,9 @@ def seed(sessions_: list[Session], table: str, bucket: str) -> int:
                     "chunk_ids": chunk_ids,
                     "chunk_ends": [24_000] if session.body else [],
                     "parts": ["Assistant: done.\n" + " " * 13],
-                    "gsi2pk": project_pk(AGENT, PROJECT),
-                    "gsi2sk": f"{timestamp(session.end)}#{session.key}",
-                    **expiry_values(pk, TRANSCRIPT_SK, expiry(session.end, RETENTION)),
+                    names.SESSION_INDEX_PK: project_pk(AGENT, PROJECT),
+                    names.SESSION_INDEX_SK: f"{timestamp(session.end)}#{session.key}",
+                    **expiry_values(pk, names.TRANSCRIPT_SK, expiry(session.end, RETENTION)),
                 }
             )
         )
@@ -299,8 +294,8 @@ def read_per_deleted(expired_target: int) -> float:
         reset_clients()
         services.reset()
         os.environ.update(provision("bench"))
-        table = os.environ["CONTINUITY_TABLE_NAME"]
-        stored = seed(population, table, os.environ["TRANSCRIPT_BUCKET_NAME"])
+        table = os.environ[names.TABLE_ENV]
+        stored = seed(population, table, os.environ[names.BUCKET_ENV])
         client("dynamodb").put_item(  # the cursor of a pruner that has been running
             TableName=table, Item={**CURSOR_KEY, "cursor": {"S": timestamp(prunable_at(W0))}}
         )

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from continuity_core import names
+
 PROMPTS = 100
 PROJECT = "/bench/project"
 
@@ -75,7 +77,7 @@ def seed_checkpoints(total: int) -> None:
     from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 
     dynamodb: Any = boto3.client("dynamodb")  # not the counted client
-    table = os.environ["CONTINUITY_TABLE_NAME"]
+    table = os.environ[names.TABLE_ENV]
     start = datetime.now(UTC) - timedelta(hours=1)
     items = []
     for n in range(total):

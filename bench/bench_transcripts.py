@@ -32,6 +32,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bench.aws_time import AwsTime
+from continuity_core import names
 
 PROMPTS = 100
 SESSION_CHARS = 100_000
@@ -93,6 +94,7 @@ def transcript_session() -> dict[str, float]:
         import boto3
 
         from continuity_core import services
+        from continuity_core.adapters.dynamo_items import session_pk
 
         service.hook("session-start", {"session_id": "bench", "cwd": "/bench/project"})
         text, sent_bytes = "", 0
@@ -114,11 +116,14 @@ def transcript_session() -> dict[str, float]:
         head = services.transcript_store().head("default", "bench")
         assert head is not None and services.transcript_store().read("default", head) == text
         s3 = boto3.client("s3")
-        objects = s3.list_objects_v2(Bucket=os.environ["TRANSCRIPT_BUCKET_NAME"]).get("Contents", [])
+        objects = s3.list_objects_v2(Bucket=os.environ[names.BUCKET_ENV]).get("Contents", [])
         appends = boto3.client("dynamodb").query(
-            TableName=os.environ["CONTINUITY_TABLE_NAME"],
-            KeyConditionExpression="pk = :pk AND begins_with(sk, :d)",
-            ExpressionAttributeValues={":pk": {"S": "A#default#S#bench"}, ":d": {"S": "TRANSCRIPT#D#"}},
+            TableName=os.environ[names.TABLE_ENV],
+            KeyConditionExpression=f"{names.PK} = :pk AND begins_with({names.SK}, :d)",
+            ExpressionAttributeValues={
+                ":pk": {"S": session_pk("default", "bench")},
+                ":d": {"S": names.TRANSCRIPT_APPEND_PREFIX},
+            },
         )["Items"]
         at_rest = sum(o["Size"] for o in objects) + sum(len(a["z"]["B"]) for a in appends)
         final = len(text.encode("utf-8"))

@@ -33,12 +33,11 @@ from continuity_core.config import (
     environment_variable,
     load_config_from_camel_case,
 )
+from infra import outputs
 from infra.build_layer import REPO_ROOT, LayerPaths, ensure_layers
 from infra.stack import ContinuityStack
 
 DEFAULT_STAGE = "dev"
-STAGE_PATTERN = re.compile(r"[a-z][a-z0-9-]{0,30}")
-TOKEN_HASH_PATTERN = re.compile(r"[0-9a-f]{64}")
 _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no", "")
 EMPTY_TOKEN_WARNING = (
     "context apiTokenSha256 is empty: the authorizer denies every request until it is set, e.g. "
@@ -55,13 +54,13 @@ class AppSettings:
 
     @property
     def stack_name(self) -> str:
-        return f"Continuity-{self.stage}"
+        return outputs.stack_name(self.stage)
 
 
 def read_settings(context: Mapping[str, Any]) -> AppSettings:
     """Validate the app's context; raise ConfigError naming the offending key."""
     stage = str(context.get("stage") or DEFAULT_STAGE)
-    if not STAGE_PATTERN.fullmatch(stage):
+    if not outputs.STAGE_PATTERN.fullmatch(stage):
         raise ConfigError(f"invalid context stage={stage!r}: use lower-case letters, digits and '-'")
 
     continuity = context.get("continuity") or {}
@@ -78,7 +77,7 @@ def read_settings(context: Mapping[str, Any]) -> AppSettings:
         raise ConfigError(f"context continuity: {_with_camel_case_names(str(error))}") from error
 
     token_hash = str(context.get("apiTokenSha256") or "").strip().lower()
-    if token_hash and not TOKEN_HASH_PATTERN.fullmatch(token_hash):
+    if token_hash and not outputs.TOKEN_HASH_PATTERN.fullmatch(token_hash):
         raise ConfigError("invalid context apiTokenSha256: expected 64 hex characters (sha256 of the token)")
 
     stage_context = (context.get("stages") or {}).get(stage) or {}

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-# Same rules as infra.app (STAGE_PATTERN, TOKEN_HASH_PATTERN, stack_name); a unit test keeps them equal.
+# The CDK app (infra.app) validates its context with these too.
 STAGE_PATTERN = re.compile(r"[a-z][a-z0-9-]{0,30}")
 TOKEN_HASH_PATTERN = re.compile(r"[0-9a-f]{64}")
 
@@ -22,6 +22,7 @@ API_URL = "ApiUrl"
 TABLE_NAME = "TableName"
 CHECKPOINT_QUEUE_URL = "CheckpointQueueUrl"
 CHECKPOINT_DLQ_URL = "CheckpointDlqUrl"
+TRANSCRIPT_BUCKET_NAME = "TranscriptBucketName"
 
 
 class OutputsError(RuntimeError):

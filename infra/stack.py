@@ -9,7 +9,7 @@ from aws_cdk import CfnOutput, Environment, RemovalPolicy, Stack
 from constructs import Construct
 
 from continuity_core.config import ContinuityConfig
-from infra import wiring
+from infra import outputs, wiring
 from infra.build_layer import REPO_ROOT, LayerPaths
 from infra.constructs.api import ServiceApi
 from infra.constructs.buckets import Buckets
@@ -88,23 +88,23 @@ class ContinuityStack(Stack):
 
         # Fixed logical ids (top-level construct ids): tests and scripts look them up by name.
         table = self.storage.tables[wiring.CONTINUITY_TABLE.key]
-        CfnOutput(self, "ApiUrl", value=self.api.url, description="HTTP API base URL")
-        CfnOutput(self, "TableName", value=table.table_name, description="Continuity table")
+        CfnOutput(self, outputs.API_URL, value=self.api.url, description="HTTP API base URL")
+        CfnOutput(self, outputs.TABLE_NAME, value=table.table_name, description="Continuity table")
         CfnOutput(
             self,
-            "CheckpointQueueUrl",
+            outputs.CHECKPOINT_QUEUE_URL,
             value=self.queues.queues[wiring.CHECKPOINT_QUEUE.key].queue_url,
             description="Checkpoint queue",
         )
         CfnOutput(
             self,
-            "CheckpointDlqUrl",
+            outputs.CHECKPOINT_DLQ_URL,
             value=self.queues.dead_letter_queues[wiring.CHECKPOINT_QUEUE.key].queue_url,
             description="Checkpoint dead-letter queue",
         )
         CfnOutput(
             self,
-            "TranscriptBucketName",
+            outputs.TRANSCRIPT_BUCKET_NAME,
             value=self.buckets.buckets[wiring.TRANSCRIPT_BUCKET.key].bucket_name,
             description="Transcript bodies (gzip chunks of transcriptChunkChars)",
         )

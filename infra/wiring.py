@@ -2,7 +2,9 @@
 
 Every function with its handler, trigger (HTTP routes, SQS queue, schedule), environment and the
 resources it may read or write is declared here once. The CDK stack (``infra/stack.py``) and the
-local stack (``infra/local``) are both built from these objects, so they cannot drift.
+local stack (``infra/local``) are both built from these objects, so they cannot drift. The names
+in them (environment variables, key and index attributes, projections) are
+``continuity_core.names``, the module the functions' code reads them from.
 
 Plain dataclasses only: this module is imported by the local stack and tests, so it must not
 import aws_cdk.
@@ -12,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+
+from continuity_core import names
 
 
 class Access(StrEnum):
@@ -125,41 +129,35 @@ class AuthorizerSpec:
 
 CONTINUITY_TABLE = TableSpec(
     key="continuity_table",
-    env_var="CONTINUITY_TABLE_NAME",
-    partition_key="pk",
-    sort_key="sk",
-    ttl_attribute="expires_at",
+    env_var=names.TABLE_ENV,
+    partition_key=names.PK,
+    sort_key=names.SK,
+    ttl_attribute=names.TTL_ATTRIBUTE,
     indexes=(
-        GlobalIndex(name="by_project", partition_key="gsi1pk", sort_key="gsi1sk"),
+        GlobalIndex(
+            name=names.PROJECT_INDEX, partition_key=names.PROJECT_INDEX_PK, sort_key=names.PROJECT_INDEX_SK
+        ),
         # Sessions with a live transcript by project, newest first (a key appends never change).
         GlobalIndex(
-            name="sessions_by_project",
-            partition_key="gsi2pk",
-            sort_key="gsi2sk",
-            projection=(
-                "session_key",
-                "harness",
-                "project",
-                "project_normalized",
-                "created_at",
-                "updated_at",
-                "length",
-            ),
+            name=names.SESSION_INDEX,
+            partition_key=names.SESSION_INDEX_PK,
+            sort_key=names.SESSION_INDEX_SK,
+            projection=names.SESSION_INDEX_ATTRIBUTES,
         ),
         # Sparse: what ages out (checkpoints, session state, transcript heads) by the bucket its
         # retention runs out in; the pruner reads only due buckets (continuity_core/logic/retention.py).
         GlobalIndex(
-            name="by_expiry",
-            partition_key="gsi3pk",
-            sort_key="gsi3sk",
-            projection=("session_key", "chunk_ids"),
+            name=names.EXPIRY_INDEX,
+            partition_key=names.EXPIRY_PK,
+            sort_key=names.EXPIRY_SK,
+            projection=names.EXPIRY_INDEX_ATTRIBUTES,
         ),
     ),
 )
 
 CHECKPOINT_QUEUE = QueueSpec(
     key="checkpoint_queue",
-    env_var="CHECKPOINT_QUEUE_URL",
+    env_var=names.QUEUE_ENV,
     # >= 6x the writer's timeout, as AWS recommends for SQS event sources.
     visibility_timeout_s=180,
     max_receive_count=5,
@@ -167,7 +165,7 @@ CHECKPOINT_QUEUE = QueueSpec(
 
 # Transcript bodies in gzip chunks once transcriptChunkChars have come (the appends and the head item
 # stay in the table).
-TRANSCRIPT_BUCKET = BucketSpec(key="transcript_bucket", env_var="TRANSCRIPT_BUCKET_NAME")
+TRANSCRIPT_BUCKET = BucketSpec(key="transcript_bucket", env_var=names.BUCKET_ENV)
 
 TABLES: tuple[TableSpec, ...] = (CONTINUITY_TABLE,)
 QUEUES: tuple[QueueSpec, ...] = (CHECKPOINT_QUEUE,)
@@ -178,7 +176,7 @@ BUCKETS: tuple[BucketSpec, ...] = (TRANSCRIPT_BUCKET,)
 # --------------------------------------------------------------------------------------------
 
 # The authorizer's accepted token (sha256 hex) until the token store lands.
-API_TOKEN_ENV_VAR = "CONTINUITY_API_TOKEN_SHA256"
+API_TOKEN_ENV_VAR = names.API_TOKEN_ENV
 
 SERVICE_ENVIRONMENT = {
     "POWERTOOLS_SERVICE_NAME": "continuity",

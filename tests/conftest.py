@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from continuity_core.names import TABLE_ENV
+
 TEST_TOKEN = "test-token"
 
 
@@ -67,4 +69,4 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
         yield environment
         reset_clients()
         services.reset()
-    os.environ.pop("CONTINUITY_TABLE_NAME", None)
+    os.environ.pop(TABLE_ENV, None)

@@ -9,7 +9,6 @@ from aws_lambda_powertools.event_handler.exceptions import ServiceError
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.adapters.dynamo_ledger import InvalidPageTokenError
 from continuity_core.http import ERROR_RESPONSES, caller, create_app, created, error_response, resolve
 from continuity_core.logic.digests import UnknownProjectError
 from continuity_core.logic.paths import normalize_project
@@ -19,7 +18,7 @@ from continuity_core.models.digest import DigestRequest, LedgerPage
 from continuity_core.models.recovery import CheckpointAnswer, RecoveryAnswer
 from continuity_core.models.tokens import Scope
 from continuity_core.observability import count, logger, metrics
-from continuity_core.services import checkpoint_writer, digest_service, ledger_store, tiered_recovery
+from continuity_core.services import checkpoint_writer, digest_service, ledger_reader, tiered_recovery
 
 SessionKey = Annotated[str, Path(min_length=1, max_length=256)]
 ProjectQuery = Annotated[str | None, Query(min_length=1, max_length=4096)]
@@ -35,11 +34,6 @@ def _unknown_project(error: UnknownProjectError) -> Response:
 @app.exception_handler(NothingToRecoverError)
 def _nothing(error: NothingToRecoverError) -> Response:
     return error_response(404, str(error))
-
-
-@app.exception_handler(InvalidPageTokenError)
-def _bad_token(error: InvalidPageTokenError) -> Response:
-    return error_response(400, "invalid next_token")
 
 
 @app.post("/api/sessions/<session_key>/digest", responses=created(CheckpointAnswer))
@@ -78,8 +72,7 @@ def read_ledger(
     next_token: Annotated[str | None, Query(max_length=2048)] = None,
 ) -> LedgerPage:
     """A project's decisions, newest first."""
-    normalized = normalize_project(project) or project
-    return ledger_store().page(caller(app, Scope.READ).agent_id, normalized, limit, next_token)
+    return ledger_reader().page(caller(app, Scope.READ).agent_id, project, limit, next_token)
 
 
 @app.get("/api/recovery", responses=ERROR_RESPONSES)

@@ -11,13 +11,10 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from continuity_core.http import ERROR_RESPONSES, caller, create_app, resolve
-from continuity_core.logic.paths import normalize_project
 from continuity_core.models.checkpoint import CheckpointList
 from continuity_core.models.tokens import Scope
 from continuity_core.observability import logger, metrics
-from continuity_core.services import checkpoint_store
-
-MAX_SESSION_CHECKPOINTS = 500
+from continuity_core.services import checkpoint_reader
 
 app = create_app()
 
@@ -44,18 +41,13 @@ def project_checkpoints(
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> CheckpointList:
     """A project's checkpoints, newest first."""
-    normalized = normalize_project(project) or project
-    found = checkpoint_store().list_for_project(caller(app, Scope.READ).agent_id, normalized, limit)
-    return CheckpointList(checkpoints=found)
+    return checkpoint_reader().for_project(caller(app, Scope.READ).agent_id, project, limit)
 
 
 @app.get("/api/checkpoints/<session_key>", responses=ERROR_RESPONSES)
 def session_checkpoints(session_key: Annotated[str, Path(min_length=1, max_length=256)]) -> CheckpointList:
     """One session's checkpoints, oldest first."""
-    found = checkpoint_store().list_for_session(
-        caller(app, Scope.READ).agent_id, session_key, MAX_SESSION_CHECKPOINTS
-    )
-    return CheckpointList(checkpoints=found)
+    return checkpoint_reader().for_session(caller(app, Scope.READ).agent_id, session_key)
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -10,27 +10,15 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from continuity_core.http import ERROR_RESPONSES, caller, create_app, error_response, resolve
-from continuity_core.logic.paths import normalize_project
-from continuity_core.models.sessions import (
-    SearchRequest,
-    SearchResult,
-    SearchResults,
-    SessionPage,
-    TranscriptText,
-)
+from continuity_core.models.sessions import SearchRequest, SearchResults, SessionPage, TranscriptText
 from continuity_core.models.tokens import Scope
 from continuity_core.observability import count, logger, metrics
-from continuity_core.ports import InvalidPageTokenError, TranscriptBodyMissingError
-from continuity_core.services import transcript_search, transcript_store
+from continuity_core.ports import TranscriptBodyMissingError
+from continuity_core.services import session_reader
 
 MAX_TRANSCRIPT_PAGE = 1_000_000  # characters; keeps a page under Lambda's 6 MB response limit
 
 app = create_app()
-
-
-@app.exception_handler(InvalidPageTokenError)
-def _bad_token(error: InvalidPageTokenError) -> Response:
-    return error_response(400, str(error))
 
 
 @app.exception_handler(TranscriptBodyMissingError)
@@ -45,11 +33,7 @@ def list_sessions(
     next_token: Annotated[str | None, Query(max_length=2048)] = None,
 ) -> SessionPage:
     """A project's sessions with a transcript, newest first (length and last activity current)."""
-    normalized = normalize_project(project) or project
-    sessions, token = transcript_store().recent_sessions(
-        caller(app, Scope.READ).agent_id, normalized, limit, next_token
-    )
-    return SessionPage(sessions=sessions, next_token=token)
+    return session_reader().sessions(caller(app, Scope.READ).agent_id, project, limit, next_token)
 
 
 @app.get("/api/sessions/<session_key>/transcript", responses=ERROR_RESPONSES)
@@ -60,55 +44,18 @@ def read_transcript(
 ) -> TranscriptText:
     """The readable transcript as stored (characters ``offset`` to ``offset + limit``)."""
     logger.set_correlation_id(session_key)
-    agent_id = caller(app, Scope.READ).agent_id
-    head = transcript_store().head(agent_id, session_key, consistent=True)
-    if head is None:
+    page = session_reader().transcript(caller(app, Scope.READ).agent_id, session_key, offset, limit)
+    if page is None:
         raise NotFoundError(f"no transcript for session {session_key!r}")
-    end = min(head.length, offset + limit)
-    text = transcript_store().read(agent_id, head, offset, end)
-    return TranscriptText(
-        **head.summary().model_dump(exclude={"length"}),
-        length=head.length,
-        offset=offset,
-        text=text,
-        next_offset=end if end < head.length else None,
-    )
+    return page
 
 
 @app.post("/api/sessions/search", responses=ERROR_RESPONSES)
 def search_sessions(request: Annotated[SearchRequest, Body()]) -> SearchResults:
     """Ranked full-text search: one session, or a project's most recent sessions (bounded)."""
-    agent_id = caller(app, Scope.READ).agent_id
-    project = normalize_project(request.project)
-    asking = (request.asking_session_key or "").strip() or None
-    if not request.session_key and not project and asking:
-        asked_by = transcript_store().head(agent_id, asking)
-        project = asked_by.project_normalized if asked_by else None
-    search = transcript_search()
-    hits = (
-        search.search(
-            agent_id,
-            request.query,
-            request.limit,
-            session_key=(request.session_key or "").strip() or None,
-            project_normalized=project,
-            exclude_session_key=asking,
-        )
-        if search is not None
-        else []
-    )
+    results = session_reader().search(caller(app, Scope.READ).agent_id, request)
     count("SessionSearches")
-    results = [
-        SearchResult(
-            session_key=h.session_key,
-            project=h.project,
-            snippet=h.snippet,
-            score=h.score,
-            updated_at=h.updated_at,
-        )
-        for h in hits
-    ]
-    return SearchResults(results=results)
+    return results
 
 
 @logger.inject_lambda_context(clear_state=True)

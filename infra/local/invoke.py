@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.update(config.to_environment())
         os.environ.update(function_environment(wiring.FUNCTIONS))
         os.environ.update(provisioned.environment)
-        os.environ["CONTINUITY_API_TOKEN_SHA256"] = token_sha256(token)
+        os.environ[wiring.API_TOKEN_ENV_VAR] = token_sha256(token)
         runtime = FunctionRuntime(wiring.FUNCTIONS)
         spec = runtime.spec(args.function)
         try:

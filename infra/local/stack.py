@@ -116,7 +116,7 @@ class LocalStack:
         os.environ.update(config_env)
         os.environ.update(function_environment(opts.functions))
         os.environ.update(self.provisioned.environment)
-        os.environ["CONTINUITY_API_TOKEN_SHA256"] = token_sha256(opts.token)
+        os.environ[wiring.API_TOKEN_ENV_VAR] = token_sha256(opts.token)
 
         self.runtime = FunctionRuntime(opts.functions, loader=opts.loader)
         for key, error in self.runtime.warm().items():

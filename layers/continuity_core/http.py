@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from continuity_core.observability import count, logger
 from continuity_core.ports import (
     FlushConflictError,
+    InvalidPageTokenError,
     KeyTooLongError,
     StorageUnavailableError,
     TranscriptGapError,
@@ -179,6 +180,10 @@ def create_app(redact_responses: bool = True) -> APIGatewayHttpResolver:
     @app.exception_handler(FlushConflictError)
     def _busy_session(error: FlushConflictError) -> Response:
         return error_response(503, str(error), retry_after=RETRY_AFTER_SECONDS)
+
+    @app.exception_handler(InvalidPageTokenError)
+    def _bad_page_token(error: InvalidPageTokenError) -> Response:
+        return error_response(400, str(error))
 
     @app.exception_handler(KeyTooLongError)
     def _too_long(error: KeyTooLongError) -> Response:

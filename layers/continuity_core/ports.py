@@ -133,10 +133,6 @@ class CheckpointStore(Protocol):
         """The project's checkpoints newer than ``since`` (newest first) and recent ledger decisions."""
         ...
 
-    def latest_for_project(
-        self, agent_id: str, project_normalized: str, since: datetime
-    ) -> Checkpoint | None: ...
-
     def list_for_project(self, agent_id: str, project_normalized: str, limit: int) -> list[Checkpoint]:
         """Newest first."""
         ...

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from continuity_core.adapters.aws import required_env
 from continuity_core.config import get_config
+from continuity_core.names import API_TOKEN_ENV, QUEUE_ENV, TABLE_ENV
 
 if TYPE_CHECKING:
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
@@ -23,17 +24,14 @@ if TYPE_CHECKING:
     from continuity_core.logic.ingest import HookService
     from continuity_core.logic.inherit import InheritanceService
     from continuity_core.logic.ratelimit import RateLimiter
+    from continuity_core.logic.reads import CheckpointReader, LedgerReader
     from continuity_core.logic.retention import Pruner
     from continuity_core.logic.search import SearchIndex
+    from continuity_core.logic.sessions import SessionReader
     from continuity_core.logic.tiers import TieredRecovery
     from continuity_core.logic.tokens import TokenService
     from continuity_core.logic.writer import CheckpointWriter
     from continuity_core.ports import TranscriptSearch
-
-TABLE_ENV = "CONTINUITY_TABLE_NAME"
-QUEUE_ENV = "CHECKPOINT_QUEUE_URL"
-# The bootstrap admin token's sha256 (deployment configuration; the local stack's --token).
-API_TOKEN_ENV = "CONTINUITY_API_TOKEN_SHA256"
 
 
 def utc_now() -> datetime:
@@ -72,6 +70,20 @@ def ledger_store() -> DynamoLedgerStore:
     from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
 
     return DynamoLedgerStore(required_env(TABLE_ENV))
+
+
+@lru_cache(maxsize=1)
+def checkpoint_reader() -> CheckpointReader:
+    from continuity_core.logic.reads import CheckpointReader
+
+    return CheckpointReader(checkpoint_store())
+
+
+@lru_cache(maxsize=1)
+def ledger_reader() -> LedgerReader:
+    from continuity_core.logic.reads import LedgerReader
+
+    return LedgerReader(ledger_store())
 
 
 @lru_cache(maxsize=1)
@@ -121,6 +133,14 @@ def transcript_search() -> TranscriptSearch | None:
     from continuity_core.logic.search import TranscriptSearchService
 
     return TranscriptSearchService(transcript_store(), get_config(), search_index())
+
+
+@lru_cache(maxsize=1)
+def session_reader() -> SessionReader:
+    """The session API: lists, transcript pages, and search over the scope it works out."""
+    from continuity_core.logic.sessions import SessionReader
+
+    return SessionReader(transcript_store(), transcript_search())
 
 
 @lru_cache(maxsize=1)
@@ -183,6 +203,9 @@ def reset() -> None:
         checkpoint_writer,
         hook_service,
         ledger_store,
+        checkpoint_reader,
+        ledger_reader,
+        session_reader,
         digest_service,
         tiered_recovery,
         transcript_store,

@@ -8,7 +8,6 @@ import pytest
 from aws_cdk import Stack
 from aws_cdk.assertions import Template
 
-from continuity_core.adapters.dynamo_transcripts import SESSION_INDEX, SESSION_INDEX_ATTRIBUTES
 from infra import wiring
 from infra.constructs.buckets import Buckets
 from infra.wiring import Access
@@ -151,9 +150,3 @@ def test_the_bucket_variable_is_set_exactly_for_functions_that_declare_the_bucke
 def test_the_bucket_name_is_an_output_with_a_fixed_logical_id(synthesized: Synthesized) -> None:
     bucket = synthesized.logical_id(synthesized.stack.buckets.buckets[wiring.TRANSCRIPT_BUCKET.key])
     assert synthesized.template.find_outputs("*")["TranscriptBucketName"]["Value"] == {"Ref": bucket}
-
-
-def test_the_session_index_projects_what_the_adapter_reads() -> None:
-    # Given the wiring's session index / Then it projects exactly the summary the adapter builds
-    (index,) = [i for i in wiring.CONTINUITY_TABLE.indexes if i.name == SESSION_INDEX]
-    assert index.projection == SESSION_INDEX_ATTRIBUTES

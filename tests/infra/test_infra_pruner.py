@@ -1,4 +1,4 @@
-"""The pruner in the synthesized stack: an hourly EventBridge rule, the expiry index, least privilege."""
+"""The pruner in the synthesized stack: an hourly EventBridge rule, least privilege."""
 
 from __future__ import annotations
 
@@ -43,22 +43,6 @@ def test_events_may_invoke_the_pruner(synthesized: Synthesized) -> None:
         and p["Properties"]["FunctionName"] == {"Fn::GetAtt": [_pruner_id(synthesized), "Arn"]}
         for p in permissions
     )
-
-
-def test_the_table_has_the_sparse_expiry_index_with_what_the_pruner_needs(synthesized: Synthesized) -> None:
-    table = synthesized.stack.storage.tables[wiring.CONTINUITY_TABLE.key]
-    props = synthesized.resources("AWS::DynamoDB::Table")[synthesized.logical_id(table)]["Properties"]
-
-    (index,) = [i for i in props["GlobalSecondaryIndexes"] if i["IndexName"] == "by_expiry"]
-
-    assert index["KeySchema"] == [
-        {"AttributeName": "gsi3pk", "KeyType": "HASH"},
-        {"AttributeName": "gsi3sk", "KeyType": "RANGE"},
-    ]
-    assert index["Projection"] == {
-        "ProjectionType": "INCLUDE",
-        "NonKeyAttributes": ["session_key", "chunk_ids"],
-    }
 
 
 def test_the_pruner_may_delete_transcript_bodies_but_not_read_or_write_them(synthesized: Synthesized) -> None:

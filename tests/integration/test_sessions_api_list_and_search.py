@@ -70,9 +70,9 @@ def test_a_token_from_another_project_or_tampered_is_refused(api: SessionsApi) -
     for n in range(3):
         write(f"s{n}", "text", T0 + timedelta(minutes=n))
     _, page = api.sessions(project="/work/app", limit="1")
-    key = json.loads(base64.urlsafe_b64decode(page["next_token"] + "=="))
-    key["gsi2pk"]["S"] = "A#someone-else#P#/work/app"
-    forged = base64.urlsafe_b64encode(json.dumps(key).encode()).decode()
+    document = json.loads(base64.urlsafe_b64decode(page["next_token"] + "=="))
+    document["key"]["pk"] = "A#someone-else#S#s1"
+    forged = base64.urlsafe_b64encode(json.dumps(document).encode()).decode()
     for token, project in ((page["next_token"], "/work/other"), (forged, "/work/app"), ("%%%", "/work/app")):
         status, body = api.sessions(project=project, next_token=token)
         assert status == 400, body

@@ -8,6 +8,7 @@ from typing import Any
 
 import boto3
 
+from continuity_core.names import QUEUE_ENV
 from tests.support.lambda_events import FakeContext, http_event, sqs_event
 
 
@@ -69,7 +70,7 @@ class InProcessService:
         Tests run with CONTINUITY_FLUSH_DELAY_SECONDS=0 so nothing waits on the debounce delay.
         """
         sqs = boto3.client("sqs")
-        url = os.environ["CHECKPOINT_QUEUE_URL"]
+        url = os.environ[QUEUE_ENV]
         delivered = 0
         while True:
             messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["All"]).get(

@@ -1,4 +1,4 @@
-from continuity_core.logic.injection import MAX_INJECTION_CHARS, TRUNCATION_MARKER, Section, compose, fit
+from continuity_core.logic.injection import MAX_INJECTION_CHARS, TRUNCATION_MARKER, Section, assemble, fit
 
 
 def test_text_that_fits_is_untouched() -> None:
@@ -16,7 +16,7 @@ def test_reserved_sections_keep_their_budget_when_others_are_large() -> None:
     recovery = Section("R" * 1500, reserved_chars=2000)
     other = Section("O" * 20_000)
 
-    injected = compose([recovery, other])
+    injected = assemble([recovery, other]).text
 
     assert injected is not None
     assert "R" * 1500 in injected
@@ -25,4 +25,4 @@ def test_reserved_sections_keep_their_budget_when_others_are_large() -> None:
 
 
 def test_nothing_to_inject_is_none() -> None:
-    assert compose([Section("")]) is None
+    assert assemble([Section("")]).text is None

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from infra import deploy, outputs
+from infra import deploy
 from infra.deploy import DeployPlan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,14 +93,6 @@ def test_the_makefile_pins_the_same_cdk_cli() -> None:
     makefile = (ROOT / "Makefile").read_text()
 
     assert re.search(r"^CDK_CLI := (\S+)$", makefile, re.M)[1] == deploy.CDK_CLI  # type: ignore[index]
-
-
-def test_stage_and_hash_rules_are_the_apps() -> None:
-    from infra import app
-
-    assert outputs.STAGE_PATTERN.pattern == app.STAGE_PATTERN.pattern
-    assert outputs.TOKEN_HASH_PATTERN.pattern == app.TOKEN_HASH_PATTERN.pattern
-    assert outputs.stack_name("qa") == app.AppSettings("qa", None, "", False).stack_name  # type: ignore[arg-type]
 
 
 def test_a_dry_run_prints_the_command_and_runs_nothing(

@@ -8,13 +8,11 @@ from typing import Any
 
 from continuity_core.adapters.dynamo_expiry import expiry_values, item_expired, live
 from continuity_core.adapters.dynamo_items import (
-    CHECKPOINT_PREFIX,
-    LEDGER_HEAD_INDEX_SK,
-    STATE_SK,
     checkpoint_sk,
     compress_text,
     decompress_text,
     from_attributes,
+    item_key,
     parse_timestamp,
     project_pk,
     session_pk,
@@ -27,10 +25,21 @@ from continuity_core.logic.retention import expiry
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.state import SessionState
+from continuity_core.names import (
+    CHECKPOINT_PREFIX,
+    LEDGER_HEAD_INDEX_SK,
+    PK,
+    PROJECT_INDEX,
+    PROJECT_INDEX_PK,
+    PROJECT_INDEX_SK,
+    SK,
+    STATE_SK,
+    TTL_ATTRIBUTE,
+)
 from continuity_core.ports import Clock, ProjectSnapshot, StateChangedError
 
-PROJECT_INDEX = "by_project"
 _PAGE = 100
+_IN_PROJECT = f"{PROJECT_INDEX_PK} = :pk"
 
 
 # The text of a checkpoint, stored as one zlib-compressed JSON attribute (``body``): DynamoDB bills a
@@ -42,9 +51,10 @@ def checkpoint_item(agent_id: str, checkpoint: Checkpoint, expires_at: int) -> d
     values = checkpoint.model_dump(mode="json", exclude=set(_BODY_FIELDS))
     values["created_at"] = timestamp(checkpoint.created_at)
     sort_key = checkpoint_sk(checkpoint.created_at, checkpoint.id)
-    values.update(pk=session_pk(agent_id, checkpoint.session_key), sk=sort_key, expires_at=expires_at)
+    values.update({PK: session_pk(agent_id, checkpoint.session_key), SK: sort_key, TTL_ATTRIBUTE: expires_at})
     if checkpoint.project_normalized:
-        values.update(gsi1pk=project_pk(agent_id, checkpoint.project_normalized), gsi1sk=sort_key)
+        index_pk = project_pk(agent_id, checkpoint.project_normalized)
+        values.update({PROJECT_INDEX_PK: index_pk, PROJECT_INDEX_SK: sort_key})
     fields = checkpoint.model_dump(mode="json", include=set(_BODY_FIELDS), exclude_defaults=True)
     body = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
     return to_attributes(values) | {"body": {"B": compress_text(body)}}
@@ -74,7 +84,7 @@ class DynamoCheckpointStore:
         """The stored item: the checkpoint, its keys, its expiry (``retention`` after it was made)."""
         until = expiry(checkpoint.created_at, self._retention)
         item = checkpoint_item(agent_id, checkpoint, until.ttl_epoch)
-        return item | to_attributes(expiry_values(item["pk"]["S"], item["sk"]["S"], until))
+        return item | to_attributes(expiry_values(item[PK]["S"], item[SK]["S"], until))
 
     def commit(
         self,
@@ -135,7 +145,7 @@ class DynamoCheckpointStore:
             "Put": {
                 "TableName": self._table,
                 "Item": self.item(agent_id, checkpoint),
-                "ConditionExpression": "attribute_not_exists(pk)",
+                "ConditionExpression": f"attribute_not_exists({PK})",
             }
         }
 
@@ -144,10 +154,9 @@ class DynamoCheckpointStore:
             {
                 "Delete": {
                     "TableName": self._table,
-                    "Key": {
-                        "pk": {"S": session_pk(agent_id, old.session_key)},
-                        "sk": {"S": checkpoint_sk(old.created_at, old.id)},
-                    },
+                    "Key": item_key(
+                        session_pk(agent_id, old.session_key), checkpoint_sk(old.created_at, old.id)
+                    ),
                 }
             }
             for old in evict or []
@@ -160,12 +169,6 @@ class DynamoCheckpointStore:
     def recent_for_session(self, agent_id: str, session_key: str, limit: int) -> list[Checkpoint]:
         return self._query_session(agent_id, session_key, newest_first=True, limit=limit)
 
-    def latest_for_project(
-        self, agent_id: str, project_normalized: str, since: datetime
-    ) -> Checkpoint | None:
-        checkpoints = self.project_snapshot(agent_id, project_normalized, since, limit=1).checkpoints
-        return checkpoints[0] if checkpoints else None
-
     def project_snapshot(
         self, agent_id: str, project_normalized: str, since: datetime, limit: int
     ) -> ProjectSnapshot:
@@ -174,7 +177,7 @@ class DynamoCheckpointStore:
             "query",
             TableName=self._table,
             IndexName=PROJECT_INDEX,
-            KeyConditionExpression="gsi1pk = :pk AND gsi1sk BETWEEN :since AND :head",
+            KeyConditionExpression=f"{_IN_PROJECT} AND {PROJECT_INDEX_SK} BETWEEN :since AND :head",
             ExpressionAttributeValues={
                 ":pk": {"S": project_pk(agent_id, project_normalized)},
                 ":since": {"S": checkpoint_sk(since, "")},
@@ -186,9 +189,9 @@ class DynamoCheckpointStore:
         checkpoints: list[Checkpoint] = []
         decisions: list[LedgerEntry] = []
         for item in live(response.get("Items", []), self._clock()):
-            if item["gsi1sk"]["S"] == LEDGER_HEAD_INDEX_SK:
+            if item[PROJECT_INDEX_SK]["S"] == LEDGER_HEAD_INDEX_SK:
                 decisions = ledger_head_decisions(item)
-            elif item["gsi1sk"]["S"].startswith(CHECKPOINT_PREFIX):
+            elif item[PROJECT_INDEX_SK]["S"].startswith(CHECKPOINT_PREFIX):
                 checkpoints.append(checkpoint_from_item(item))
         return ProjectSnapshot(checkpoints=checkpoints[:limit], recent_decisions=decisions)
 
@@ -197,7 +200,7 @@ class DynamoCheckpointStore:
             {
                 "TableName": self._table,
                 "IndexName": PROJECT_INDEX,
-                "KeyConditionExpression": "gsi1pk = :pk AND begins_with(gsi1sk, :prefix)",
+                "KeyConditionExpression": f"{_IN_PROJECT} AND begins_with({PROJECT_INDEX_SK}, :prefix)",
                 "ExpressionAttributeValues": {
                     ":pk": {"S": project_pk(agent_id, project_normalized)},
                     ":prefix": {"S": CHECKPOINT_PREFIX},
@@ -216,7 +219,7 @@ class DynamoCheckpointStore:
     ) -> list[Checkpoint]:
         request: dict[str, Any] = {
             "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "KeyConditionExpression": f"{PK} = :pk AND begins_with({SK}, :prefix)",
             "ExpressionAttributeValues": {
                 ":pk": {"S": session_pk(agent_id, session_key)},
                 ":prefix": {"S": CHECKPOINT_PREFIX},
@@ -262,4 +265,4 @@ def ledger_head_decisions(item: dict[str, Any]) -> list[LedgerEntry]:
 
 
 def _state_key(agent_id: str, session_key: str) -> dict[str, Any]:
-    return {"pk": {"S": session_pk(agent_id, session_key)}, "sk": {"S": STATE_SK}}
+    return item_key(session_pk(agent_id, session_key), STATE_SK)

@@ -13,18 +13,11 @@ from datetime import datetime
 from typing import Any
 
 from continuity_core.logic.retention import Expiry, is_expired
-
-EXPIRY_INDEX = "by_expiry"
-EXPIRY_PK = "gsi3pk"
-EXPIRY_SK = "gsi3sk"
-TTL_ATTRIBUTE = "expires_at"
-BUCKET_PREFIX = "EXP#"
-# What the index projects besides its keys (and the table's): what the pruner needs to delete.
-EXPIRY_INDEX_ATTRIBUTES = ("session_key", "chunk_ids")
+from continuity_core.names import EXPIRY_BUCKET_PREFIX, EXPIRY_PK, EXPIRY_SK, TTL_ATTRIBUTE
 
 
 def bucket_key(expiry: Expiry) -> str:
-    return f"{BUCKET_PREFIX}{expiry.bucket}"
+    return f"{EXPIRY_BUCKET_PREFIX}{expiry.bucket}"
 
 
 def expiry_sort_key(pk: str, sk: str) -> str:

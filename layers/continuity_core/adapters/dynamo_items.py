@@ -8,11 +8,17 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from continuity_core.names import (
+    AGENT_PREFIX,
+    CHECKPOINT_PREFIX,
+    LEDGER_ENTRY_PREFIX,
+    LEDGER_PART,
+    PK,
+    PROJECT_PART,
+    SESSION_PART,
+    SK,
+)
 from continuity_core.ports import KeyTooLongError
-
-STATE_SK = "STATE"
-CHECKPOINT_PREFIX = "CP#"
-
 
 # DynamoDB refuses partition keys over 2,048 bytes; say so as bad input, not a storage failure.
 MAX_PARTITION_KEY_BYTES = 2048
@@ -25,11 +31,16 @@ def _partition_key(key: str) -> str:
 
 
 def session_pk(agent_id: str, session_key: str) -> str:
-    return _partition_key(f"A#{agent_id}#S#{session_key}")
+    return _partition_key(f"{AGENT_PREFIX}{agent_id}{SESSION_PART}{session_key}")
 
 
 def project_pk(agent_id: str, project_normalized: str) -> str:
-    return _partition_key(f"A#{agent_id}#P#{project_normalized}")
+    return _partition_key(f"{AGENT_PREFIX}{agent_id}{PROJECT_PART}{project_normalized}")
+
+
+def item_key(pk: str, sk: str) -> dict[str, Any]:
+    """An item's primary key, as DynamoDB's API takes it."""
+    return {PK: {"S": pk}, SK: {"S": sk}}
 
 
 def timestamp(moment: datetime) -> str:
@@ -43,10 +54,6 @@ def parse_timestamp(text: str) -> datetime:
 
 def checkpoint_sk(created_at: datetime, checkpoint_id: str) -> str:
     return f"{CHECKPOINT_PREFIX}{timestamp(created_at)}#{checkpoint_id}"
-
-
-def epoch_seconds(moment: datetime) -> int:
-    return int(moment.timestamp())
 
 
 @lru_cache(maxsize=1)
@@ -90,15 +97,8 @@ def _plain(value: Any) -> Any:
     return value
 
 
-# The ledger: entries under their own partition; a head item with the newest decisions also sits in
-# the project index (sort key "LEDGER", after every "CP#…"), so one query gives both.
-LEDGER_ENTRY_PREFIX = "D#"
-LEDGER_HEAD_SK = "HEAD"
-LEDGER_HEAD_INDEX_SK = "LEDGER"
-
-
 def ledger_pk(agent_id: str, project_normalized: str) -> str:
-    return _partition_key(f"A#{agent_id}#L#{project_normalized}")
+    return _partition_key(f"{AGENT_PREFIX}{agent_id}{LEDGER_PART}{project_normalized}")
 
 
 def ledger_entry_sk(created_at: datetime, entry_id: str) -> str:

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import base64
-import json
 from typing import Any
 
+from continuity_core.adapters.dynamo_batch import batch_write
 from continuity_core.adapters.dynamo_items import (
-    LEDGER_ENTRY_PREFIX,
-    LEDGER_HEAD_INDEX_SK,
-    LEDGER_HEAD_SK,
     from_attributes,
+    item_key,
     ledger_entry_sk,
     ledger_pk,
     parse_timestamp,
@@ -19,12 +16,21 @@ from continuity_core.adapters.dynamo_items import (
     to_attribute,
     to_attributes,
 )
+from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
 from continuity_core.adapters.dynamo_state import call_dynamodb, write_if
 from continuity_core.models.digest import LedgerEntry, LedgerPage
+from continuity_core.names import (
+    LEDGER_ENTRY_PREFIX,
+    LEDGER_HEAD_INDEX_SK,
+    LEDGER_HEAD_SK,
+    PK,
+    PROJECT_INDEX_PK,
+    PROJECT_INDEX_SK,
+    SK,
+)
 
 # The head keeps at least this many of the newest decisions (trimmed lazily at twice as many).
 HEAD_DECISIONS = 20
-_BATCH = 25
 
 
 def entry_values(entry: LedgerEntry) -> dict[str, Any]:
@@ -53,48 +59,48 @@ class DynamoLedgerStore:
                     "Item": to_attributes(
                         {
                             **entry_values(entry),
-                            "pk": ledger_pk(agent_id, entry.project_normalized),
-                            "sk": ledger_entry_sk(entry.created_at, entry.id),
+                            PK: ledger_pk(agent_id, entry.project_normalized),
+                            SK: ledger_entry_sk(entry.created_at, entry.id),
                         }
                     )
                 }
             }
             for entry in entries
         ]
-        for offset in range(0, len(puts), _BATCH):
-            self._batch_write(puts[offset : offset + _BATCH])
+        batch_write(self._table, puts)
         for project in dict.fromkeys(entry.project_normalized for entry in entries):
             self._advance_head(agent_id, project, [e for e in entries if e.project_normalized == project])
 
     def page(
         self, agent_id: str, project_normalized: str, limit: int, token: str | None = None
     ) -> LedgerPage:
+        scope = {PK: ledger_pk(agent_id, project_normalized)}
         request: dict[str, Any] = {
             "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk AND begins_with(sk, :prefix)",
+            "KeyConditionExpression": f"{PK} = :pk AND begins_with({SK}, :prefix)",
             "ExpressionAttributeValues": {
-                ":pk": {"S": ledger_pk(agent_id, project_normalized)},
+                ":pk": {"S": scope[PK]},
                 ":prefix": {"S": LEDGER_ENTRY_PREFIX},
             },
             "ScanIndexForward": False,
             "Limit": limit,
         }
         if token:
-            request["ExclusiveStartKey"] = _decode_token(token, agent_id, project_normalized)
+            request["ExclusiveStartKey"] = decode_page_token(token, scope, {SK: LEDGER_ENTRY_PREFIX})
         response = call_dynamodb("query", **request)
         entries = [entry_from_item(item) for item in response.get("Items", [])]
         last = response.get("LastEvaluatedKey")
-        return LedgerPage(entries=entries, next_token=_encode_token(last) if last else None)
+        return LedgerPage(entries=entries, next_token=encode_page_token(last, scope) if last else None)
 
     def _advance_head(self, agent_id: str, project: str, entries: list[LedgerEntry]) -> None:
-        key = {"pk": {"S": ledger_pk(agent_id, project)}, "sk": {"S": LEDGER_HEAD_SK}}
+        key = item_key(ledger_pk(agent_id, project), LEDGER_HEAD_SK)
         response = call_dynamodb(
             "update_item",
             TableName=self._table,
             Key=key,
             UpdateExpression=(
                 "SET recent = list_append(if_not_exists(recent, :empty), :new), "
-                "gsi1pk = :gsi1pk, gsi1sk = :gsi1sk ADD decision_count :count"
+                f"{PROJECT_INDEX_PK} = :gsi1pk, {PROJECT_INDEX_SK} = :gsi1sk ADD decision_count :count"
             ),
             ExpressionAttributeValues={
                 ":empty": to_attribute([]),
@@ -121,31 +127,3 @@ class DynamoLedgerStore:
             ConditionExpression="size(recent) = :length",
             ExpressionAttributeValues={":length": to_attribute(length)},
         )
-
-    def _batch_write(self, requests: list[dict[str, Any]]) -> None:
-        pending = {self._table: requests}
-        for _ in range(5):
-            response = call_dynamodb("batch_write_item", RequestItems=pending)
-            pending = response.get("UnprocessedItems") or {}
-            if not pending:
-                return
-        raise RuntimeError("ledger append left unprocessed items after retries")
-
-
-def _encode_token(key: dict[str, Any]) -> str:
-    return base64.urlsafe_b64encode(json.dumps(key["sk"]["S"]).encode()).decode()
-
-
-def _decode_token(token: str, agent_id: str, project_normalized: str) -> dict[str, Any]:
-    """Tokens carry only the sort key; the partition always comes from the caller's own scope."""
-    try:
-        sort_key = json.loads(base64.urlsafe_b64decode(token.encode()))
-    except (ValueError, TypeError) as error:
-        raise InvalidPageTokenError(token) from error
-    if not isinstance(sort_key, str) or not sort_key.startswith(LEDGER_ENTRY_PREFIX):
-        raise InvalidPageTokenError(token)
-    return {"pk": {"S": ledger_pk(agent_id, project_normalized)}, "sk": {"S": sort_key}}
-
-
-class InvalidPageTokenError(ValueError):
-    """A pagination token that this service did not issue."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from continuity_core.adapters.dynamo_items import item_key
 from continuity_core.adapters.dynamo_state import call_dynamodb
+from continuity_core.names import RATE_PREFIX, TTL_ATTRIBUTE
 
 
 class DynamoRateCounter:
@@ -13,8 +15,8 @@ class DynamoRateCounter:
         response = call_dynamodb(
             "update_item",
             TableName=self._table,
-            Key={"pk": {"S": f"RATE#{key}"}, "sk": {"S": str(window)}},
-            UpdateExpression="ADD hits :count SET expires_at = :expires",
+            Key=item_key(f"{RATE_PREFIX}{key}", str(window)),
+            UpdateExpression=f"ADD hits :count SET {TTL_ATTRIBUTE} = :expires",
             ExpressionAttributeValues={":count": {"N": str(count)}, ":expires": {"N": str(expires_at)}},
             ReturnValues="UPDATED_NEW",
         )

@@ -7,38 +7,47 @@ counts the items DynamoDB handed back (what the pruner's reads cost, for its log
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from continuity_core.adapters.dynamo_expiry import EXPIRY_INDEX, EXPIRY_PK, TTL_ATTRIBUTE, bucket_key
+from continuity_core.adapters.dynamo_batch import batch_write
+from continuity_core.adapters.dynamo_expiry import bucket_key
 from continuity_core.adapters.dynamo_items import (
-    CHECKPOINT_PREFIX,
-    STATE_SK,
     from_attributes,
+    item_key,
     parse_timestamp,
     session_pk,
     timestamp,
     to_attribute,
 )
 from continuity_core.adapters.dynamo_state import call_dynamodb, write_if
-from continuity_core.adapters.dynamo_transcripts import TRANSCRIPT_SK
 from continuity_core.adapters.s3_bodies import S3BodyStore, chunk_key
 from continuity_core.logic.retention import (
-    DELETE_BATCH,
     ExpiringItem,
     Expiry,
     ItemKind,
     Lease,
     LeaseLostError,
 )
+from continuity_core.names import (
+    AGENT_PREFIX,
+    CHECKPOINT_PREFIX,
+    EXPIRY_INDEX,
+    EXPIRY_PK,
+    PK,
+    PRUNER_CURSOR_PK,
+    PRUNER_CURSOR_SK,
+    SESSION_PART,
+    SK,
+    STATE_SK,
+    TRANSCRIPT_SK,
+    TTL_ATTRIBUTE,
+)
 from continuity_core.observability import logger
-from continuity_core.ports import StorageUnavailableError
 
-CURSOR_KEY = {"pk": {"S": "PRUNER"}, "sk": {"S": "CURSOR"}}
-MAX_ATTEMPTS = 6
+CURSOR_KEY = item_key(PRUNER_CURSOR_PK, PRUNER_CURSOR_SK)
 
 
 class DynamoRetentionStore:
@@ -121,24 +130,24 @@ class DynamoRetentionStore:
         response = call_dynamodb(
             "query",
             TableName=self._table,
-            KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+            KeyConditionExpression=f"{PK} = :pk AND begins_with({SK}, :prefix)",
             ExpressionAttributeValues={
                 ":pk": {"S": session_pk(agent_id, session_key)},
                 ":prefix": {"S": CHECKPOINT_PREFIX},
             },
-            ProjectionExpression="sk",
+            ProjectionExpression=SK,
             ScanIndexForward=False,
             Limit=1,
         )
         self.items_read += response.get("ScannedCount", 0)
         items = response.get("Items", [])
-        return str(items[0]["sk"]["S"]) if items else None
+        return str(items[0][SK]["S"]) if items else None
 
     def last_activity(self, agent_id: str, session_key: str) -> datetime | None:
         response = call_dynamodb(
             "get_item",
             TableName=self._table,
-            Key={"pk": {"S": session_pk(agent_id, session_key)}, "sk": {"S": STATE_SK}},
+            Key=item_key(session_pk(agent_id, session_key), STATE_SK),
             ProjectionExpression="last_activity_at",
             ConsistentRead=True,
         )
@@ -162,17 +171,7 @@ class DynamoRetentionStore:
         )
 
     def delete_checkpoints(self, items: list[ExpiringItem]) -> None:
-        requests = [{"DeleteRequest": {"Key": _key(item)}} for item in items]
-        for start in range(0, len(requests), DELETE_BATCH):
-            pending: dict[str, Any] = {self._table: requests[start : start + DELETE_BATCH]}
-            for attempt in range(MAX_ATTEMPTS):
-                response = call_dynamodb("batch_write_item", RequestItems=pending)
-                pending = response.get("UnprocessedItems") or {}
-                if not pending:
-                    break
-                time.sleep(0.05 * 2**attempt)  # throttled: back off, then send what is left
-            else:
-                raise StorageUnavailableError("checkpoint deletes left unprocessed")
+        batch_write(self._table, [{"DeleteRequest": {"Key": _key(item)}} for item in items])
 
     def delete_bodies(self, item: ExpiringItem) -> int:
         keys = [
@@ -196,7 +195,7 @@ class DynamoRetentionStore:
             TableName=self._table,
             Key=_key(item),
             UpdateExpression=f"SET {EXPIRY_PK} = :bucket, {TTL_ATTRIBUTE} = :ttl",
-            ConditionExpression="attribute_exists(pk)",  # never re-create a deleted item
+            ConditionExpression=f"attribute_exists({PK})",  # never re-create a deleted item
             ExpressionAttributeValues={
                 ":bucket": {"S": bucket_key(until)},
                 ":ttl": to_attribute(until.ttl_epoch),
@@ -205,20 +204,20 @@ class DynamoRetentionStore:
 
 
 def _expiring_item(item: dict[str, Any]) -> ExpiringItem | None:
-    pk, sk = item["pk"]["S"], item["sk"]["S"]
+    pk, sk = item[PK]["S"], item[SK]["S"]
     session_key = item.get("session_key", {}).get("S")
     kind = (
         ItemKind.CHECKPOINT
         if sk.startswith(CHECKPOINT_PREFIX)
         else {STATE_SK: ItemKind.STATE, TRANSCRIPT_SK: ItemKind.TRANSCRIPT}.get(sk)
     )
-    suffix = f"#S#{session_key}"
-    if kind is None or session_key is None or not (pk.startswith("A#") and pk.endswith(suffix)):
+    suffix = f"{SESSION_PART}{session_key}"
+    if kind is None or session_key is None or not (pk.startswith(AGENT_PREFIX) and pk.endswith(suffix)):
         logger.warning("unexpected item in the expiry index", extra={"pk": pk[:80], "sk": sk[:80]})
         return None
     return ExpiringItem(
         kind=kind,
-        agent_id=pk[2 : len(pk) - len(suffix)],
+        agent_id=pk[len(AGENT_PREFIX) : len(pk) - len(suffix)],
         session_key=session_key,
         item_id=sk,
         bucket=item[EXPIRY_PK]["S"],
@@ -227,4 +226,4 @@ def _expiring_item(item: dict[str, Any]) -> ExpiringItem | None:
 
 
 def _key(item: ExpiringItem) -> dict[str, Any]:
-    return {"pk": {"S": session_pk(item.agent_id, item.session_key)}, "sk": {"S": item.item_id}}
+    return item_key(session_pk(item.agent_id, item.session_key), item.item_id)

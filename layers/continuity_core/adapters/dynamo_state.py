@@ -8,20 +8,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from continuity_core.adapters.aws import call
-from continuity_core.adapters.dynamo_expiry import (
-    EXPIRY_PK,
-    EXPIRY_SK,
-    bucket_key,
-    expiry_sort_key,
-    item_expired,
-)
-from continuity_core.adapters.dynamo_items import (
-    STATE_SK,
-    from_attributes,
-    parse_timestamp,
-    session_pk,
-    timestamp,
-)
+from continuity_core.adapters.dynamo_expiry import bucket_key, expiry_sort_key, item_expired
+from continuity_core.adapters.dynamo_items import from_attributes, parse_timestamp, session_pk, timestamp
 from continuity_core.adapters.dynamo_update import UpdateBuilder
 from continuity_core.logic.retention import expiry
 from continuity_core.models.state import (
@@ -31,6 +19,7 @@ from continuity_core.models.state import (
     SessionIdentity,
     SessionState,
 )
+from continuity_core.names import EXPIRY_PK, EXPIRY_SK, PK, SK, STATE_SK, TTL_ATTRIBUTE
 from continuity_core.ports import Clock, DuplicateHookError, PromptRecord
 
 # The live transcript's hint (models/state.py; continuity_core/adapters/dynamo_transcripts.py).
@@ -190,7 +179,7 @@ class DynamoStateStore:
         update.set_if_missing("started_at", timestamp(now))
         update.set("last_activity_at", timestamp(now))
         until = expiry(now, self._ttl)
-        update.set("expires_at", until.ttl_epoch)
+        update.set(TTL_ATTRIBUTE, until.ttl_epoch)
         update.set(EXPIRY_PK, bucket_key(until))
         update.set_if_missing(
             EXPIRY_SK, expiry_sort_key(session_pk(agent_id, identity.session_key), STATE_SK)
@@ -254,7 +243,7 @@ def hook_key_digest(idempotency_key: str) -> str:
 
 
 def _key(agent_id: str, session_key: str) -> dict[str, Any]:
-    return {"pk": {"S": session_pk(agent_id, session_key)}, "sk": {"S": STATE_SK}}
+    return {PK: {"S": session_pk(agent_id, session_key)}, SK: {"S": STATE_SK}}
 
 
 def call_dynamodb(operation: str, **kwargs: Any) -> Any:
@@ -285,5 +274,5 @@ def set_transcript_hint(
     update.set(TRANSCRIPT_PREV_END, end)
     if head_written_at is not None:
         update.set(TRANSCRIPT_HEAD_AT, timestamp(head_written_at))
-    update.conditions.append("attribute_exists(sk)")  # never creates a state
+    update.conditions.append(f"attribute_exists({SK})")  # never creates a state
     write_if("update_item", TableName=table, Key=_key(agent_id, session_key), **update.request())

@@ -5,14 +5,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from continuity_core.adapters.dynamo_items import from_attributes, parse_timestamp, timestamp, to_attributes
+from continuity_core.adapters.dynamo_items import (
+    from_attributes,
+    item_key,
+    parse_timestamp,
+    timestamp,
+    to_attributes,
+)
 from continuity_core.adapters.dynamo_state import call_dynamodb
 from continuity_core.models.tokens import TokenRecord
+from continuity_core.names import PK, SK, TOKEN_HASH_PREFIX, TOKEN_INDEX_PK, TOKEN_SK
 
 # Tokens are global (not under an agent): the hash item answers the authorizer in one GetItem,
 # the index item lists them and finds a token's hash from its public id.
-HASH_PREFIX = "TOKEN#"
-INDEX_PK = "TOKENS"
 _TIMES = ("created_at", "expires_at", "revoked_at")
 
 
@@ -45,16 +50,16 @@ class DynamoTokenStore:
                     "Put": {
                         "TableName": self._table,
                         "Item": to_attributes(
-                            {**values, "pk": HASH_PREFIX + record.token_sha256, "sk": "TOKEN"}
+                            {**values, PK: TOKEN_HASH_PREFIX + record.token_sha256, SK: TOKEN_SK}
                         ),
-                        "ConditionExpression": "attribute_not_exists(pk)",
+                        "ConditionExpression": f"attribute_not_exists({PK})",
                     }
                 },
                 {
                     "Put": {
                         "TableName": self._table,
-                        "Item": to_attributes({**values, "pk": INDEX_PK, "sk": record.token_id}),
-                        "ConditionExpression": "attribute_not_exists(pk)",
+                        "Item": to_attributes({**values, PK: TOKEN_INDEX_PK, SK: record.token_id}),
+                        "ConditionExpression": f"attribute_not_exists({PK})",
                     }
                 },
             ],
@@ -62,7 +67,7 @@ class DynamoTokenStore:
 
     def by_hash(self, token_sha256: str) -> TokenRecord | None:
         item = call_dynamodb(
-            "get_item", TableName=self._table, Key=_key(HASH_PREFIX + token_sha256, "TOKEN")
+            "get_item", TableName=self._table, Key=item_key(TOKEN_HASH_PREFIX + token_sha256, TOKEN_SK)
         ).get("Item")
         return record_from_item(item) if item else None
 
@@ -70,8 +75,8 @@ class DynamoTokenStore:
         records: list[TokenRecord] = []
         request: dict[str, Any] = {
             "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": {"S": INDEX_PK}},
+            "KeyConditionExpression": f"{PK} = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": TOKEN_INDEX_PK}},
         }
         while True:
             response = call_dynamodb("query", **request)
@@ -81,7 +86,8 @@ class DynamoTokenStore:
             request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
     def revoke(self, token_id: str, now: datetime) -> TokenRecord | None:
-        item = call_dynamodb("get_item", TableName=self._table, Key=_key(INDEX_PK, token_id)).get("Item")
+        key = item_key(TOKEN_INDEX_PK, token_id)
+        item = call_dynamodb("get_item", TableName=self._table, Key=key).get("Item")
         if not item:
             return None
         record = record_from_item(item)
@@ -97,15 +103,11 @@ class DynamoTokenStore:
                 {
                     "Update": {
                         "TableName": self._table,
-                        "Key": _key(HASH_PREFIX + record.token_sha256, "TOKEN"),
+                        "Key": item_key(TOKEN_HASH_PREFIX + record.token_sha256, TOKEN_SK),
                         **update,
                     }
                 },
-                {"Update": {"TableName": self._table, "Key": _key(INDEX_PK, token_id), **update}},
+                {"Update": {"TableName": self._table, "Key": item_key(TOKEN_INDEX_PK, token_id), **update}},
             ],
         )
         return record.model_copy(update={"revoked_at": now})
-
-
-def _key(pk: str, sk: str) -> dict[str, Any]:
-    return {"pk": {"S": pk}, "sk": {"S": sk}}

@@ -26,32 +26,29 @@ ever a shortcut, the appends are the truth.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from continuity_core.adapters.dynamo_batch import batch_get
 from continuity_core.adapters.dynamo_expiry import (
-    EXPIRY_PK,
-    EXPIRY_SK,
     bucket_key,
     expiry_sort_key,
     item_expired,
 )
 from continuity_core.adapters.dynamo_items import (
-    STATE_SK,
     compress_text,
     decompress_text,
     from_attributes,
+    item_key,
     parse_timestamp,
     project_pk,
     session_pk,
     timestamp,
     to_attributes,
 )
+from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
 from continuity_core.adapters.dynamo_state import (
     call_dynamodb,
     set_transcript_hint,
@@ -72,32 +69,29 @@ from continuity_core.logic.transcripts import (
 )
 from continuity_core.models.state import SessionIdentity
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
+from continuity_core.names import (
+    EXPIRY_PK,
+    EXPIRY_SK,
+    PK,
+    SESSION_INDEX,
+    SESSION_INDEX_PK,
+    SESSION_INDEX_SK,
+    SK,
+    STATE_SK,
+    TRANSCRIPT_SK,
+    TTL_ATTRIBUTE,
+)
+from continuity_core.names import TRANSCRIPT_APPEND_PREFIX as APPEND_PREFIX
 from continuity_core.observability import logger
 from continuity_core.ports import (
     Clock,
-    InvalidPageTokenError,
     StorageUnavailableError,
     TranscriptBodyMissingError,
     TranscriptGapError,
     TranscriptHint,
 )
 
-TRANSCRIPT_SK = "TRANSCRIPT"
-APPEND_PREFIX = "TRANSCRIPT#D#"
 _APPENDS_END = APPEND_PREFIX + "~"
-SESSION_INDEX = "sessions_by_project"
-SESSION_INDEX_PK = "gsi2pk"
-SESSION_INDEX_SK = "gsi2sk"
-# What the session index projects besides its keys: everything a summary needs, never the body.
-SESSION_INDEX_ATTRIBUTES = (
-    "session_key",
-    "harness",
-    "project",
-    "project_normalized",
-    "created_at",
-    "updated_at",
-    "length",
-)
 # The head is rewritten at least this often while appends come, and kept HEAD_EXTRA longer than an
 # append: every append then expires before its head (appends come < 18 h after the head's write; a
 # 6 h bucket rounds up), so the pruner, deleting the head, never cuts a transcript short.
@@ -106,12 +100,11 @@ HEAD_EXTRA = timedelta(days=1)
 # At most 256 KB of UTF-8 (incompressible text grows by ~0.1 % in zlib): an item stays < 400 KB.
 MAX_APPEND_CHARS = 65_536
 MAX_ATTEMPTS = 6
-_BATCH_GET = 100
 _READ_WORKERS = 8
 
 
 def head_key(agent_id: str, session_key: str) -> dict[str, Any]:
-    return {"pk": {"S": session_pk(agent_id, session_key)}, "sk": {"S": TRANSCRIPT_SK}}
+    return item_key(session_pk(agent_id, session_key), TRANSCRIPT_SK)
 
 
 def append_sk(start: int) -> str:
@@ -278,19 +271,19 @@ class DynamoTranscriptStore:
         self, agent_id: str, session_key: str, start: int, text: str, now: datetime, born: datetime | None
     ) -> bool:
         item = {
-            "pk": session_pk(agent_id, session_key),
-            "sk": append_sk(start),
+            PK: session_pk(agent_id, session_key),
+            SK: append_sk(start),
             "end": start + len(text),
             "at": _millis(now),
             "z": compress_text(text),
             # TTL at the end of its retention, no grace: by the time the pruner deletes the head
             # (which outlives every append), DynamoDB may delete the appends for free.
-            "expires_at": int(expiry(now, self._retention).prunable.timestamp()),
+            TTL_ATTRIBUTE: int(expiry(now, self._retention).prunable.timestamp()),
         }
-        request: dict[str, Any] = {"ConditionExpression": "attribute_not_exists(sk)"}
+        request: dict[str, Any] = {"ConditionExpression": f"attribute_not_exists({SK})"}
         if born is not None:  # an append left by an earlier incarnation is free to overwrite
             request = {
-                "ConditionExpression": "attribute_not_exists(sk) OR #at < :born",
+                "ConditionExpression": f"attribute_not_exists({SK}) OR #at < :born",
                 "ExpressionAttributeNames": {"#at": "at"},
                 "ExpressionAttributeValues": {":born": {"N": str(_millis(born))}},
             }
@@ -301,8 +294,8 @@ class DynamoTranscriptStore:
         pk = session_pk(agent_id, identity.session_key)
         until = expiry(now, self._retention + HEAD_EXTRA)
         values: dict[str, Any] = {
-            "pk": pk,
-            "sk": TRANSCRIPT_SK,
+            PK: pk,
+            SK: TRANSCRIPT_SK,
             **{k: v for k, v in _identity_fields(identity).items() if v is not None},
             "created_at": timestamp(now),
             "updated_at": timestamp(now),
@@ -310,7 +303,7 @@ class DynamoTranscriptStore:
             "flushed": 0,
             "chunk_ids": [],
             "chunk_ends": [],
-            "expires_at": until.ttl_epoch,
+            TTL_ATTRIBUTE: until.ttl_epoch,
             EXPIRY_PK: bucket_key(until),
             EXPIRY_SK: expiry_sort_key(pk, TRANSCRIPT_SK),
             # The project's session index, newest transcript first (a stable key: no index write
@@ -323,7 +316,7 @@ class DynamoTranscriptStore:
             "put_item",
             TableName=self._table,
             Item=to_attributes(values),
-            ConditionExpression="attribute_not_exists(pk) OR expires_at < :now",
+            ConditionExpression=f"attribute_not_exists({PK}) OR {TTL_ATTRIBUTE} < :now",
             ExpressionAttributeValues={":now": {"N": str(int(now.timestamp()))}},
         )
 
@@ -340,7 +333,7 @@ class DynamoTranscriptStore:
         update.set("updated_at", timestamp(now))
         update.set("length", length)
         until = expiry(now, self._retention + HEAD_EXTRA)
-        update.set("expires_at", until.ttl_epoch)
+        update.set(TTL_ATTRIBUTE, until.ttl_epoch)
         update.set(EXPIRY_PK, bucket_key(until))
         update.conditions.append(f"{update.name('created_at')} = {update.value(timestamp(head.created_at))}")
         return update
@@ -425,7 +418,7 @@ class DynamoTranscriptStore:
             # are not.
             if int(item["at"]["N"]) < born_ms:
                 continue
-            position = int(item["sk"]["S"][len(APPEND_PREFIX) :])
+            position = int(item[SK]["S"][len(APPEND_PREFIX) :])
             spans[position] = Span(position, int(item["end"]["N"]), int(item["at"]["N"]))
             bodies[position] = item["z"]["B"]
         chain = follow(spans, start)
@@ -449,7 +442,7 @@ class DynamoTranscriptStore:
         """A ``Query`` of the session's appends from ``start`` on."""
         return {
             "TableName": self._table,
-            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :first AND :last",
+            "KeyConditionExpression": f"{PK} = :pk AND {SK} BETWEEN :first AND :last",
             "ExpressionAttributeValues": {
                 ":pk": {"S": session_pk(agent_id, session_key)},
                 ":first": {"S": append_sk(start)},
@@ -521,7 +514,7 @@ class DynamoTranscriptStore:
 
     def heads(self, agent_id: str, session_keys: list[str]) -> dict[str, TranscriptHead]:
         keys = [head_key(agent_id, key) for key in dict.fromkeys(session_keys)]
-        items = self._batch_get(keys)
+        items = batch_get(self._table, keys)
         now = self._clock()
         live = [item for item in items if not item_expired(item, now)]
         from concurrent.futures import ThreadPoolExecutor  # reads only: off the hook path
@@ -529,20 +522,6 @@ class DynamoTranscriptStore:
         with ThreadPoolExecutor(max_workers=_READ_WORKERS) as pool:
             found = list(pool.map(lambda item: self._assemble(agent_id, item, False), live))
         return {head.session_key: head for head in found}
-
-    def _batch_get(self, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        for start in range(0, len(keys), _BATCH_GET):
-            pending: dict[str, Any] = {self._table: {"Keys": keys[start : start + _BATCH_GET]}}
-            for _ in range(MAX_ATTEMPTS):
-                response = call_dynamodb("batch_get_item", RequestItems=pending)
-                out += response.get("Responses", {}).get(self._table, [])
-                pending = response.get("UnprocessedKeys") or {}
-                if not pending:
-                    break
-            else:
-                raise StorageUnavailableError("transcripts: keys left unprocessed")
-        return out
 
     def read(self, agent_id: str, head: TranscriptHead, start: int = 0, end: int | None = None) -> str:
         end = head.length if end is None else min(end, head.length)
@@ -624,6 +603,9 @@ class DynamoTranscriptStore:
     ) -> tuple[list[SessionSummary], str | None]:
         """Newest transcript first; length and last activity as the session state has them now."""
         index_pk = project_pk(agent_id, project_normalized)
+        # A token continues this caller's listing of this project only (dynamo_pages).
+        scope = {SESSION_INDEX_PK: index_pk, SK: TRANSCRIPT_SK}
+        listed = {PK: session_pk(agent_id, ""), SESSION_INDEX_SK: ""}
         request: dict[str, Any] = {
             "TableName": self._table,
             "IndexName": SESSION_INDEX,
@@ -635,7 +617,7 @@ class DynamoTranscriptStore:
             request["FilterExpression"] = "harness = :harness"
             request["ExpressionAttributeValues"][":harness"] = {"S": harness}
         if token:
-            request["ExclusiveStartKey"] = decode_token(token, agent_id, index_pk)
+            request["ExclusiveStartKey"] = decode_page_token(token, scope, listed)
         found: list[SessionSummary] = []
         now = self._clock()
         while True:
@@ -647,7 +629,7 @@ class DynamoTranscriptStore:
                     found.append(summary)
             last = response.get("LastEvaluatedKey")
             if not last or len(found) >= limit or harness is not None:
-                return self._with_activity(agent_id, found), encode_token(last) if last else None
+                return self._with_activity(agent_id, found), encode_page_token(last, scope) if last else None
             request["ExclusiveStartKey"] = last
 
     def _with_activity(self, agent_id: str, summaries: list[SessionSummary]) -> list[SessionSummary]:
@@ -656,8 +638,8 @@ class DynamoTranscriptStore:
         append."""
         if not summaries:
             return summaries
-        keys = [{"pk": {"S": session_pk(agent_id, s.session_key)}, "sk": {"S": STATE_SK}} for s in summaries]
-        states = {state.session_key: state for state in map(state_from_item, self._batch_get(keys))}
+        keys = [item_key(session_pk(agent_id, s.session_key), STATE_SK) for s in summaries]
+        states = {state.session_key: state for state in map(state_from_item, batch_get(self._table, keys))}
         latest: dict[str, tuple[int, datetime]] = {
             key: (state.transcript_end, state.last_activity_at)
             for key, state in states.items()
@@ -688,7 +670,7 @@ class DynamoTranscriptStore:
         response = call_dynamodb(
             "query",
             **self._appends_request(agent_id, summary.session_key, 0),
-            ProjectionExpression="sk, #end, #at",
+            ProjectionExpression=f"{SK}, #end, #at",
             ExpressionAttributeNames={"#end": "end", "#at": "at"},
             ScanIndexForward=False,
             Limit=1,
@@ -696,35 +678,12 @@ class DynamoTranscriptStore:
         for item in response.get("Items", []):
             at = int(item["at"]["N"])
             if at >= _millis(summary.created_at):
-                start = int(item["sk"]["S"][len(APPEND_PREFIX) :])
+                start = int(item[SK]["S"][len(APPEND_PREFIX) :])
                 return Span(start, int(item["end"]["N"]), at)
         return None
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def encode_token(key: dict[str, Any]) -> str:
-    return base64.urlsafe_b64encode(json.dumps(key, sort_keys=True).encode()).decode().rstrip("=")
-
-
-def decode_token(token: str, agent_id: str, index_pk: str) -> dict[str, Any]:
-    """The LastEvaluatedKey behind ``token``, if it belongs to this caller's project listing."""
-    try:
-        key = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-    except (binascii.Error, ValueError, UnicodeDecodeError) as error:
-        raise InvalidPageTokenError("next_token is not one this API handed out") from error
-    names = {"pk", "sk", SESSION_INDEX_PK, SESSION_INDEX_SK}
-    if (
-        not isinstance(key, dict)
-        or set(key) != names
-        or not all(isinstance(v, dict) and set(v) == {"S"} and isinstance(v["S"], str) for v in key.values())
-        or key[SESSION_INDEX_PK]["S"] != index_pk
-        or not key["pk"]["S"].startswith(session_pk(agent_id, ""))
-        or key["sk"]["S"] != TRANSCRIPT_SK
-    ):
-        raise InvalidPageTokenError("next_token is not one this API handed out for this project")
-    return key
 
 
 _IDENTITY_FIELDS = {"session_key", "harness", "project", "project_normalized"}

@@ -9,10 +9,8 @@ from typing import Any
 from urllib.parse import quote
 
 from continuity_core.adapters.aws import call
+from continuity_core.names import BUCKET_ENV, TRANSCRIPT_KEY_PREFIX
 from continuity_core.ports import TranscriptBodyMissingError
-
-BUCKET_ENV = "TRANSCRIPT_BUCKET_NAME"
-KEY_PREFIX = "transcripts"
 
 _DELETE_BATCH = 1000
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -22,7 +20,7 @@ def chunk_key(agent_id: str, session_key: str, number: int, chunk_id: str) -> st
     """``transcripts/{agent}/{sha256(session)[:32]}/{n:06d}-{id}.txt``: a tenant's bodies share one
     prefix (delete or audit by tenant); the session key is hashed (any characters, bounded length)."""
     session = hashlib.sha256(session_key.encode("utf-8")).hexdigest()[:32]
-    return f"{KEY_PREFIX}/{quote(agent_id, safe='')}/{session}/{number:06d}-{chunk_id}.txt"
+    return f"{TRANSCRIPT_KEY_PREFIX}/{quote(agent_id, safe='')}/{session}/{number:06d}-{chunk_id}.txt"
 
 
 class S3BodyStore:

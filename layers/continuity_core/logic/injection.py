@@ -31,10 +31,6 @@ class Injection:
     truncated: bool  # something was left out or cut; the text says so where it happened
 
 
-def compose(sections: list[Section], limit: int = MAX_INJECTION_CHARS) -> str | None:
-    return assemble(sections, limit).text
-
-
 def assemble(sections: list[Section], limit: int = MAX_INJECTION_CHARS) -> Injection:
     """Reserved sections get their budget set aside before anything else is placed; the whole
     stays within ``limit`` (the harness's cap), and every cut ends with a visible marker."""

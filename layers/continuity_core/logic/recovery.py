@@ -135,20 +135,6 @@ def _cleared(
     )
 
 
-def find_recovery(
-    store: CheckpointStore,
-    agent_id: str,
-    session_key: str,
-    previous_session_key: str | None,
-    project_normalized: str | None,
-    config: ContinuityConfig,
-    now: datetime,
-) -> Recovery | None:
-    return find_start_context(
-        store, agent_id, session_key, previous_session_key, project_normalized, config, now
-    ).recovery
-
-
 def describe_decision(entry: LedgerEntry, now: datetime) -> str:
     who = f"session {entry.session_key}, {format_duration(now - entry.created_at)} ago"
     reason = f" — {entry.rationale}" if entry.rationale else ""

@@ -1,0 +1,87 @@
+"""Every name that the stored data, the deployment and the code must agree on, declared once.
+
+Environment variables, the table's key and TTL attributes, its indexes (names, keys, what they
+project), the key prefixes of each kind of item and the S3 key prefix of transcript bodies.
+``infra/wiring.py`` builds the CDK and local stacks from these; adapters, services, config and the
+local stack read them from here. Changing a string here changes the stored format: items written
+before keep the old one.
+
+Standard library only (nothing at all, in fact): the CDK app, the local stack and every Lambda
+function import it.
+"""
+
+from __future__ import annotations
+
+# -- environment variables ----------------------------------------------------------------------
+
+TABLE_ENV = "CONTINUITY_TABLE_NAME"
+QUEUE_ENV = "CHECKPOINT_QUEUE_URL"
+BUCKET_ENV = "TRANSCRIPT_BUCKET_NAME"
+# The bootstrap admin token's sha256 (the authorizer's; the local stack's --token).
+API_TOKEN_ENV = "CONTINUITY_API_TOKEN_SHA256"
+# A setting's variable is this prefix and its name in upper snake case (CONTINUITY_PROMPT_INTERVAL).
+CONFIG_ENV_PREFIX = "CONTINUITY_"
+
+# -- the table ---------------------------------------------------------------------------------
+
+PK = "pk"
+SK = "sk"
+TTL_ATTRIBUTE = "expires_at"
+
+# Checkpoints and ledger heads by project, newest first.
+PROJECT_INDEX = "by_project"
+PROJECT_INDEX_PK = "gsi1pk"
+PROJECT_INDEX_SK = "gsi1sk"
+
+# Sessions with a live transcript by project, newest first (a key appends never change). It projects
+# everything a session summary needs, never the body.
+SESSION_INDEX = "sessions_by_project"
+SESSION_INDEX_PK = "gsi2pk"
+SESSION_INDEX_SK = "gsi2sk"
+SESSION_INDEX_ATTRIBUTES = (
+    "session_key",
+    "harness",
+    "project",
+    "project_normalized",
+    "created_at",
+    "updated_at",
+    "length",
+)
+
+# Sparse: what ages out, by the bucket its retention runs out in (logic/retention.py). It projects
+# what the pruner needs to delete an item and its bodies.
+EXPIRY_INDEX = "by_expiry"
+EXPIRY_PK = "gsi3pk"
+EXPIRY_SK = "gsi3sk"
+EXPIRY_INDEX_ATTRIBUTES = ("session_key", "chunk_ids")
+EXPIRY_BUCKET_PREFIX = "EXP#"
+
+# -- keys of each kind of item -------------------------------------------------------------------
+
+# A tenant's partitions: A#{agent}#S#{session}, A#{agent}#P#{project}, A#{agent}#L#{project}.
+AGENT_PREFIX = "A#"
+SESSION_PART = "#S#"
+PROJECT_PART = "#P#"
+LEDGER_PART = "#L#"
+
+STATE_SK = "STATE"
+CHECKPOINT_PREFIX = "CP#"
+# The ledger: entries under their own partition; its head also sits in the project index under
+# "LEDGER", which sorts after every "CP#…", so one query gives both.
+LEDGER_ENTRY_PREFIX = "D#"
+LEDGER_HEAD_SK = "HEAD"
+LEDGER_HEAD_INDEX_SK = "LEDGER"
+TRANSCRIPT_SK = "TRANSCRIPT"
+TRANSCRIPT_APPEND_PREFIX = "TRANSCRIPT#D#"
+
+# Global items (under no agent): tokens by hash and their index, rate windows, the pruner's cursor.
+TOKEN_HASH_PREFIX = "TOKEN#"
+TOKEN_SK = "TOKEN"
+TOKEN_INDEX_PK = "TOKENS"
+RATE_PREFIX = "RATE#"
+PRUNER_CURSOR_PK = "PRUNER"
+PRUNER_CURSOR_SK = "CURSOR"
+
+# -- the transcript bucket -----------------------------------------------------------------------
+
+TRANSCRIPT_KEY_PREFIX = "transcripts"
