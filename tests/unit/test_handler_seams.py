@@ -1,0 +1,60 @@
+"""Handlers parse, call a service and answer: none reaches a store or an AWS client itself.
+
+Read from the source (an import graph), so a handler that starts calling ``ledger_store()`` or
+importing an adapter fails here before any request shows it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HANDLERS = sorted((ROOT / "functions").glob("*/handler.py"))
+SERVICES = ROOT / "layers" / "continuity_core" / "services.py"
+ADAPTERS = "continuity_core.adapters"
+
+
+def imported_names(tree: ast.Module) -> list[tuple[str, str]]:
+    """(module, name) for every ``from module import name`` and ``import module``, nested or not."""
+    found: list[tuple[str, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found += [(node.module, alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(alias.name, "") for alias in node.names]
+    return found
+
+
+def store_factories() -> set[str]:
+    """The factories in services.py whose return type is an adapter (a store, not a service)."""
+    tree = ast.parse(SERVICES.read_text())
+    adapters = {name for module, name in imported_names(tree) if module.startswith(ADAPTERS)}
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.returns and ast.unparse(node.returns) in adapters
+    }
+
+
+def test_services_still_has_store_factories_for_this_check_to_find() -> None:
+    # Guards the check below: if services.py changed shape, it would pass for the wrong reason.
+    assert {"checkpoint_store", "ledger_store", "transcript_store", "state_store"} <= store_factories()
+
+
+@pytest.mark.parametrize("handler", HANDLERS, ids=lambda path: path.parent.name)
+def test_a_handler_imports_no_adapter_no_store_and_no_aws_client(handler: Path) -> None:
+    imports = imported_names(ast.parse(handler.read_text()))
+    stores = store_factories()
+
+    reaching = [
+        f"{module}.{name}".rstrip(".")
+        for module, name in imports
+        if module.startswith(ADAPTERS)
+        or module.split(".")[0] in {"boto3", "botocore"}
+        or (module == "continuity_core.services" and name in stores)
+    ]
+
+    assert reaching == [], f"{handler.relative_to(ROOT)} reaches past the services: {reaching}"
