@@ -113,7 +113,7 @@ def transcript_session() -> dict[str, float]:
             assert status == 200
             service.drain_queue()
         requests = counter.requests - before
-        head = services.transcript_store().head("default", "bench")
+        head = services.transcript_store().assembled_head("default", "bench")
         assert head is not None and services.transcript_store().read("default", head) == text
         s3 = boto3.client("s3")
         objects = s3.list_objects_v2(Bucket=os.environ[names.BUCKET_ENV]).get("Contents", [])
@@ -176,7 +176,7 @@ def seed(project: str, sessions: int, start: datetime, rng: random.Random, pool:
     from continuity_core.models.state import SessionIdentity
     from continuity_core.ports import PromptRecord, TranscriptHint
 
-    store, states = services.transcript_store(), services.state_store()
+    appender, states = services.transcript_appender(), services.state_store()
     for n in range(sessions):
         at = rng.randrange(0, len(pool) - SESSION_CHARS)
         text = pool[at : at + SESSION_CHARS - 40] + f" marker {prefix}{n} end of session.\n"
@@ -185,7 +185,11 @@ def seed(project: str, sessions: int, start: datetime, rng: random.Random, pool:
         )
         now = start + timedelta(seconds=n)
         states.record_prompt("default", identity, PromptRecord("seed", transcript_end=len(text)), now)
-        store.append("default", identity, 0, text, now, TranscriptHint(-1, None))
+        written = appender.append("default", identity, 0, text, now, TranscriptHint(-1, None))
+        if written.hint is not None:  # as the hook service does: the state learns of the head
+            states.set_transcript_hint(
+                "default", identity.session_key, written.hint.previous_end, written.hint.head_written_at
+            )
 
 
 def search_latency(api: Any, project: str, query: str, aws: AwsTime) -> tuple[float, float, float]:

@@ -81,6 +81,17 @@ class StateStore(Protocol):
 
     def get(self, agent_id: str, session_key: str) -> SessionState | None: ...
 
+    def get_many(self, agent_id: str, session_keys: list[str]) -> dict[str, SessionState]:
+        """The live states of these sessions, keyed by session (eventually consistent)."""
+        ...
+
+    def set_transcript_hint(
+        self, agent_id: str, session_key: str, end: int, head_written_at: datetime | None
+    ) -> None:
+        """Say the transcript ends at ``end`` (and its head was written at ``head_written_at``, when
+        given), if the session has a state: never creates one."""
+        ...
+
     def record_digest(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
         """Count one more checkpoint (an agent digest) and note when; creates the state if unseen."""
         ...
@@ -178,6 +189,42 @@ class TranscriptHint:
     head_written_at: datetime | None
 
 
+@dataclass(frozen=True)
+class Span:
+    """One stored append: characters ``start`` to ``end``, written at ``at_ms`` (epoch ms)."""
+
+    start: int
+    end: int
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class StoredAppend:
+    """An append as the storage holds it: where it sits, and its text."""
+
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True)
+class ChunkMove:
+    """Text moved to a new chunk: its id, and where the chunk ends (the head's new ``flushed``)."""
+
+    chunk_id: str
+    end: int
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """What an append did: the stored length after it, whether it was refused as a gap (the client
+    resends from ``length``), and the transcript hint the session state should hold from now on
+    (None: the state's hint is right already)."""
+
+    length: int
+    gap: bool = False
+    hint: TranscriptHint | None = None  # its ``previous_end`` is where the transcript ends now
+
+
 class TranscriptLog(Protocol):
     def append(
         self,
@@ -187,9 +234,79 @@ class TranscriptLog(Protocol):
         text: str,
         now: datetime,
         hint: TranscriptHint | None = None,
-    ) -> int:
-        """Append ``text`` at ``offset``; returns the stored length. Repeats/overlaps change nothing;
-        a gap raises TranscriptGapError; a shorter transcript never overwrites the fuller copy."""
+    ) -> AppendResult:
+        """Append ``text`` at ``offset``. Repeats/overlaps change nothing; a gap is refused (``gap``);
+        a shorter transcript never overwrites the fuller copy. The caller writes ``hint`` to the state."""
+        ...
+
+
+class TranscriptStorage(Protocol):
+    """Where a transcript is kept: a head, one item per append, chunks of text moved out. It stores
+    and reads; what the items mean (the chain, incarnations, when to chunk) is decided in
+    ``logic/transcript_append.py`` and ``logic/transcript_read.py``."""
+
+    def head(self, agent_id: str, session_key: str, now: datetime, consistent: bool) -> TranscriptHead | None:
+        """The head as last written (one read), None if there is none or it is past its TTL at ``now``.
+        Its ``inline`` is the text a head of the earlier layout kept in itself ("" today)."""
+        ...
+
+    def heads(self, agent_id: str, session_keys: list[str], now: datetime) -> list[TranscriptHead]:
+        """The live heads of these sessions (eventually consistent), in no particular order."""
+        ...
+
+    def start_head(self, agent_id: str, identity: SessionIdentity, now: datetime) -> bool:
+        """A new head created at ``now`` (a new incarnation), unless a live one is there: then False."""
+        ...
+
+    def update_head(
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        head: TranscriptHead,
+        length: int,
+        now: datetime,
+        chunk: ChunkMove | None = None,
+    ) -> bool:
+        """Move the head's summary (``length``, ``updated_at``, identity fields it lacks) and expiry
+        to ``now``, and with ``chunk`` record that chunk as the next one (``flushed`` moves to its end,
+        the earlier layout's inline text goes) — only if the head is still the incarnation ``head``
+        was read from and, with ``chunk``, still has ``head.flushed``. False: nothing was written."""
+        ...
+
+    def put_append(
+        self, agent_id: str, session_key: str, start: int, text: str, now: datetime, born: datetime | None
+    ) -> bool:
+        """Store ``text`` at position ``start`` if the position is free: False when an append is
+        there (with ``born``, an append written before ``born`` counts as free)."""
+        ...
+
+    def appends(self, agent_id: str, session_key: str, start: int, consistent: bool) -> list[StoredAppend]:
+        """Every stored append at position ``start`` or later, in position order, whatever its age."""
+        ...
+
+    def newest_append(self, agent_id: str, session_key: str) -> Span | None:
+        """The append at the highest position, if any (one small read, no text)."""
+        ...
+
+    def put_chunk(self, agent_id: str, session_key: str, number: int, chunk_id: str, text: str) -> None: ...
+
+    def get_chunk(self, agent_id: str, session_key: str, number: int, chunk_id: str) -> str:
+        """TranscriptBodyMissingError if it is gone."""
+        ...
+
+    def delete_chunk(self, agent_id: str, session_key: str, number: int, chunk_id: str) -> None: ...
+
+    def session_index(
+        self,
+        agent_id: str,
+        project_normalized: str,
+        limit: int,
+        token: str | None,
+        harness: str | None,
+        now: datetime,
+    ) -> tuple[list[SessionSummary], str | None]:
+        """Up to ``limit`` of the project's live transcripts, newest start first, as their heads were
+        last written, and the token of the next page. InvalidPageTokenError for a foreign token."""
         ...
 
 
@@ -230,17 +347,26 @@ class InvalidPageTokenError(ValueError):
     """A ``next_token`` that this caller's previous page did not hand out."""
 
 
-class TranscriptStore(TranscriptLog, Protocol):
-    """The transcript log plus what search, inheritance and the session API read."""
+class TranscriptStore(Protocol):
+    """What search, inheritance, the writer and the session API read of transcripts."""
 
     def head(self, agent_id: str, session_key: str, consistent: bool = False) -> TranscriptHead | None:
-        """The head item (summary, chunk list, inline text with the tail): one read."""
+        """The head item alone (identity, project, chunk list; length as last written): one read."""
         ...
 
-    def heads(self, agent_id: str, session_keys: list[str]) -> dict[str, TranscriptHead]: ...
+    def assembled_head(
+        self, agent_id: str, session_key: str, consistent: bool = False
+    ) -> TranscriptHead | None:
+        """The head with the text since its last chunk (``inline``), the current length and marks."""
+        ...
+
+    def heads(self, agent_id: str, session_keys: list[str]) -> dict[str, TranscriptHead]:
+        """Assembled heads, keyed by session."""
+        ...
 
     def read(self, agent_id: str, head: TranscriptHead, start: int = 0, end: int | None = None) -> str:
-        """Characters ``start`` to ``end`` (default: all stored) of the transcript ``head`` describes."""
+        """Characters ``start`` to ``end`` (default: all stored) of the transcript ``head`` (assembled)
+        describes."""
         ...
 
     def read_since(self, agent_id: str, session_key: str, start: int) -> tuple[str, int] | None:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
     from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
     from continuity_core.adapters.dynamo_state import DynamoStateStore
-    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStore
+    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
     from continuity_core.logic.digests import DigestService
     from continuity_core.logic.ingest import HookService
     from continuity_core.logic.inherit import InheritanceService
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from continuity_core.logic.sessions import SessionReader
     from continuity_core.logic.tiers import TieredRecovery
     from continuity_core.logic.tokens import TokenService
+    from continuity_core.logic.transcript_append import TranscriptAppender
+    from continuity_core.logic.transcript_read import TranscriptReader
     from continuity_core.logic.writer import CheckpointWriter
     from continuity_core.ports import TranscriptSearch
 
@@ -101,18 +103,32 @@ def tiered_recovery() -> TieredRecovery:
 
 
 @lru_cache(maxsize=1)
-def transcript_store() -> DynamoTranscriptStore:
-    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStore
+def transcript_storage() -> DynamoTranscriptStorage:
+    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
     from continuity_core.adapters.s3_bodies import S3BodyStore
 
-    config = get_config()
-    return DynamoTranscriptStore(
+    return DynamoTranscriptStorage(
         required_env(TABLE_ENV),
         S3BodyStore(),  # the bucket (TRANSCRIPT_BUCKET_NAME) is resolved when a body first moves to S3
-        retention=timedelta(days=config.transcript_retention_days),
-        chunk_chars=config.transcript_chunk_chars,
-        keep_chars=config.tail_chars,
-        clock=utc_now,
+        retention=timedelta(days=get_config().transcript_retention_days),
+    )
+
+
+@lru_cache(maxsize=1)
+def transcript_store() -> TranscriptReader:
+    """What search, inheritance, the writer and the session API read of transcripts."""
+    from continuity_core.logic.transcript_read import TranscriptReader
+
+    return TranscriptReader(transcript_storage(), state_store(), utc_now)
+
+
+@lru_cache(maxsize=1)
+def transcript_appender() -> TranscriptAppender:
+    from continuity_core.logic.transcript_append import TranscriptAppender
+
+    config = get_config()
+    return TranscriptAppender(
+        transcript_storage(), chunk_chars=config.transcript_chunk_chars, keep_chars=config.tail_chars
     )
 
 
@@ -162,7 +178,7 @@ def hook_service() -> HookService:
         config=get_config(),
         clock=utc_now,
         writer=checkpoint_writer(),
-        transcripts=transcript_store(),
+        transcripts=transcript_appender(),
         inheritance=inheritance(),
     )
 
@@ -208,7 +224,9 @@ def reset() -> None:
         session_reader,
         digest_service,
         tiered_recovery,
+        transcript_storage,
         transcript_store,
+        transcript_appender,
         transcript_search,
         inheritance,
         token_service,

@@ -88,8 +88,9 @@ def seed_session(session: str, at: datetime) -> None:
     """State, a checkpoint and a transcript with an S3 body, as the service writes them at ``at``."""
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
     from continuity_core.adapters.dynamo_state import DynamoStateStore
-    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStore
+    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
     from continuity_core.adapters.s3_bodies import S3BodyStore
+    from continuity_core.logic.transcript_append import TranscriptAppender
     from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
     from continuity_core.models.state import SessionIdentity
 
@@ -98,7 +99,9 @@ def seed_session(session: str, at: datetime) -> None:
         session_key=session, harness="claude-code", project=PROJECT, project_normalized=PROJECT
     )
     DynamoStateStore(TABLE, ttl=week).touch("default", identity, at)
-    transcripts = DynamoTranscriptStore(TABLE, S3BodyStore(), week, chunk_chars=16_384, keep_chars=3000)
+    transcripts = TranscriptAppender(
+        DynamoTranscriptStorage(TABLE, S3BodyStore(), week), chunk_chars=16_384, keep_chars=3000
+    )
     # The transcript's head outlives its appends by a day: start it a day earlier, so that all three
     # are due together; the second append passes the chunk size and moves the first to S3.
     started = at - timedelta(days=1)

@@ -32,9 +32,8 @@ def write(
     identity = SessionIdentity(
         session_key=session, harness=harness, project=project, project_normalized=project
     )
-    store = services.transcript_store()
-    head = store.head("default", session)
-    store.append("default", identity, head.length if head else 0, text, at)
+    head = services.transcript_store().assembled_head("default", session)
+    services.transcript_appender().append("default", identity, head.length if head else 0, text, at)
 
 
 # -- the list ----------------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ import pytest
 
 from continuity_core import services
 from continuity_core.models.state import SessionIdentity
-from continuity_core.ports import TranscriptGapError
 from tests.support.api import InProcessService
 from tests.support.sessions import SessionsApi, Transcript
 
@@ -127,13 +126,13 @@ def test_pre_compaction_and_session_end_append_too(service: InProcessService) ->
 def test_identity_and_created_at_come_from_the_first_write_updated_at_from_the_latest(
     service: InProcessService,
 ) -> None:
-    store = services.transcript_store()
+    appender = services.transcript_appender()
     first = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
     identity = SessionIdentity(session_key="s1", harness="opencode", project="/a", project_normalized="/a")
-    store.append("default", identity, 0, "one ", first)
+    appender.append("default", identity, 0, "one ", first)
     other = SessionIdentity(session_key="s1", harness="codex", project="/b", project_normalized="/b")
-    store.append("default", other, 4, "two", first + timedelta(minutes=5))
-    head = store.head("default", "s1")
+    appender.append("default", other, 4, "two", first + timedelta(minutes=5))
+    head = services.transcript_store().assembled_head("default", "s1")
     assert head is not None
     assert (head.harness, head.project, head.project_normalized) == ("opencode", "/a", "/a")
     assert (head.created_at, head.updated_at) == (first, first + timedelta(minutes=5))
@@ -187,7 +186,7 @@ def test_every_item_stays_small_and_the_tail_stays_in_dynamodb(small_inline: InP
     assert len(appends) == 40
     assert all(len(i["z"]["B"]) < 1000 for i in appends)
     # And the tail the inherit block needs is read from DynamoDB, not S3
-    stored_head = services.transcript_store().head("default", "big")
+    stored_head = services.transcript_store().assembled_head("default", "big")
     assert stored_head is not None
     assert len(stored_head.inline) >= 3000
     assert transcript.text.endswith(stored_head.inline)
@@ -215,31 +214,31 @@ def test_a_page_of_the_transcript_can_be_read(small_inline: InProcessService) ->
 def test_two_moves_to_s3_at_once_keep_one_chunk(small_inline: InProcessService) -> None:
     # Given a transcript past a chunk boundary, and a second move to S3 that lands between the first
     # one's PUT and its head update (moto is not atomic across threads, so the race is staged)
-    store = services.transcript_store()
+    appender, store = services.transcript_appender(), services.transcript_store()
     identity = SessionIdentity(session_key="race", harness="claude-code")
     now = datetime.now(UTC)
-    store.append("default", identity, 0, "a" * 10_000, now)
-    store.append("default", identity, 10_000, "b" * 6_000, now)  # not yet past the chunk size
-    bodies = store._bodies
-    real_put = bodies.put
+    appender.append("default", identity, 0, "a" * 10_000, now)
+    appender.append("default", identity, 10_000, "b" * 6_000, now)  # not yet past the chunk size
+    storage = services.transcript_storage()
+    real_put = storage.put_chunk
     raced: list[str] = []
 
-    def put_then_race(key: str, text: str) -> None:
-        real_put(key, text)
+    def put_then_race(agent_id: str, session_key: str, number: int, chunk_id: str, text: str) -> None:
+        real_put(agent_id, session_key, number, chunk_id, text)
         if not raced:
-            raced.append(key)
-            store._move_to_s3("default", "race", now)
+            raced.append(chunk_id)
+            appender.move_to_chunk("default", "race", now)
 
-    bodies.put = put_then_race  # type: ignore[method-assign]
+    storage.put_chunk = put_then_race  # type: ignore[method-assign]
     # When the first move finishes after the second
-    store._move_to_s3("default", "race", now)
+    appender.move_to_chunk("default", "race", now)
     # Then the copy is the transcript once, one chunk holds the moved text, the loser's is gone
-    head = store.head("default", "race")
+    head = store.assembled_head("default", "race")
     assert head is not None
     assert store.read("default", head) == "a" * 10_000 + "b" * 6_000
     assert head.flushed == 10_000
     assert len(head.chunk_ids) == 1
-    assert raced[0] not in {o["Key"] for o in bucket_objects()}
+    assert not any(raced[0] in o["Key"] for o in bucket_objects())
     assert len(bucket_objects()) == 1
 
 
@@ -301,16 +300,16 @@ def test_the_first_append_starts_the_transcript_without_reading(service: InProce
 
 
 def test_moving_text_to_s3_reads_only_what_it_moves(small_inline: InProcessService) -> None:
-    store = services.transcript_store()
+    appender, store = services.transcript_appender(), services.transcript_store()
     identity = SessionIdentity(session_key="s1", harness="claude-code")
-    store.append("default", identity, 0, "a" * 16_000, datetime.now(UTC))
+    appender.append("default", identity, 0, "a" * 16_000, datetime.now(UTC))
     calls = _calls()
     # When an append passes the chunk size
-    store.append("default", identity, 16_000, "b" * 4000, datetime.now(UTC))
+    appender.append("default", identity, 16_000, "b" * 4000, datetime.now(UTC))
     # Then (after deciding from what is stored, no hint given) the move reads the head and the
     # appends since the last chunk, puts one object and updates the head; the tail stays
     assert calls[-4:] == ["GetItem", "Query", "PutObject", "UpdateItem"]
-    head = store.head("default", "s1")
+    head = store.assembled_head("default", "s1")
     assert head is not None and store.read("default", head) == "a" * 16_000 + "b" * 4000
     assert head.flushed == 16_000 and head.inline == "b" * 4000
 
@@ -319,7 +318,7 @@ def test_an_append_lost_after_the_state_update_is_mended_by_the_resend(
     service: InProcessService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given a prompt whose state update (with the transcript hint) landed but whose append failed
-    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStore
+    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
     from continuity_core.ports import StorageUnavailableError
 
     transcript = Transcript("s1")
@@ -327,15 +326,15 @@ def test_an_append_lost_after_the_state_update_is_mended_by_the_resend(
     service.hook("user-prompt-submit", prompt_with(transcript, 1))
     transcript.grow("User: two\n")
     body = {**prompt_with(transcript, 2), "idempotency_key": "s1:prompt:2"}
-    real = DynamoTranscriptStore._put_append
+    real = DynamoTranscriptStorage.put_append
     failures = iter([True])
 
-    def flaky(self: DynamoTranscriptStore, *args: Any, **kwargs: Any) -> bool:
+    def flaky(self: DynamoTranscriptStorage, *args: Any, **kwargs: Any) -> bool:
         if next(failures, False):
             raise StorageUnavailableError("throttled")
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(DynamoTranscriptStore, "_put_append", flaky)
+    monkeypatch.setattr(DynamoTranscriptStorage, "put_append", flaky)
     assert service.hook("user-prompt-submit", body)[0] == 503
     # When the client resends the hook (its spool keeps it), and then goes on
     assert service.hook("user-prompt-submit", body)[0] == 200
@@ -345,34 +344,6 @@ def test_an_append_lost_after_the_state_update_is_mended_by_the_resend(
     assert stored("s1")["text"] == transcript.text
     state = services.state_store().get("default", "s1")
     assert state is not None and state.total_prompts == 3
-
-
-def test_appends_of_an_expired_transcript_are_not_revived(service: InProcessService) -> None:
-    # Given a transcript whose retention (and its head's TTL) ran out while its appends linger
-    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStore
-    from continuity_core.adapters.s3_bodies import S3BodyStore
-
-    start = datetime(2026, 11, 1, tzinfo=UTC)
-    clock = [start]
-    store = DynamoTranscriptStore(
-        os.environ["CONTINUITY_TABLE_NAME"],
-        S3BodyStore(),
-        timedelta(days=7),
-        chunk_chars=CHUNK,
-        keep_chars=3000,
-        clock=lambda: clock[0],
-    )
-    identity = SessionIdentity(session_key="s1", harness="claude-code")
-    store.append("default", identity, 0, "old text, a long one", start)
-    clock[0] = start + timedelta(days=10)
-    # When the session comes back and the client starts over (the gap answer says 0)
-    with pytest.raises(TranscriptGapError) as gap:
-        store.append("default", identity, 20, "more", clock[0])
-    assert gap.value.stored_length == 0
-    store.append("default", identity, 0, "new", clock[0])
-    # Then only the new incarnation's text is there
-    head = store.head("default", "s1")
-    assert head is not None and store.read("default", head) == "new"
 
 
 def test_a_resent_hook_with_the_same_idempotency_key_mends_the_gap(service: InProcessService) -> None:

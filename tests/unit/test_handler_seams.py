@@ -41,7 +41,7 @@ def store_factories() -> set[str]:
 
 def test_services_still_has_store_factories_for_this_check_to_find() -> None:
     # Guards the check below: if services.py changed shape, it would pass for the wrong reason.
-    assert {"checkpoint_store", "ledger_store", "transcript_store", "state_store"} <= store_factories()
+    assert {"checkpoint_store", "ledger_store", "transcript_storage", "state_store"} <= store_factories()
 
 
 @pytest.mark.parametrize("handler", HANDLERS, ids=lambda path: path.parent.name)

@@ -66,7 +66,9 @@ class FakeTranscripts:
         self.heads = {h.session_key: h for h in heads}
         self.reads: list[str] = []
 
-    def head(self, agent_id: str, session_key: str, consistent: bool = False) -> TranscriptHead | None:
+    def assembled_head(
+        self, agent_id: str, session_key: str, consistent: bool = False
+    ) -> TranscriptHead | None:
         self.reads.append(session_key)
         return self.heads.get(session_key)
 

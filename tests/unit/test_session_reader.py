@@ -14,13 +14,20 @@ T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
 
 class Transcripts:
-    """The two reads the session reader makes of a transcript store."""
+    """The reads the session reader makes of a transcript store."""
 
     def __init__(self, *heads: TranscriptHead, text: str = "") -> None:
         self.heads = {head.session_key: head for head in heads}
         self.text = text
 
     def head(self, agent_id: str, session_key: str, consistent: bool = False) -> TranscriptHead | None:
+        """The head item alone: its length as last written, behind the appends since."""
+        found = self.heads.get(session_key)
+        return found.model_copy(update={"length": 0}) if found else None
+
+    def assembled_head(
+        self, agent_id: str, session_key: str, consistent: bool = False
+    ) -> TranscriptHead | None:
         return self.heads.get(session_key)
 
     def read(self, agent_id: str, head: TranscriptHead, start: int = 0, end: int | None = None) -> str:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from continuity_core.adapters.aws import call
+from continuity_core.adapters.dynamo_batch import batch_get
 from continuity_core.adapters.dynamo_expiry import bucket_key, expiry_sort_key, item_expired
 from continuity_core.adapters.dynamo_items import from_attributes, parse_timestamp, session_pk, timestamp
 from continuity_core.adapters.dynamo_update import UpdateBuilder
@@ -22,7 +23,7 @@ from continuity_core.models.state import (
 from continuity_core.names import EXPIRY_PK, EXPIRY_SK, PK, SK, STATE_SK, TTL_ATTRIBUTE
 from continuity_core.ports import Clock, DuplicateHookError, PromptRecord
 
-# The live transcript's hint (models/state.py; continuity_core/adapters/dynamo_transcripts.py).
+# The live transcript's hint (models/state.py; logic/transcript_append.py).
 TRANSCRIPT_END = "transcript_end"
 TRANSCRIPT_PREV_END = "transcript_prev_end"
 TRANSCRIPT_HEAD_AT = "transcript_head_at"
@@ -125,6 +126,17 @@ class DynamoStateStore:
         )
         return self._update(agent_id, session_key, update, tolerate_condition=True) is not None
 
+    def set_transcript_hint(
+        self, agent_id: str, session_key: str, end: int, head_written_at: datetime | None
+    ) -> None:
+        update = UpdateBuilder()
+        update.set(TRANSCRIPT_END, end)
+        update.set(TRANSCRIPT_PREV_END, end)
+        if head_written_at is not None:
+            update.set(TRANSCRIPT_HEAD_AT, timestamp(head_written_at))
+        update.conditions.append(f"attribute_exists({SK})")  # never creates a state
+        write_if("update_item", TableName=self._table, Key=_key(agent_id, session_key), **update.request())
+
     def trim(self, agent_id: str, state: SessionState) -> None:
         update = UpdateBuilder()
         update.set("pending_queries", state.pending_queries[-MAX_PENDING_QUERIES:])
@@ -166,6 +178,14 @@ class DynamoStateStore:
         )
         item = response.get("Item")
         return state_from_item(item) if item and not item_expired(item, self._clock()) else None
+
+    def get_many(self, agent_id: str, session_keys: list[str]) -> dict[str, SessionState]:
+        items = batch_get(self._table, [_key(agent_id, key) for key in dict.fromkeys(session_keys)])
+        now = self._clock()
+        return {
+            state.session_key: state
+            for state in (state_from_item(item) for item in items if not item_expired(item, now))
+        }
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -262,17 +282,3 @@ def write_if(operation: str, **kwargs: Any) -> bool:
             raise
         return False
     return True
-
-
-def set_transcript_hint(
-    table: str, agent_id: str, session_key: str, end: int, head_written_at: datetime | None
-) -> None:
-    """Correct the state's transcript hint (where the transcript ends; when its head was written), if
-    the session has a state: the next prompt's append then takes one request."""
-    update = UpdateBuilder()
-    update.set(TRANSCRIPT_END, end)
-    update.set(TRANSCRIPT_PREV_END, end)
-    if head_written_at is not None:
-        update.set(TRANSCRIPT_HEAD_AT, timestamp(head_written_at))
-    update.conditions.append(f"attribute_exists({SK})")  # never creates a state
-    write_if("update_item", TableName=table, Key=_key(agent_id, session_key), **update.request())

@@ -34,6 +34,7 @@ from continuity_core.ports import (
     Inheritance,
     PromptRecord,
     StateStore,
+    TranscriptGapError,
     TranscriptHint,
     TranscriptLog,
 )
@@ -245,7 +246,13 @@ class HookService:
         # Same length: offsets are the client's characters. A secret split across two deltas is the
         # known gap (clients send whole messages, so it is rare).
         text, _ = redact_same_length(delta.text)
-        self._transcripts.append(agent_id, _identity(hook), delta.offset, text, self._clock(), hint)
+        result = self._transcripts.append(agent_id, _identity(hook), delta.offset, text, self._clock(), hint)
+        if result.hint is not None:  # the state's hint was wrong: the next prompt appends in one request
+            self._states.set_transcript_hint(
+                agent_id, hook.session_key, result.hint.previous_end, result.hint.head_written_at
+            )
+        if result.gap:
+            raise TranscriptGapError(result.length)
 
     def _inherited_section(self, agent_id: str, hook: Hook, budget: int) -> Section | None:
         if self._inheritance is None:

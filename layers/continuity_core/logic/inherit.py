@@ -75,7 +75,7 @@ def find_parent(
     if openclaw:
         return Parent(f"agent:{openclaw['agent']}:main", ParentSource.OPENCLAW)
     if hook.subagent_id and hook.harness == CLAUDE_CODE:
-        head = transcripts.head(agent_id, own, consistent=True)
+        head = transcripts.assembled_head(agent_id, own, consistent=True)
         checkpoint = checkpoints.latest_for_session(agent_id, own)
         if (head is not None and head.length) or checkpoint is not None:
             return Parent(own, ParentSource.CLAUDE_CODE_SESSION, head, checkpoint, looked_up=True)
@@ -192,7 +192,7 @@ class InheritanceService:
         if parent.looked_up:
             head, checkpoint = parent.head, parent.checkpoint
         else:
-            head = self._transcripts.head(agent_id, parent.session_key, consistent=True)
+            head = self._transcripts.assembled_head(agent_id, parent.session_key, consistent=True)
             checkpoint = self._checkpoints.latest_for_session(agent_id, parent.session_key)
         if checkpoint is None and head is None:
             return None

@@ -250,7 +250,7 @@ class TranscriptSearchService:
             return []
         heads: dict[str, TranscriptHead] = {}
         if session_key:
-            head = self._store.head(agent_id, session_key)
+            head = self._store.assembled_head(agent_id, session_key)
             if head is None:
                 return []
             heads[head.session_key] = head

@@ -26,7 +26,7 @@ class SessionReader:
 
     def transcript(self, agent_id: str, session_key: str, offset: int, limit: int) -> TranscriptText | None:
         """Characters ``offset`` to ``offset + limit`` of the transcript; None when there is none."""
-        head = self._transcripts.head(agent_id, session_key, consistent=True)
+        head = self._transcripts.assembled_head(agent_id, session_key, consistent=True)
         if head is None:
             return None
         end = min(head.length, offset + limit)
@@ -48,7 +48,7 @@ class SessionReader:
         asking = (request.asking_session_key or "").strip() or None
         project = normalize_project(request.project)
         if not session_key and not project and asking:
-            asked_by = self._transcripts.head(agent_id, asking)
+            asked_by = self._transcripts.head(agent_id, asking)  # one item: its project is all we need
             project = asked_by.project_normalized if asked_by else None
         hits = self._search.search(
             agent_id,

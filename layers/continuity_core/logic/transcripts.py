@@ -9,9 +9,13 @@ overwrites the fuller copy. Offsets count code points (Python ``len``).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
+
+from continuity_core.models.transcripts import TranscriptHead
+from continuity_core.ports import Span, StoredAppend
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -43,15 +47,6 @@ def clean_text(text: str) -> str:
     return _LONE_SURROGATE.sub("\ufffd", text) if _LONE_SURROGATE.search(text) else text
 
 
-@dataclass(frozen=True)
-class Span:
-    """One stored append: characters ``start`` to ``end``, written at ``at_ms`` (epoch ms)."""
-
-    start: int
-    end: int
-    at_ms: int
-
-
 def follow(spans: Mapping[int, Span], start: int) -> list[Span]:
     """The appends that make up the text from ``start`` on, in order: each begins where the one before
     ended. Anything off that chain (an append of an earlier incarnation) is left out."""
@@ -61,6 +56,39 @@ def follow(spans: Mapping[int, Span], start: int) -> list[Span]:
         chain.append(span)
         position = span.end
     return chain
+
+
+def chain_from(appends: Iterable[StoredAppend], start: int, born: datetime) -> list[StoredAppend]:
+    """The appends that make up the text from ``start`` on, of the incarnation ``born`` then: an append
+    written before the transcript's head (an earlier incarnation's, left until its TTL) is not text."""
+    born_ms = millis(born)
+    by_start = {a.span.start: a for a in appends if a.span.at_ms >= born_ms}
+    return [by_start[span.start] for span in follow({k: a.span for k, a in by_start.items()}, start)]
+
+
+def since_flushed(head: TranscriptHead, appends: Iterable[StoredAppend]) -> list[StoredAppend]:
+    """The text after the head's ``flushed``, as a chain: a head of the earlier layout kept its text
+    in itself (``inline``), the appends go on from where that text ends. ``appends``: those stored
+    from ``inline_end(head)`` on."""
+    start = inline_end(head)
+    chain = chain_from(appends, start, head.created_at)
+    if not head.inline:
+        return chain
+    legacy = StoredAppend(Span(head.flushed, start, millis(head.created_at)), head.inline)
+    return [legacy, *chain]
+
+
+def inline_end(head: TranscriptHead) -> int:
+    """Where the appends after a head's ``flushed`` begin (after an earlier layout's inline text)."""
+    return head.flushed + len(head.inline)
+
+
+def millis(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def moment(epoch_ms: int) -> datetime:
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC)
 
 
 def crosses_chunk(start: int, end: int, chunk_chars: int) -> bool:

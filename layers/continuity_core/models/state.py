@@ -53,7 +53,7 @@ class SessionState(BaseModel):
     # Live transcript hints (the delta items are the truth): where the transcript ended after the
     # last hook that carried a delta, where it ended before that hook (set by the same update), and
     # when its head item was last written. A prompt whose offset equals ``transcript_prev_end``
-    # appends with one request (continuity_core/adapters/dynamo_transcripts.py).
+    # appends with one request (logic/transcript_append.py).
     transcript_end: int | None = None
     transcript_prev_end: int | None = None
     transcript_head_at: datetime | None = None

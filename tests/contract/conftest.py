@@ -1,0 +1,68 @@
+"""One contract suite per port, run against the in-memory fake and the DynamoDB adapter on moto.
+
+The unit tests of the core's services run on the fakes (``tests/fakes``); these suites hold each fake
+to what the adapter does, so a unit test cannot pass on behaviour the real store does not have.
+
+moto starts once for the package (a table, a bucket): each test writes under its own agent id, so
+tests share the table without seeing each other, and an adapter test costs milliseconds.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from tests.support.clock import Clock
+
+T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+BACKENDS = ["memory", "dynamodb"]
+
+
+@pytest.fixture(scope="package")
+def moto_resources() -> Iterator[dict[str, str]]:
+    """The wiring's table and bucket on moto, for the whole package; yields their environment."""
+    from moto import mock_aws
+
+    from continuity_core.adapters.aws import reset_clients
+    from tests.support.provision import provision
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_SESSION_TOKEN": "testing",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_REGION": "us-east-1",
+        }.items():
+            patch.setenv(name, value)
+        patch.delenv("AWS_ENDPOINT_URL", raising=False)
+        with mock_aws():
+            reset_clients()
+            environment = provision(prefix="continuity-contract")
+            yield environment
+            reset_clients()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(T0)
+
+
+@pytest.fixture
+def agent() -> str:
+    """This test's own tenant: tests share one table."""
+    return f"contract-{uuid.uuid4().hex[:12]}"
+
+
+def table_name(request: pytest.FixtureRequest) -> str:
+    """The moto table (started on first use: the memory half of a suite never starts moto)."""
+    environment: dict[str, str] = request.getfixturevalue("moto_resources")
+    return environment["CONTINUITY_TABLE_NAME"]
+
+
+def bucket_name(request: pytest.FixtureRequest) -> str:
+    environment: dict[str, str] = request.getfixturevalue("moto_resources")
+    return environment["TRANSCRIPT_BUCKET_NAME"]
