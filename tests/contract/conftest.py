@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import pytest
 
+from continuity_core.ports import CheckpointStore, LedgerStore, StateStore, TokenStore
+from tests.fakes.stores import RETENTION, in_memory_stores
 from tests.support.clock import Clock
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -66,3 +69,32 @@ def table_name(request: pytest.FixtureRequest) -> str:
 def bucket_name(request: pytest.FixtureRequest) -> str:
     environment: dict[str, str] = request.getfixturevalue("moto_resources")
     return environment["TRANSCRIPT_BUCKET_NAME"]
+
+
+@dataclass
+class StoreSet:
+    """One backend's stores, on one table (or one ``Memory``)."""
+
+    states: StateStore
+    checkpoints: CheckpointStore
+    ledger: LedgerStore
+    tokens: TokenStore
+
+
+@pytest.fixture(params=BACKENDS)
+def stores(request: pytest.FixtureRequest, clock: Clock) -> StoreSet:
+    if request.param == "memory":
+        fake = in_memory_stores(clock, RETENTION)
+        return StoreSet(fake.states, fake.checkpoints, fake.ledger, fake.tokens)
+    from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
+    from continuity_core.adapters.dynamo_state import DynamoStateStore
+    from continuity_core.adapters.dynamo_tokens import DynamoTokenStore
+
+    table = table_name(request)
+    return StoreSet(
+        DynamoStateStore(table, ttl=RETENTION, clock=clock),
+        DynamoCheckpointStore(table, retention=RETENTION, clock=clock),
+        DynamoLedgerStore(table),
+        DynamoTokenStore(table),
+    )

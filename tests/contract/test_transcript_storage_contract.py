@@ -241,3 +241,49 @@ def test_a_token_of_another_project_is_refused(storage: TranscriptStorage, agent
         storage.session_index(agent, "/work/other", 1, token, None, LATER)
     with pytest.raises(InvalidPageTokenError):
         storage.session_index(agent + "-other", "/work/app", 1, token, None, LATER)
+
+
+# -- the earlier layout ----------------------------------------------------------------------------
+
+
+def seed_earlier_layout(storage: TranscriptStorage, agent: str, text: str) -> None:
+    """A head as the earlier layout wrote it: its text inline (``parts``), nothing in chunks."""
+    if isinstance(storage, InMemoryTranscriptStorage):
+        head = TranscriptHead(
+            session_key="old", harness="claude-code", created_at=T0, updated_at=T0, length=len(text)
+        )
+        storage.seed_head(agent, head.model_copy(update={"inline": text}), T0)
+        return
+    from continuity_core.adapters.aws import client
+    from continuity_core.adapters.dynamo_items import session_pk, timestamp, to_attributes
+
+    table = storage._table  # type: ignore[attr-defined]
+    values = {
+        "pk": session_pk(agent, "old"),
+        "sk": "TRANSCRIPT",
+        "session_key": "old",
+        "harness": "claude-code",
+        "created_at": timestamp(T0),
+        "updated_at": timestamp(T0),
+        "length": len(text),
+        "flushed": 0,
+        "parts": [text[:4], text[4:]],
+        "inline_bytes": len(text) + 60,
+        "marks": [[1, 4], [2, len(text)]],
+        "chunk_ids": [],
+        "chunk_ends": [],
+        "expires_at": int(T0.timestamp()) + 86_400 * 8,
+    }
+    client("dynamodb").put_item(TableName=table, Item=to_attributes(values))
+
+
+def test_a_head_of_the_earlier_layout_reads_its_text_as_inline_until_a_chunk_takes_it(
+    storage: TranscriptStorage, agent: str
+) -> None:
+    seed_earlier_layout(storage, agent, "old text here")
+    head = storage.head(agent, "old", T0, consistent=True)
+    assert head is not None and (head.inline, head.length, head.flushed) == ("old text here", 13, 0)
+    mover = SessionIdentity(session_key="old", harness="claude-code")
+    assert storage.update_head(agent, mover, head, 20, LATER, ChunkMove("c0", 13))
+    moved = storage.head(agent, "old", LATER, consistent=True)
+    assert moved is not None and (moved.inline, moved.flushed, moved.chunk_ends) == ("", 13, [13])

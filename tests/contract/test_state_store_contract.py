@@ -1,0 +1,158 @@
+"""The StateStore contract: the in-memory fake and DynamoDB (moto) behave alike."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from continuity_core.models.state import MAX_PENDING_SNIPPETS, SessionIdentity
+from continuity_core.ports import DuplicateHookError, PromptRecord
+from tests.contract.conftest import T0, StoreSet
+from tests.fakes.stores import RETENTION
+from tests.support.clock import Clock
+
+LATER = T0 + timedelta(minutes=5)
+
+
+def me(
+    session: str = "s1", harness: str = "claude-code", project: str | None = "/work/app"
+) -> SessionIdentity:
+    return SessionIdentity(session_key=session, harness=harness, project=project, project_normalized=project)
+
+
+def prompt(
+    snippet: str = "p", key: str | None = None, end: int | None = None, tokens: int | None = None
+) -> PromptRecord:
+    return PromptRecord(snippet=snippet, idempotency_key=key, transcript_end=end, context_tokens=tokens)
+
+
+def test_a_session_keeps_the_identity_and_start_of_its_first_hook(stores: StoreSet, agent: str) -> None:
+    stores.states.touch(agent, me(project=None), T0)
+    state = stores.states.touch(agent, me(harness="codex", project="/work/other"), LATER)
+    assert (state.harness, state.project, state.project_normalized) == (
+        "claude-code",
+        "/work/other",
+        "/work/other",
+    )
+    assert (state.started_at, state.last_activity_at) == (T0, LATER)
+    assert stores.states.get(agent, "s1") == state
+
+
+def test_a_prompt_is_counted_with_its_snippet_and_moves_the_version(stores: StoreSet, agent: str) -> None:
+    first = stores.states.record_prompt(agent, me(), prompt("one"), T0)
+    second = stores.states.record_prompt(agent, me(), prompt("two"), LATER)
+    assert (second.total_prompts, second.prompts_since_checkpoint) == (2, 2)
+    assert second.pending_snippets == ["one", "two"]
+    assert second.version == first.version + 1
+
+
+def test_a_replayed_idempotency_key_is_refused_and_counts_nothing(stores: StoreSet, agent: str) -> None:
+    stores.states.record_prompt(agent, me(), prompt("one", key="k1"), T0)
+    with pytest.raises(DuplicateHookError):
+        stores.states.record_prompt(agent, me(), prompt("one", key="k1"), LATER)
+    with pytest.raises(DuplicateHookError):
+        stores.states.record_remember(agent, me(), "note", LATER, idempotency_key="k1")
+    state = stores.states.get(agent, "s1")
+    assert state is not None
+    assert (state.total_prompts, state.pending_snippets, state.pending_remembers) == (1, ["one"], [])
+
+
+def test_a_prompt_sets_the_transcript_hint_and_returns_where_it_ended_before(
+    stores: StoreSet, agent: str
+) -> None:
+    first = stores.states.record_prompt(agent, me(), prompt(end=10), T0)
+    second = stores.states.record_prompt(agent, me(), prompt(end=25), LATER)
+    untouched = stores.states.record_prompt(agent, me(), prompt(), LATER)
+    assert (first.transcript_prev_end, first.transcript_end) == (-1, 10)
+    assert (second.transcript_prev_end, second.transcript_end) == (10, 25)
+    assert untouched.transcript_end == 25
+
+
+def test_the_hint_correction_sets_both_ends_and_the_head_time_but_never_creates_a_state(
+    stores: StoreSet, agent: str
+) -> None:
+    stores.states.record_prompt(agent, me(), prompt(end=10), T0)
+    stores.states.set_transcript_hint(agent, "s1", 40, head_written_at=LATER)
+    stores.states.set_transcript_hint(agent, "nobody", 40, head_written_at=LATER)
+    state = stores.states.get(agent, "s1")
+    assert state is not None
+    assert (state.transcript_prev_end, state.transcript_end, state.transcript_head_at) == (40, 40, LATER)
+    assert stores.states.get(agent, "nobody") is None
+
+
+def test_the_context_size_stays_when_a_prompt_reports_none(stores: StoreSet, agent: str) -> None:
+    stores.states.record_prompt(agent, me(), prompt(tokens=50_000), T0)
+    assert stores.states.record_prompt(agent, me(), prompt(), LATER).context_tokens == 50_000
+
+
+def test_a_remember_is_kept_pending_and_a_digest_is_counted(stores: StoreSet, agent: str) -> None:
+    stores.states.record_remember(agent, me(), "use uv", T0)
+    state = stores.states.record_digest(agent, me(), LATER)
+    assert state.pending_remembers == ["use uv"]
+    assert (state.checkpoints_written, state.last_digest_at) == (1, LATER)
+
+
+def test_trim_cuts_the_lists_only_if_the_state_has_not_moved_on(stores: StoreSet, agent: str) -> None:
+    for n in range(2 * MAX_PENDING_SNIPPETS + 1):
+        state = stores.states.record_prompt(agent, me(), prompt(f"p{n}"), T0)
+    assert state.needs_trim
+    moved_on = stores.states.record_prompt(agent, me(), prompt("newest"), T0)
+    stores.states.trim(agent, state)  # stale: nothing happens
+    assert stores.states.get(agent, "s1") == moved_on
+    stores.states.trim(agent, moved_on)
+    trimmed = stores.states.get(agent, "s1")
+    assert trimmed is not None
+    assert trimmed.pending_snippets == moved_on.pending_snippets[-MAX_PENDING_SNIPPETS:]
+    assert trimmed.version == moved_on.version + 1
+
+
+def test_one_flush_is_claimed_at_a_time_until_released_or_stale(stores: StoreSet, agent: str) -> None:
+    stores.states.record_prompt(agent, me(), prompt(), T0)
+    assert stores.states.claim_flush(agent, "s1", "t1", T0, stale_before=T0 - timedelta(minutes=5))
+    assert not stores.states.claim_flush(agent, "s1", "t2", LATER, stale_before=T0 - timedelta(minutes=5))
+    stores.states.release_flush(agent, "s1", "not-mine")
+    state = stores.states.get(agent, "s1")
+    assert state is not None and (state.flush_token, state.flush_requested_at) == ("t1", T0)
+    # a claim older than ``stale_before`` is presumed lost: it can be taken over
+    assert stores.states.claim_flush(agent, "s1", "t3", LATER, stale_before=T0 + timedelta(seconds=1))
+    stores.states.release_flush(agent, "s1", "t3")
+    state = stores.states.get(agent, "s1")
+    assert state is not None and (state.flush_token, state.flush_requested_at) == (None, None)
+
+
+def test_ending_a_session_drops_what_is_pending(stores: StoreSet, agent: str) -> None:
+    stores.states.record_prompt(agent, me(), prompt("one"), T0)
+    stores.states.record_remember(agent, me(), "note", T0)
+    stores.states.claim_flush(agent, "s1", "t1", T0, stale_before=T0)
+    stores.states.end_session(agent, "s1", LATER)
+    stores.states.end_session(agent, "nobody", LATER)
+    state = stores.states.get(agent, "s1")
+    assert state is not None
+    assert (state.prompts_since_checkpoint, state.pending_snippets, state.pending_remembers) == (0, [], [])
+    assert (state.ended_at, state.flush_token, state.total_prompts) == (LATER, None, 1)
+    assert stores.states.get(agent, "nobody") is None
+
+
+def test_the_nudge_flag_flips_once_each_way(stores: StoreSet, agent: str) -> None:
+    stores.states.record_prompt(agent, me(), prompt(), T0)
+    assert stores.states.set_nudged(agent, "s1", True, T0)
+    assert not stores.states.set_nudged(agent, "s1", True, T0)
+    assert stores.states.set_nudged(agent, "s1", False, LATER)
+    assert not stores.states.set_nudged(agent, "s1", False, LATER)
+    state = stores.states.get(agent, "s1")
+    assert state is not None and (state.nudged, state.nudge_armed_at) == (False, LATER)
+
+
+def test_a_state_past_its_ttl_reads_as_none(stores: StoreSet, agent: str, clock: Clock) -> None:
+    stores.states.touch(agent, me(), T0)
+    stores.states.touch(agent, me("fresh"), T0 + RETENTION)
+    clock.now = T0 + RETENTION + timedelta(days=2)
+    assert stores.states.get(agent, "s1") is None
+    assert set(stores.states.get_many(agent, ["s1", "fresh", "nobody"])) == {"fresh"}
+
+
+def test_states_are_per_tenant(stores: StoreSet, agent: str) -> None:
+    stores.states.touch(agent, me(), T0)
+    assert stores.states.get(agent + "-other", "s1") is None
+    assert stores.states.get_many(agent + "-other", ["s1"]) == {}

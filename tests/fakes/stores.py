@@ -1,0 +1,452 @@
+"""The core's stores in memory: session state, checkpoints, the ledger, the flush queue and tokens.
+
+They share one ``Memory``, as the adapters share one table: a checkpoint commit resets the state it
+consumed, a project snapshot carries the ledger's newest decisions. Each follows its DynamoDB
+adapter, and ``tests/contract`` runs the same checks against both, so the fakes cannot drift.
+Reads leave out what is past its TTL, as the adapters' do.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from continuity_core.adapters.dynamo_items import LEDGER_ENTRY_PREFIX, checkpoint_sk, ledger_entry_sk
+from continuity_core.adapters.dynamo_ledger import HEAD_DECISIONS, InvalidPageTokenError
+from continuity_core.adapters.dynamo_state import MAX_HOOK_KEYS, hook_key_digest
+from continuity_core.logic.retention import expiry, is_expired
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.digest import LedgerEntry, LedgerPage
+from continuity_core.models.state import (
+    MAX_PENDING_QUERIES,
+    MAX_PENDING_REMEMBERS,
+    MAX_PENDING_SNIPPETS,
+    SessionIdentity,
+    SessionState,
+)
+from continuity_core.models.tokens import TokenRecord
+from continuity_core.ports import (
+    Clock,
+    DuplicateHookError,
+    ProjectSnapshot,
+    PromptRecord,
+    StateChangedError,
+)
+
+RETENTION = timedelta(days=7)
+Key = tuple[str, str]  # (agent, session or project)
+
+
+def system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class _Stored:
+    values: dict[str, Any]  # the item's attributes, by SessionState's field names
+    ttl_epoch: int | None = None
+    hook_keys: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Memory:
+    """What the table holds, for every store built on it."""
+
+    states: dict[Key, _Stored] = field(default_factory=dict)
+    checkpoints: dict[Key, dict[str, Checkpoint]] = field(default_factory=dict)  # by sort key
+    ledger: dict[Key, dict[str, LedgerEntry]] = field(default_factory=dict)  # by sort key
+    ledger_heads: dict[Key, list[LedgerEntry]] = field(default_factory=dict)  # oldest first
+    tokens: dict[str, TokenRecord] = field(default_factory=dict)  # by hash
+
+
+class InMemoryStateStore:
+    def __init__(self, memory: Memory, ttl: timedelta = RETENTION, clock: Clock = system_clock) -> None:
+        self._memory = memory
+        self._ttl = ttl
+        self._clock = clock
+        self.writes = 0  # requests that change the state, as DynamoDB would bill them
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def touch(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
+        return self._apply(agent_id, identity, now)
+
+    def record_prompt(
+        self, agent_id: str, identity: SessionIdentity, prompt: PromptRecord, now: datetime
+    ) -> SessionState:
+        def change(values: dict[str, Any]) -> None:
+            _add(values, "prompts_since_checkpoint", 1)
+            _add(values, "total_prompts", 1)
+            _add(values, "version", 1)
+            if prompt.snippet:
+                values["pending_snippets"] = [*values.get("pending_snippets", []), prompt.snippet]
+            if prompt.transcript_chars is not None:
+                values["transcript_chars"] = prompt.transcript_chars
+            if prompt.context_tokens is not None:
+                values["context_tokens"] = prompt.context_tokens
+            if prompt.transcript_end is not None:
+                values["transcript_prev_end"] = values.get("transcript_end", -1)
+                values["transcript_end"] = prompt.transcript_end
+
+        return self._apply(agent_id, identity, now, change, prompt.idempotency_key)
+
+    def record_remember(
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        content: str,
+        now: datetime,
+        idempotency_key: str | None = None,
+    ) -> SessionState:
+        def change(values: dict[str, Any]) -> None:
+            values["pending_remembers"] = [*values.get("pending_remembers", []), content]
+            _add(values, "version", 1)
+
+        return self._apply(agent_id, identity, now, change, idempotency_key)
+
+    def record_digest(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
+        def change(values: dict[str, Any]) -> None:
+            _add(values, "checkpoints_written", 1)
+            values["last_digest_at"] = now
+
+        return self._apply(agent_id, identity, now, change)
+
+    def end_session(self, agent_id: str, session_key: str, now: datetime) -> None:
+        stored = self._memory.states.get((agent_id, session_key))
+        if stored is None:
+            return
+        self.writes += 1
+        values = stored.values
+        values.update(
+            prompts_since_checkpoint=0, pending_queries=[], pending_snippets=[], pending_remembers=[]
+        )
+        values["ended_at"] = now
+        values.pop("flush_token", None)
+        values.pop("flush_requested_at", None)
+        _add(values, "version", 1)
+
+    def set_nudged(self, agent_id: str, session_key: str, nudged: bool, now: datetime) -> bool:
+        stored = self._memory.states.get((agent_id, session_key))
+        if stored is None or bool(stored.values.get("nudged")) == nudged:
+            return False
+        self.writes += 1
+        stored.values["nudged"] = nudged
+        if not nudged:
+            stored.values["nudge_armed_at"] = now
+        return True
+
+    def trim(self, agent_id: str, state: SessionState) -> None:
+        stored = self._memory.states.get((agent_id, state.session_key))
+        if stored is None or stored.values.get("version", 0) != state.version:
+            return  # best effort: the state moved on, the next prompt trims
+        self.writes += 1
+        stored.values["pending_queries"] = state.pending_queries[-MAX_PENDING_QUERIES:]
+        stored.values["pending_snippets"] = state.pending_snippets[-MAX_PENDING_SNIPPETS:]
+        stored.values["pending_remembers"] = state.pending_remembers[-MAX_PENDING_REMEMBERS:]
+        _add(stored.values, "version", 1)
+
+    def claim_flush(
+        self, agent_id: str, session_key: str, token: str, now: datetime, stale_before: datetime
+    ) -> bool:
+        stored = self._memory.states.get((agent_id, session_key))
+        if stored is None:
+            return False
+        values = stored.values
+        if "flush_token" in values and values["flush_requested_at"] >= stale_before:
+            return False
+        self.writes += 1
+        values["flush_token"], values["flush_requested_at"] = token, now
+        return True
+
+    def release_flush(self, agent_id: str, session_key: str, token: str) -> None:
+        stored = self._memory.states.get((agent_id, session_key))
+        if stored is not None and stored.values.get("flush_token") == token:
+            self.writes += 1
+            stored.values.pop("flush_token")
+            stored.values.pop("flush_requested_at", None)
+
+    def set_transcript_hint(
+        self, agent_id: str, session_key: str, end: int, head_written_at: datetime | None
+    ) -> None:
+        stored = self._memory.states.get((agent_id, session_key))
+        if stored is None:
+            return  # never creates a state
+        self.writes += 1
+        stored.values["transcript_end"] = stored.values["transcript_prev_end"] = end
+        if head_written_at is not None:
+            stored.values["transcript_head_at"] = head_written_at
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def get(self, agent_id: str, session_key: str) -> SessionState | None:
+        stored = self._memory.states.get((agent_id, session_key))
+        if stored is None or is_expired(stored.ttl_epoch, self._clock()):
+            return None
+        return SessionState.model_validate(stored.values)
+
+    def get_many(self, agent_id: str, session_keys: list[str]) -> dict[str, SessionState]:
+        found = {key: self.get(agent_id, key) for key in dict.fromkeys(session_keys)}
+        return {key: state for key, state in found.items() if state is not None}
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _apply(
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        now: datetime,
+        change: Callable[[dict[str, Any]], None] | None = None,
+        idempotency_key: str | None = None,
+    ) -> SessionState:
+        """One atomic update, as the adapter's UpdateItem: activity, then the change; a replayed
+        idempotency key changes nothing and raises DuplicateHookError."""
+        digest = hook_key_digest(idempotency_key) if idempotency_key else None
+        stored = self._memory.states.setdefault((agent_id, identity.session_key), _Stored({}))
+        if digest is not None and digest in stored.hook_keys:
+            raise DuplicateHookError(identity.session_key)  # the update's condition: nothing changes
+        self.writes += 1
+        values = stored.values
+        for name, value in identity.model_dump().items():
+            if value is not None:
+                values.setdefault(name, value)
+        values.setdefault("started_at", now)
+        values["last_activity_at"] = now
+        stored.ttl_epoch = expiry(now, self._ttl).ttl_epoch
+        if change is not None:
+            change(values)
+        if digest is not None:
+            stored.hook_keys.append(digest)
+            if len(stored.hook_keys) > 2 * MAX_HOOK_KEYS:
+                del stored.hook_keys[:MAX_HOOK_KEYS]
+        return SessionState.model_validate(values)
+
+
+class InMemoryCheckpointStore:
+    def __init__(self, memory: Memory, retention: timedelta = RETENTION, clock: Clock = system_clock) -> None:
+        self._memory = memory
+        self._retention = retention
+        self._clock = clock
+
+    def commit(
+        self,
+        agent_id: str,
+        checkpoint: Checkpoint,
+        consumed: SessionState,
+        now: datetime,
+        evict: list[Checkpoint] | None = None,
+    ) -> None:
+        stored = self._memory.states.get((agent_id, checkpoint.session_key))
+        version = stored.values.get("version", 0) if stored is not None else 0
+        if version != consumed.version or _sort_key(checkpoint) in self._session(
+            agent_id, checkpoint.session_key
+        ):
+            raise StateChangedError(checkpoint.session_key)  # the transaction is cancelled whole
+        self._put(agent_id, checkpoint, evict)
+        if stored is None:
+            return
+        values = stored.values
+        values.update(
+            prompts_since_checkpoint=0, pending_queries=[], pending_snippets=[], pending_remembers=[]
+        )
+        values["last_checkpoint_at"] = now
+        values["last_checkpoint_trigger"] = checkpoint.trigger.value
+        values.pop("flush_token", None)
+        values.pop("flush_requested_at", None)
+        _add(values, "version", 1)
+        _add(values, "checkpoints_written", 1)
+
+    def put(self, agent_id: str, checkpoint: Checkpoint, now: datetime, evict: list[Checkpoint]) -> None:
+        self._put(agent_id, checkpoint, evict)
+
+    def _put(self, agent_id: str, checkpoint: Checkpoint, evict: list[Checkpoint] | None) -> None:
+        session = self._session(agent_id, checkpoint.session_key)
+        for old in evict or []:
+            self._session(agent_id, old.session_key).pop(_sort_key(old), None)
+        session[_sort_key(checkpoint)] = checkpoint
+
+    def _session(self, agent_id: str, session_key: str) -> dict[str, Checkpoint]:
+        return self._memory.checkpoints.setdefault((agent_id, session_key), {})
+
+    def _live(self, checkpoints: list[Checkpoint]) -> list[Checkpoint]:
+        now = self._clock()
+        return [
+            c for c in checkpoints if not is_expired(expiry(c.created_at, self._retention).ttl_epoch, now)
+        ]
+
+    def _of_session(self, agent_id: str, session_key: str) -> list[Checkpoint]:
+        """Oldest first."""
+        session = self._memory.checkpoints.get((agent_id, session_key), {})
+        return [session[key] for key in sorted(session)]
+
+    def _of_project(self, agent_id: str, project_normalized: str) -> list[Checkpoint]:
+        """Newest first."""
+        found = [
+            (key, c)
+            for (agent, _), session in self._memory.checkpoints.items()
+            if agent == agent_id
+            for key, c in session.items()
+            if c.project_normalized == project_normalized
+        ]
+        return [c for _, c in sorted(found, key=lambda pair: pair[0], reverse=True)]
+
+    def latest_for_session(self, agent_id: str, session_key: str) -> Checkpoint | None:
+        found = self.recent_for_session(agent_id, session_key, 1)
+        return found[0] if found else None
+
+    def recent_for_session(self, agent_id: str, session_key: str, limit: int) -> list[Checkpoint]:
+        return self._live(list(reversed(self._of_session(agent_id, session_key))))[:limit]
+
+    def list_for_session(self, agent_id: str, session_key: str, limit: int) -> list[Checkpoint]:
+        return self._live(self._of_session(agent_id, session_key))[:limit]
+
+    def project_snapshot(
+        self, agent_id: str, project_normalized: str, since: datetime, limit: int
+    ) -> ProjectSnapshot:
+        # As one Query of the project index, newest first, Limit + 1: the ledger's head sorts after
+        # every checkpoint, so it comes first; expired checkpoints still take their place in the page.
+        head = self._memory.ledger_heads.get((agent_id, project_normalized))
+        recent = [c for c in self._of_project(agent_id, project_normalized) if c.created_at >= since]
+        page = recent[: limit + 1 - (1 if head is not None else 0)]
+        decisions = list(reversed(head)) if head is not None else []
+        return ProjectSnapshot(checkpoints=self._live(page)[:limit], recent_decisions=decisions)
+
+    def latest_for_project(
+        self, agent_id: str, project_normalized: str, since: datetime
+    ) -> Checkpoint | None:
+        found = self.project_snapshot(agent_id, project_normalized, since, 1).checkpoints
+        return found[0] if found else None
+
+    def list_for_project(self, agent_id: str, project_normalized: str, limit: int) -> list[Checkpoint]:
+        return self._live(self._of_project(agent_id, project_normalized))[:limit]
+
+
+class InMemoryLedgerStore:
+    def __init__(self, memory: Memory) -> None:
+        self._memory = memory
+
+    def append(self, agent_id: str, entries: list[LedgerEntry]) -> None:
+        for entry in entries:
+            ledger = self._memory.ledger.setdefault((agent_id, entry.project_normalized), {})
+            ledger[ledger_entry_sk(entry.created_at, entry.id)] = entry
+        for project in dict.fromkeys(entry.project_normalized for entry in entries):
+            head = self._memory.ledger_heads.setdefault((agent_id, project), [])
+            head += [e for e in entries if e.project_normalized == project]
+            if len(head) > 2 * HEAD_DECISIONS:
+                del head[: len(head) - HEAD_DECISIONS]
+
+    def page(
+        self, agent_id: str, project_normalized: str, limit: int, token: str | None = None
+    ) -> LedgerPage:
+        ledger = self._memory.ledger.get((agent_id, project_normalized), {})
+        keys = sorted(ledger, reverse=True)
+        if token:
+            after = _decode_ledger_token(token)
+            keys = [key for key in keys if key < after]
+        page = keys[:limit]
+        more = len(keys) > limit
+        return LedgerPage(
+            entries=[ledger[key] for key in page], next_token=_encode_ledger_token(page[-1]) if more else None
+        )
+
+
+@dataclass(frozen=True)
+class FlushRequest:
+    agent_id: str
+    session_key: str
+    token: str
+    delay_seconds: int
+
+
+class InMemoryFlushQueue:
+    """The debounce's queue: requests recorded, delivered by the test (``take``)."""
+
+    def __init__(self) -> None:
+        self.requests: list[FlushRequest] = []
+        self.fail_next = False
+
+    def request_flush(self, agent_id: str, session_key: str, token: str, delay_seconds: int) -> None:
+        if self.fail_next:
+            self.fail_next = False
+            raise RuntimeError("the queue is unavailable")
+        self.requests.append(FlushRequest(agent_id, session_key, token, delay_seconds))
+
+    def take(self) -> list[FlushRequest]:
+        taken, self.requests = self.requests, []
+        return taken
+
+
+class InMemoryTokenStore:
+    def __init__(self, memory: Memory) -> None:
+        self._memory = memory
+
+    def put(self, record: TokenRecord) -> None:
+        if record.token_sha256 in self._memory.tokens or any(
+            r.token_id == record.token_id for r in self._memory.tokens.values()
+        ):
+            raise ValueError("a token with this hash or id exists")
+        self._memory.tokens[record.token_sha256] = record
+
+    def by_hash(self, token_sha256: str) -> TokenRecord | None:
+        return self._memory.tokens.get(token_sha256)
+
+    def all(self) -> list[TokenRecord]:
+        return list(self._memory.tokens.values())
+
+    def revoke(self, token_id: str, now: datetime) -> TokenRecord | None:
+        record = next((r for r in self._memory.tokens.values() if r.token_id == token_id), None)
+        if record is None or record.revoked_at is not None:
+            return record
+        revoked = record.model_copy(update={"revoked_at": now})
+        self._memory.tokens[record.token_sha256] = revoked
+        return revoked
+
+
+@dataclass
+class Stores:
+    """Every in-memory store on one ``Memory``, for building a service in a unit test."""
+
+    memory: Memory
+    states: InMemoryStateStore
+    checkpoints: InMemoryCheckpointStore
+    ledger: InMemoryLedgerStore
+    flushes: InMemoryFlushQueue
+    tokens: InMemoryTokenStore
+
+
+def in_memory_stores(clock: Clock = system_clock, retention: timedelta = RETENTION) -> Stores:
+    memory = Memory()
+    return Stores(
+        memory=memory,
+        states=InMemoryStateStore(memory, retention, clock),
+        checkpoints=InMemoryCheckpointStore(memory, retention, clock),
+        ledger=InMemoryLedgerStore(memory),
+        flushes=InMemoryFlushQueue(),
+        tokens=InMemoryTokenStore(memory),
+    )
+
+
+def _add(values: dict[str, Any], name: str, amount: int) -> None:
+    values[name] = values.get(name, 0) + amount
+
+
+def _sort_key(checkpoint: Checkpoint) -> str:
+    """The adapter's sort key: time order, then id."""
+    return checkpoint_sk(checkpoint.created_at, checkpoint.id)
+
+
+def _encode_ledger_token(sort_key: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps(sort_key).encode()).decode()
+
+
+def _decode_ledger_token(token: str) -> str:
+    try:
+        sort_key = json.loads(base64.urlsafe_b64decode(token.encode()))
+    except (ValueError, TypeError) as error:
+        raise InvalidPageTokenError(token) from error
+    if not isinstance(sort_key, str) or not sort_key.startswith(LEDGER_ENTRY_PREFIX):
+        raise InvalidPageTokenError(token)
+    return sort_key
