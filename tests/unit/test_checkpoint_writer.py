@@ -1,0 +1,164 @@
+"""The checkpoint writer's rules on in-memory stores: latest state wins, races retry, then give up."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from continuity_core.config import load_config
+from continuity_core.logic.writer import MAX_ATTEMPTS, CheckpointWriter, FlushOutcome
+from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.state import SessionIdentity, SessionState
+from continuity_core.ports import FlushConflictError, PromptRecord
+from tests.fakes.stores import InMemoryStateStore, Stores, in_memory_stores
+from tests.support.clock import Clock
+
+T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+AGENT = "default"
+ME = SessionIdentity(
+    session_key="s1", harness="claude-code", project="/work/app", project_normalized="/work/app"
+)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(T0)
+
+
+@pytest.fixture
+def stores(clock: Clock) -> Stores:
+    return in_memory_stores(clock)
+
+
+def writer_on(
+    stores: Stores, clock: Clock, sleeps: list[float] | None = None, **config: Any
+) -> CheckpointWriter:
+    naps = sleeps if sleeps is not None else []
+    return CheckpointWriter(stores.states, stores.checkpoints, load_config(config), clock, sleep=naps.append)
+
+
+def prompts(stores: Stores, clock: Clock, numbers: range) -> None:
+    for n in numbers:
+        clock.now += timedelta(seconds=1)
+        stores.states.record_prompt(AGENT, ME, PromptRecord(f"step {n}: tune the retry window"), clock())
+
+
+class RacedStates(InMemoryStateStore):
+    """A prompt lands between each of the writer's reads and its commit, ``races`` times."""
+
+    def __init__(self, stores: Stores, clock: Clock, races: int) -> None:
+        super().__init__(stores.memory, clock=clock)
+        self.races = races
+        self.clock = clock
+
+    def get(self, agent_id: str, session_key: str) -> SessionState | None:
+        state = super().get(agent_id, session_key)
+        if self.races > 0:
+            self.races -= 1
+            self.record_prompt(agent_id, ME, PromptRecord("raced in"), self.clock())
+        return state
+
+
+def test_a_prompt_arriving_during_the_flush_lands_in_the_checkpoint_written_after_it(
+    stores: Stores, clock: Clock
+) -> None:
+    prompts(stores, clock, range(1, 11))
+    states = RacedStates(stores, clock, races=1)
+    sleeps: list[float] = []
+    writer = CheckpointWriter(states, stores.checkpoints, load_config({}), clock, sleep=sleeps.append)
+    # When the writer's first commit finds the state moved on
+    result = writer.flush(AGENT, "s1")
+    # Then it read again and took the latest state: nothing counted twice, nothing lost
+    assert result.outcome is FlushOutcome.WRITTEN
+    assert result.checkpoint is not None and (
+        result.checkpoint.first_prompt,
+        result.checkpoint.last_prompt,
+    ) == (1, 11)
+    assert len(sleeps) == 1
+    state = stores.states.get(AGENT, "s1")
+    assert state is not None and state.prompts_since_checkpoint == 0
+
+
+def test_a_session_that_keeps_changing_gives_up_after_backing_off_more_each_time(
+    stores: Stores, clock: Clock
+) -> None:
+    prompts(stores, clock, range(1, 11))
+    states = RacedStates(stores, clock, races=MAX_ATTEMPTS)
+    sleeps: list[float] = []
+    writer = CheckpointWriter(states, stores.checkpoints, load_config({}), clock, sleep=sleeps.append)
+    # Then the message goes back to the queue (SQS retries it) and nothing was written
+    with pytest.raises(FlushConflictError):
+        writer.flush(AGENT, "s1")
+    assert stores.checkpoints.list_for_session(AGENT, "s1", 10) == []
+    assert len(sleeps) == MAX_ATTEMPTS
+    assert sleeps[-1] > sleeps[0]  # each wait is drawn from a window that grows with the attempt
+
+
+def test_a_flush_whose_token_is_no_longer_the_sessions_writes_nothing(stores: Stores, clock: Clock) -> None:
+    prompts(stores, clock, range(1, 11))
+    stores.states.claim_flush(AGENT, "s1", "newer", clock(), stale_before=clock())
+    result = writer_on(stores, clock).flush(AGENT, "s1", flush_token="older")
+    assert result.outcome is FlushOutcome.SUPERSEDED
+    assert stores.checkpoints.list_for_session(AGENT, "s1", 10) == []
+
+
+def test_a_flush_with_nothing_pending_releases_its_claim(stores: Stores, clock: Clock) -> None:
+    stores.states.touch(AGENT, ME, clock())
+    stores.states.claim_flush(AGENT, "s1", "t1", clock(), stale_before=clock())
+    result = writer_on(stores, clock).flush(AGENT, "s1", flush_token="t1")
+    assert result.outcome is FlushOutcome.NOTHING_PENDING
+    state = stores.states.get(AGENT, "s1")
+    assert state is not None and state.flush_token is None
+
+
+def test_only_the_newest_checkpoints_are_kept_per_session(stores: Stores, clock: Clock) -> None:
+    writer = writer_on(stores, clock, max_checkpoints_per_session=3)
+    for batch in range(5):
+        prompts(stores, clock, range(batch * 2 + 1, batch * 2 + 3))
+        writer.flush(AGENT, "s1")
+    kept = stores.checkpoints.list_for_session(AGENT, "s1", 10)
+    assert [c.sequence for c in kept] == [3, 4, 5]
+    assert (kept[0].first_prompt, kept[0].last_prompt) == (5, 6)
+
+
+def test_every_checkpoint_carries_the_whole_session_so_far(stores: Stores, clock: Clock) -> None:
+    writer = writer_on(stores, clock)
+    stores.states.record_remember(AGENT, ME, "never touch the prod database", clock())
+    prompts(stores, clock, range(1, 4))
+    writer.flush(AGENT, "s1")
+    prompts(stores, clock, range(4, 6))
+    second = writer.flush(AGENT, "s1").checkpoint
+    # Then the second checkpoint's digest still holds what only the first one saw
+    assert second is not None and second.session_digest is not None
+    assert second.session_digest.prompts == 5
+    assert any("prod database" in fact.text for fact in second.session_digest.facts)
+
+
+def test_the_writer_reads_no_checkpoint_back_while_it_wrote_the_newest(stores: Stores, clock: Clock) -> None:
+    writer = writer_on(stores, clock)
+    prompts(stores, clock, range(1, 4))
+    writer.flush(AGENT, "s1")
+    reads: list[str] = []
+    real = stores.checkpoints.recent_for_session
+    stores.checkpoints.recent_for_session = lambda *a: reads.append("recent") or real(*a)  # type: ignore[method-assign]
+    prompts(stores, clock, range(4, 6))
+    writer.flush(AGENT, "s1")
+    assert reads == []  # the digest it last wrote is still the newest: kept warm
+    # but a checkpoint written elsewhere since (e.g. an agent digest) sends it to the store
+    stores.states.record_digest(AGENT, ME, clock())
+    prompts(stores, clock, range(6, 7))
+    writer.flush(AGENT, "s1")
+    assert reads == ["recent"]
+
+
+def test_a_pre_compaction_flush_writes_when_asked_even_with_nothing_pending(
+    stores: Stores, clock: Clock
+) -> None:
+    stores.states.touch(AGENT, ME, clock())
+    result = writer_on(stores, clock).flush(
+        AGENT, "s1", CheckpointTrigger.PRE_COMPACTION, worth_writing=lambda state: True
+    )
+    assert result.outcome is FlushOutcome.WRITTEN
+    assert result.checkpoint is not None and result.checkpoint.trigger is CheckpointTrigger.PRE_COMPACTION

@@ -1,0 +1,200 @@
+"""DigestService, TieredRecovery and TokenService on in-memory stores (tests/fakes, tests/contract)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from continuity_core.config import load_config
+from continuity_core.logic.digests import DigestService, UnknownProjectError
+from continuity_core.logic.tiers import LEVEL_LIMITS, NothingToRecoverError, TieredRecovery
+from continuity_core.logic.tokens import BOOTSTRAP_ID, DEFAULT_AGENT, TokenService, token_sha256
+from continuity_core.logic.writer import CheckpointWriter
+from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.digest import DigestRequest
+from continuity_core.models.session_digest import FactKind
+from continuity_core.models.state import SessionIdentity
+from continuity_core.models.tokens import CreateTokenRequest, Scope
+from continuity_core.ports import PromptRecord
+from tests.fakes.stores import Stores, in_memory_stores
+from tests.support.clock import Clock
+
+T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+AGENT = "default"
+PROJECT = "/work/app"
+ME = SessionIdentity(session_key="s1", harness="claude-code", project=PROJECT, project_normalized=PROJECT)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(T0)
+
+
+@pytest.fixture
+def stores(clock: Clock) -> Stores:
+    return in_memory_stores(clock)
+
+
+def digests(stores: Stores, clock: Clock, **config: Any) -> DigestService:
+    return DigestService(stores.states, stores.checkpoints, stores.ledger, load_config(config), clock)
+
+
+def request(summary: str = "Froze time in the payment mock.", *decisions: str, **extra: Any) -> DigestRequest:
+    return DigestRequest(
+        summary=summary,
+        decisions=[{"decision": d, "rationale": f"because of {d}"} for d in decisions],
+        next_steps=["Run the suite 20 times"],
+        **extra,
+    )
+
+
+def periodic_checkpoint(stores: Stores, clock: Clock, *prompts: str) -> None:
+    for text in prompts:
+        clock.now += timedelta(seconds=1)
+        stores.states.record_prompt(AGENT, ME, PromptRecord(text), clock())
+    CheckpointWriter(stores.states, stores.checkpoints, load_config({}), clock).flush(AGENT, "s1")
+
+
+# -- the agent's digest ----------------------------------------------------------------------------
+
+
+def test_a_digest_is_an_agent_checkpoint_and_its_decisions_enter_the_ledger_in_order(
+    stores: Stores, clock: Clock
+) -> None:
+    stores.states.touch(AGENT, ME, clock())
+    checkpoint = digests(stores, clock).write(AGENT, "s1", request("summary", "first", "second", "third"))
+    assert (checkpoint.trigger, checkpoint.project_normalized) == (CheckpointTrigger.AGENT, PROJECT)
+    assert checkpoint.next_steps == ["Run the suite 20 times"]
+    page = stores.ledger.page(AGENT, PROJECT, 10)
+    assert [e.decision for e in page.entries] == ["third", "second", "first"]  # newest first
+
+
+def test_a_digest_merges_into_the_sessions_rolling_digest(stores: Stores, clock: Clock) -> None:
+    # Given a periodic checkpoint whose digest holds the user's rule
+    periodic_checkpoint(stores, clock, "never use the production database in tests")
+    # When the agent writes its digest
+    clock.now += timedelta(minutes=1)
+    checkpoint = digests(stores, clock).write(
+        AGENT, "s1", request("Moved tests to the fixture db.", "use sqlite")
+    )
+    # Then the digest it carries has both the rule seen before and the agent's decision
+    rolled = checkpoint.session_digest
+    assert rolled is not None
+    texts = [fact.text for fact in rolled.facts]
+    assert any("production database" in text for text in texts)
+    assert "use sqlite" in [fact.text for fact in rolled.of(FactKind.DECISION)]
+
+
+def test_a_digest_for_an_unseen_session_needs_a_project(stores: Stores, clock: Clock) -> None:
+    with pytest.raises(UnknownProjectError):
+        digests(stores, clock).write(AGENT, "unseen", request())
+    checkpoint = digests(stores, clock).write(AGENT, "unseen", request(project="/work/./app/"))
+    assert checkpoint.project_normalized == PROJECT
+    assert stores.states.get(AGENT, "unseen") is not None
+
+
+def test_a_secret_in_a_digest_is_redacted_before_it_is_stored(stores: Stores, clock: Clock) -> None:
+    secret = "AKIAIOSFODNN7EXAMPLE"
+    stores.states.touch(AGENT, ME, clock())
+    digests(stores, clock).write(AGENT, "s1", request(f"rotated the key {secret}", f"revoke {secret}"))
+    stored = stores.checkpoints.latest_for_session(AGENT, "s1")
+    assert stored is not None and secret not in stored.model_dump_json()
+    assert secret not in stores.ledger.page(AGENT, PROJECT, 10).model_dump_json()
+
+
+# -- tiered recovery -------------------------------------------------------------------------------
+
+
+def tiers(stores: Stores, clock: Clock) -> TieredRecovery:
+    return TieredRecovery(stores.checkpoints, stores.ledger, clock)
+
+
+def test_the_levels_grow_within_their_sizes(stores: Stores, clock: Clock) -> None:
+    periodic_checkpoint(stores, clock, *(f"step {n}: tune the retry window" for n in range(10)))
+    service = digests(stores, clock)
+    for n in range(12):
+        clock.now += timedelta(seconds=1)
+        service.write(AGENT, "s1", request("decided", f"decision number {n} about the retry window"))
+    clock.now += timedelta(seconds=1)
+    service.write(AGENT, "s1", request("Froze time in the payment mock.", "Freeze time in the payment mock"))
+    one, two, three = (
+        tiers(stores, clock).recover(AGENT, level, PROJECT, query="retry window").text for level in (1, 2, 3)
+    )
+    assert len(one) <= LEVEL_LIMITS[1] and len(two) <= LEVEL_LIMITS[2]
+    assert "Next: Run the suite 20 times" in one and "Freeze time in the payment mock" in one
+    assert "### Recent decisions" in two and "### Search: retry window" in two
+    assert "### Every checkpoint of session s1" in three and "decision number 0 about" in three
+    assert len(three) > len(two) > len(one)
+
+
+def test_the_asked_sessions_checkpoint_comes_before_the_projects_newer_one(
+    stores: Stores, clock: Clock
+) -> None:
+    periodic_checkpoint(stores, clock, "mine")
+    other = SessionIdentity(
+        session_key="s2", harness="claude-code", project=PROJECT, project_normalized=PROJECT
+    )
+    clock.now += timedelta(minutes=1)
+    stores.states.record_prompt(AGENT, other, PromptRecord("theirs"), clock())
+    CheckpointWriter(stores.states, stores.checkpoints, load_config({}), clock).flush(AGENT, "s2")
+    assert tiers(stores, clock).recover(AGENT, 1, PROJECT, session_key="s1").session_key == "s1"
+    assert tiers(stores, clock).recover(AGENT, 1, PROJECT, session_key="unknown").session_key == "s2"
+
+
+def test_nothing_stored_is_nothing_to_recover(stores: Stores, clock: Clock) -> None:
+    with pytest.raises(NothingToRecoverError):
+        tiers(stores, clock).recover(AGENT, 1, PROJECT)
+
+
+# -- tokens ----------------------------------------------------------------------------------------
+
+
+def tokens(stores: Stores, clock: Clock, bootstrap: str | None = None) -> TokenService:
+    return TokenService(stores.tokens, clock, bootstrap)
+
+
+def test_a_token_is_shown_once_and_stored_only_as_its_hash(stores: Stores, clock: Clock) -> None:
+    created = tokens(stores, clock).create(CreateTokenRequest(agent_id="alice", scopes=[Scope.HOOKS]))
+    [stored] = stores.tokens.all()
+    assert stored.token_sha256 == token_sha256(created.token)
+    assert created.token not in stored.model_dump_json()
+    record = tokens(stores, clock).authorize(created.token)
+    assert record is not None and (record.agent_id, record.scopes) == ("alice", [Scope.HOOKS])
+
+
+def test_a_token_works_until_it_expires(stores: Stores, clock: Clock) -> None:
+    service = tokens(stores, clock)
+    created = service.create(CreateTokenRequest(agent_id="alice", scopes=[Scope.READ], expires_in_days=1))
+    clock.now = T0 + timedelta(hours=23, minutes=59)
+    assert service.authorize(created.token) is not None
+    clock.now = T0 + timedelta(days=1)
+    assert service.authorize(created.token) is None
+
+
+def test_a_token_without_an_expiry_never_expires(stores: Stores, clock: Clock) -> None:
+    service = tokens(stores, clock)
+    created = service.create(CreateTokenRequest(agent_id="alice", scopes=[Scope.READ]))
+    clock.now = T0 + timedelta(days=3650)
+    assert service.authorize(created.token) is not None
+
+
+def test_a_revoked_token_is_refused_and_still_listed(stores: Stores, clock: Clock) -> None:
+    service = tokens(stores, clock)
+    created = service.create(CreateTokenRequest(agent_id="alice", scopes=[Scope.READ]))
+    revoked = service.revoke(created.token_id)
+    assert revoked is not None and revoked.revoked_at == T0
+    assert service.authorize(created.token) is None
+    assert [t.token_id for t in service.list()] == [created.token_id]
+    assert service.revoke("no-such-token") is None
+
+
+def test_the_bootstrap_token_is_the_default_agents_admin_and_nothing_else_is(
+    stores: Stores, clock: Clock
+) -> None:
+    service = tokens(stores, clock, bootstrap=token_sha256("bootstrap-secret").upper())
+    record = service.authorize("bootstrap-secret")
+    assert record is not None
+    assert (record.token_id, record.agent_id, set(record.scopes)) == (BOOTSTRAP_ID, DEFAULT_AGENT, set(Scope))
+    assert service.authorize("a-guess") is None

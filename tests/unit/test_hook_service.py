@@ -1,0 +1,330 @@
+"""HookService's rules on in-memory stores (tests/fakes; held to DynamoDB's by tests/contract)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from continuity_core.config import ContinuityConfig, load_config
+from continuity_core.logic.checkpoints import STALE_FLUSH_AFTER
+from continuity_core.logic.ingest import HookService
+from continuity_core.logic.recovery import RecoverySource
+from continuity_core.logic.transcript_append import TranscriptAppender
+from continuity_core.logic.writer import CheckpointWriter
+from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.hooks import Hook, HookEvent, TranscriptDelta
+from continuity_core.ports import TranscriptGapError
+from tests.fakes.stores import Stores, in_memory_stores
+from tests.fakes.transcripts import InMemoryTranscriptStorage
+from tests.support.clock import Clock
+
+T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+AGENT = "default"
+PROJECT = "/work/app"
+
+
+@dataclass
+class Core:
+    """The hook path on in-memory stores, with a clock the test moves."""
+
+    clock: Clock
+    stores: Stores
+    transcripts: InMemoryTranscriptStorage
+    config: ContinuityConfig
+    service: HookService = field(init=False)
+    writer: CheckpointWriter = field(init=False)
+
+    def __post_init__(self) -> None:
+        s = self.stores
+        self.writer = CheckpointWriter(s.states, s.checkpoints, self.config, self.clock, sleep=lambda _: None)
+        appender = TranscriptAppender(self.transcripts, chunk_chars=16_384, keep_chars=3000)
+        self.service = HookService(
+            s.states, s.checkpoints, s.flushes, self.config, self.clock, self.writer, transcripts=appender
+        )
+
+    def hook(self, event: HookEvent, session: str = "s1", **fields: Any) -> Any:
+        values: dict[str, Any] = {"harness": "claude-code", "project": PROJECT, "project_normalized": PROJECT}
+        return self.service.handle(AGENT, Hook(event=event, session_key=session, **(values | fields)))
+
+    def prompt(self, session: str = "s1", n: int = 1, **fields: Any) -> Any:
+        return self.hook(HookEvent.USER_PROMPT_SUBMIT, session, prompt=f"step {n}: fix the writer", **fields)
+
+    def prompts(self, session: str, numbers: range) -> None:
+        for n in numbers:
+            self.prompt(session, n)
+
+    def deliver(self) -> int:
+        """The queue's messages reach the writer (the debounce delay has passed)."""
+        requests = self.stores.flushes.take()
+        for r in requests:
+            self.writer.flush(r.agent_id, r.session_key, CheckpointTrigger.PERIODIC, flush_token=r.token)
+        return len(requests)
+
+    def ranges(self, session: str = "s1") -> list[tuple[int | None, int | None]]:
+        found = self.stores.checkpoints.list_for_session(AGENT, session, 100)
+        return [(c.first_prompt, c.last_prompt) for c in found]
+
+    def context(self, answer: Any) -> str:
+        return answer.response.additional_context or ""
+
+
+def build(**config: Any) -> Core:
+    clock = Clock(T0)
+    return Core(clock, in_memory_stores(clock), InMemoryTranscriptStorage(), load_config(config))
+
+
+@pytest.fixture
+def core() -> Core:
+    return build()
+
+
+# -- the debounce ----------------------------------------------------------------------------------
+
+
+def test_ten_prompts_request_one_flush_and_it_checkpoints_them(core: Core) -> None:
+    core.prompts("s1", range(1, 10))
+    assert core.stores.flushes.requests == []
+    core.prompt("s1", 10)
+    assert core.deliver() == 1
+    assert core.ranges() == [(1, 10)]
+
+
+def test_a_burst_merges_into_the_flush_in_flight_which_takes_the_latest_state(core: Core) -> None:
+    outcomes = [core.prompt("s1", n) for n in range(1, 26)]
+    assert [o.flush_requested for o in outcomes].count(True) == 1
+    assert all(o.flush_merged for o in outcomes[10:])
+    assert core.deliver() == 1
+    assert core.ranges() == [(1, 25)]
+
+
+def test_a_flush_is_due_after_the_time_interval_even_below_the_prompt_interval() -> None:
+    core = build(time_interval_ms=60_000)
+    core.prompt("s1", 1)
+    core.clock.now += timedelta(minutes=2)
+    assert core.prompt("s1", 2).flush_requested
+
+
+def test_a_flush_the_queue_refused_is_released_so_the_next_prompt_asks_again(core: Core) -> None:
+    core.prompts("s1", range(1, 10))
+    core.stores.flushes.fail_next = True
+    with pytest.raises(RuntimeError):
+        core.prompt("s1", 10)
+    assert core.prompt("s1", 11).flush_requested
+
+
+def test_a_flush_lost_in_flight_is_requested_again_once_stale(core: Core) -> None:
+    core.prompts("s1", range(1, 11))
+    core.stores.flushes.take()  # its message never arrives (e.g. it went to the DLQ)
+    assert core.prompt("s1", 11).flush_merged
+    core.clock.now += STALE_FLUSH_AFTER + timedelta(seconds=1)
+    assert core.prompt("s1", 12).flush_requested
+    assert core.deliver() == 1
+    assert core.ranges() == [(1, 12)]
+
+
+def test_a_replayed_hook_counts_once(core: Core) -> None:
+    first = core.prompt("s1", 1, idempotency_key="s1:prompt:1")
+    again = core.prompt("s1", 1, idempotency_key="s1:prompt:1")
+    state = core.stores.states.get(AGENT, "s1")
+    assert (first.duplicate, again.duplicate) == (False, True)
+    assert state is not None and state.total_prompts == 1
+
+
+def test_pending_lists_stay_bounded_and_keep_the_newest() -> None:
+    core = build(prompt_interval=1000)
+    core.prompts("s1", range(1, 100))
+    state = core.stores.states.get(AGENT, "s1")
+    assert state is not None and state.total_prompts == 99
+    assert len(state.pending_snippets) <= 20
+    assert state.pending_snippets[-1].startswith("step 99:")
+
+
+def test_a_disabled_service_records_nothing() -> None:
+    core = build(enabled=False)
+    core.prompts("s1", range(1, 11))
+    assert core.stores.states.get(AGENT, "s1") is None
+    assert core.stores.flushes.requests == []
+
+
+# -- recovery at session start: same session → previous session → /clear → same project ----------
+
+
+def checkpointed(core: Core, session: str, project: str = PROJECT, harness: str = "claude-code") -> None:
+    for n in range(1, 11):
+        core.hook(
+            HookEvent.USER_PROMPT_SUBMIT,
+            session,
+            prompt=f"{session} step {n}",
+            project=project,
+            project_normalized=project,
+            harness=harness,
+        )
+    core.deliver()
+    core.clock.now += timedelta(minutes=1)
+
+
+def start(core: Core, session: str, **fields: Any) -> Any:
+    return core.hook(HookEvent.SESSION_START, session, **fields)
+
+
+def test_the_same_session_wins_over_a_newer_checkpoint_of_the_project(core: Core) -> None:
+    checkpointed(core, "mine")
+    checkpointed(core, "theirs")
+    answer = start(core, "mine", source="resume")
+    assert answer.recovery.source is RecoverySource.SAME_SESSION
+    assert "of this session" in core.context(answer)
+
+
+def test_a_named_previous_session_comes_next_even_in_another_project(core: Core) -> None:
+    checkpointed(core, "old", project="/work/elsewhere")
+    checkpointed(core, "theirs")
+    answer = start(core, "new", previous_session_key="old")
+    assert answer.recovery.source is RecoverySource.PREVIOUS_SESSION
+    assert answer.recovery.checkpoint.session_key == "old"
+
+
+def test_after_a_clear_the_cleared_session_comes_before_a_newer_one_of_the_project(core: Core) -> None:
+    checkpointed(core, "cleared")
+    core.hook(HookEvent.SESSION_END, "cleared", reason="clear")
+    core.clock.now += timedelta(seconds=5)
+    checkpointed(core, "busy")  # another session of the project checkpointed since
+    answer = start(core, "after-clear", source="clear")
+    assert answer.recovery.source is RecoverySource.CLEARED_SESSION
+    assert answer.recovery.checkpoint.session_key == "cleared"
+
+
+def test_a_clear_of_another_harness_is_not_linked(core: Core) -> None:
+    checkpointed(core, "cleared", harness="codex")
+    core.hook(HookEvent.SESSION_END, "cleared", reason="clear", harness="codex")
+    answer = start(core, "after-clear", source="clear")
+    assert answer.recovery.source is RecoverySource.SAME_PROJECT
+
+
+def test_a_new_session_recovers_the_projects_latest_within_the_window(core: Core) -> None:
+    checkpointed(core, "s1")
+    answer = start(core, "s2", source="startup")
+    assert answer.recovery.source is RecoverySource.SAME_PROJECT
+    assert "session s1" in core.context(answer)
+
+
+def test_a_project_checkpoint_older_than_the_window_is_not_recovered(core: Core) -> None:
+    checkpointed(core, "stale")
+    core.clock.now += timedelta(hours=core.config.recovery_window_hours, minutes=5)
+    assert start(core, "fresh", source="startup").recovery is None
+
+
+def test_a_compacted_session_recovers_however_old_its_checkpoint(core: Core) -> None:
+    checkpointed(core, "long")
+    core.clock.now += timedelta(days=3)
+    assert start(core, "long", source="compact").recovery.source is RecoverySource.SAME_SESSION
+
+
+def test_another_project_gets_nothing(core: Core) -> None:
+    checkpointed(core, "s1")
+    answer = start(core, "s3", project="/work/other", project_normalized="/work/other")
+    assert (answer.recovery, answer.response.additional_context) == (None, None)
+
+
+def test_cross_session_recovery_can_be_switched_off() -> None:
+    core = build(cross_session_recovery=False)
+    checkpointed(core, "s1")
+    assert start(core, "s2", source="startup").recovery is None
+
+
+# -- the transcript delta a hook carries -----------------------------------------------------------
+
+
+def delta(offset: int, text: str) -> TranscriptDelta:
+    return TranscriptDelta(offset=offset, text=text)
+
+
+def test_a_prompt_after_a_hook_without_a_hint_is_one_put_again(core: Core) -> None:
+    # Given a transcript started by a pre-compaction hook (no state update with a hint), then a prompt
+    core.hook(HookEvent.PRE_COMPACTION, transcript=delta(0, "User: one\n"), trigger="auto")
+    core.prompt("s1", 2, transcript=delta(10, "User: two\n"))
+    core.transcripts.calls.clear()
+    # When the next prompt comes
+    core.prompt("s1", 3, transcript=delta(20, "User: three\n"))
+    # Then the state's hint was corrected by the service: the append is one put
+    assert core.transcripts.calls == ["put_append"]
+
+
+def test_a_gap_is_refused_after_the_prompt_counted(core: Core) -> None:
+    core.prompt("s1", 1, transcript=delta(0, "0123456789"))
+    with pytest.raises(TranscriptGapError) as gap:
+        core.prompt("s1", 2, transcript=delta(15, "xyz"))
+    assert gap.value.stored_length == 10
+    state = core.stores.states.get(AGENT, "s1")
+    assert state is not None and state.total_prompts == 2
+    assert state.transcript_end == 10  # the state knows where the client must resend from
+
+
+def test_a_replayed_hook_still_appends_the_delta_it_carries(core: Core) -> None:
+    core.prompt("s1", 1, idempotency_key="k1", transcript=delta(0, "0123456789"))
+    with pytest.raises(TranscriptGapError):
+        core.prompt("s1", 2, idempotency_key="k2", transcript=delta(15, "x"))
+    # When the client resends that hook (same key) from the stored length
+    answer = core.prompt("s1", 2, idempotency_key="k2", transcript=delta(10, "ABCDEx"))
+    # Then the prompt is not counted again, and the transcript is mended
+    assert answer.duplicate
+    assert [a.text for a in core.transcripts.appends(AGENT, "s1", 0, True)] == ["0123456789", "ABCDEx"]
+
+
+# -- the compaction nudge --------------------------------------------------------------------------
+
+
+def nudged(core: Core, tokens: int | None = None, chars: int = 40_000) -> bool:
+    answer = core.prompt("s1", 1, context_tokens=tokens, transcript_chars=chars)
+    return answer.nudged
+
+
+def test_the_nudge_fires_once_per_crossing_and_re_arms_when_the_context_shrinks(core: Core) -> None:
+    threshold = core.config.context_window_tokens * core.config.nudge_threshold_percent // 100
+    assert not nudged(core, threshold - 1)
+    assert nudged(core, threshold)
+    assert not nudged(core, threshold + 20_000)  # the same crossing
+    assert not nudged(core, 30_000)  # compacted: re-armed
+    assert nudged(core, threshold + 5)
+
+
+def test_a_prompt_without_a_figure_keeps_the_last_one(core: Core) -> None:
+    assert nudged(core, 150_000)
+    assert not nudged(core, None, chars=1_000)  # the small estimate neither nudges nor re-arms
+    state = core.stores.states.get(AGENT, "s1")
+    assert state is not None and (state.context_tokens, state.nudged) == (150_000, True)
+
+
+def test_without_a_harness_figure_the_transcript_estimate_decides(core: Core) -> None:
+    threshold = core.config.context_window_tokens * core.config.nudge_threshold_percent // 100
+    assert not nudged(core, None, chars=4 * threshold - 4)
+    assert nudged(core, None, chars=4 * threshold)
+
+
+def test_a_digest_written_since_re_arming_suppresses_the_nudge(core: Core) -> None:
+    assert nudged(core, 150_000)
+    assert not nudged(core, 10_000)  # re-armed
+    core.clock.now += timedelta(minutes=1)
+    core.stores.states.record_digest(AGENT, core.stores.states.get(AGENT, "s1").identity, core.clock())  # type: ignore[union-attr]
+    assert not nudged(core, 160_000)
+
+
+# -- compaction and the end of a session -----------------------------------------------------------
+
+
+def test_pre_compaction_writes_at_once_and_once_per_compaction(core: Core) -> None:
+    core.prompts("s1", range(1, 4))
+    first = core.hook(HookEvent.PRE_COMPACTION, trigger="auto")
+    again = core.hook(HookEvent.PRE_COMPACTION, trigger="auto")
+    assert (first.checkpoint_written, again.checkpoint_written) == ("pre_compaction", None)
+    assert core.ranges() == [(1, 3)]
+
+
+def test_session_end_writes_what_is_pending_and_then_drops_it(core: Core) -> None:
+    core.prompts("s1", range(1, 4))
+    assert core.hook(HookEvent.SESSION_END, reason="exit").checkpoint_written == "session_end"
+    state = core.stores.states.get(AGENT, "s1")
+    assert state is not None and (state.prompts_since_checkpoint, state.ended_at) == (0, core.clock())
+    assert core.hook(HookEvent.SESSION_END, reason="exit").checkpoint_written is None
