@@ -1,6 +1,5 @@
 """Agent digests, the decision ledger, fork detection, tiered recovery and the compaction nudge."""
 
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -149,26 +148,6 @@ def test_decisions_older_than_the_checkpoint_are_not_reported_as_changes(service
     assert "## Decision Ledger\n- old decision" in context
 
 
-def test_tiered_recovery_levels_grow_within_their_sizes(service: InProcessService) -> None:
-    prompts(service, "s", 10)
-    for n in range(12):
-        decide(service, "s", f"decision number {n} about the payment retry window")
-    service.digest("s", DIGEST)
-
-    answers = {}
-    for level in ("1", "2", "3"):
-        status, answers[level] = service.recover(project="/work/app", level=level, query="retry window")
-        assert status == 200
-
-    one, two, three = (answers[k]["text"] for k in ("1", "2", "3"))
-    assert len(one) <= 400 and len(two) <= 2000
-    assert "Next: Remove the sleep" in one
-    assert "Freeze time in the payment mock" in one
-    assert "### Recent decisions" in two and "### Search: retry window" in two
-    assert "### Every checkpoint of session s" in three and "decision number 0 about" in three
-    assert len(three) > len(two) > len(one)
-
-
 def test_recovery_of_nothing_is_404_and_of_nowhere_is_422(service: InProcessService) -> None:
     assert service.recover(project="/nowhere")[0] == 404
     assert service.recover(level="1")[0] == 422
@@ -216,20 +195,3 @@ def test_no_nudge_when_the_agent_already_wrote_a_digest(service: InProcessServic
     service.digest("s", DIGEST)
 
     assert nudge_prompt(service, small_window + 1) == ""
-
-
-def test_the_ledger_keeps_every_decision_while_the_recovery_head_stays_small(
-    service: InProcessService,
-) -> None:
-    start(service, "s")
-    for batch in range(3):
-        decide(service, "s", *(f"decision {batch * 15 + n}" for n in range(15)))
-
-    _, page = service.agent_api(
-        "GET", "/api/ledger", "/api/ledger", query={"project": "/work/app", "limit": "200"}
-    )
-    snapshot = services.checkpoint_store().project_snapshot("default", "/work/app", datetime.now(UTC), 1)
-
-    assert len(page["entries"]) == 45
-    assert 20 <= len(snapshot.recent_decisions) <= 40
-    assert snapshot.recent_decisions[0].decision == "decision 44"

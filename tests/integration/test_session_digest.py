@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from continuity_core import services
 from tests.support.api import InProcessService
 from tests.support.sessions import Transcript
 
@@ -123,20 +122,6 @@ def test_a_block_at_the_harness_cap_fits_and_says_it_was_truncated(
     assert len(block) <= cap
     assert "_Left out for space:" in block and "constraints" in block.split("_Left out for space:")[1]
     assert "older minor facts were dropped earlier to keep the digest bounded" in block
-
-
-def test_cross_session_recovery_can_be_switched_off(
-    service: InProcessService, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    transcript = Transcript("first", cwd=CWD)
-    turn(service, transcript, 1, RULE)
-    work(service, transcript, 2, 10)
-    monkeypatch.setenv("CONTINUITY_CROSS_SESSION_RECOVERY", "false")
-    services.reset()
-
-    status, answer = service.hook("session-start", {"session_id": "second", "cwd": CWD, "source": "startup"})
-
-    assert (status, answer) == (200, {})
 
 
 def test_an_agent_digest_between_two_periodic_checkpoints_is_carried_forward(

@@ -281,6 +281,14 @@ def nudged(core: Core, tokens: int | None = None, chars: int = 40_000) -> bool:
     return answer.nudged
 
 
+def test_the_harness_figure_nudges_at_the_threshold_while_the_transcript_estimate_is_low(core: Core) -> None:
+    percent = core.config.nudge_threshold_percent
+    threshold = core.config.context_window_tokens * percent // 100
+    assert not nudged(core, threshold - 1, chars=40_000)  # ~10,000 tokens by the estimate
+    answer = core.prompt("s1", 2, context_tokens=threshold, transcript_chars=40_000)
+    assert "`session_digest`" in core.context(answer) and f"about {percent}% full" in core.context(answer)
+
+
 def test_the_nudge_fires_once_per_crossing_and_re_arms_when_the_context_shrinks(core: Core) -> None:
     threshold = core.config.context_window_tokens * core.config.nudge_threshold_percent // 100
     assert not nudged(core, threshold - 1)
