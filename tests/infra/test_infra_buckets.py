@@ -117,18 +117,6 @@ def test_a_function_gets_exactly_the_object_actions_it_declares(synthesized: Syn
         assert statement["Resource"] == {"Fn::Join": ["", [{"Fn::GetAtt": [bucket, "Arn"]}, "/*"]]}
 
 
-def test_hooks_writes_bodies_and_the_read_side_only_reads_them(synthesized: Synthesized) -> None:
-    # Then hooks may put (and clean up) chunks and read them for the digest, the checkpoint writer
-    # and sessions may only get them, read_api has no access
-    transcripts = wiring.TRANSCRIPT_BUCKET.key
-    assert wiring.HOOKS.resources[transcripts] is Access.READ_WRITE
-    assert wiring.CHECKPOINT_WRITER.resources[transcripts] is Access.READ
-    assert wiring.SESSIONS.resources[transcripts] is Access.READ
-    assert transcripts not in wiring.READ_API.resources
-    sessions = {a for s in _s3_statements(synthesized, wiring.SESSIONS.key) for a in s["Action"]}
-    assert sessions == {"s3:GetObject"}
-
-
 @pytest.mark.parametrize("key", SPECS)
 def test_the_bucket_variable_is_set_exactly_for_functions_that_declare_the_bucket(
     synthesized: Synthesized, key: str

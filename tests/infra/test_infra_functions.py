@@ -30,20 +30,12 @@ def test_the_stack_has_exactly_the_functions_of_the_wiring(synthesized: Synthesi
 
 
 @pytest.mark.parametrize("key", SPECS)
-def test_each_function_runs_python_3_12_on_arm64_with_its_handler_timeout_and_memory(
-    synthesized: Synthesized, key: str
-) -> None:
-    # Given a function spec
-    spec = SPECS[key]
-    # When its function is read from the template
+def test_each_function_runs_python_3_12_on_arm64(synthesized: Synthesized, key: str) -> None:
+    # When a function is read from the template
     props = _function(synthesized, key)
-    # Then the platform is fixed and the rest comes from the spec
+    # Then the platform is the one the layers are built for
     assert props["Runtime"] == "python3.12"
     assert props["Architectures"] == ["arm64"]
-    assert props["Handler"] == spec.handler
-    assert props["Timeout"] == spec.timeout_s
-    assert props["MemorySize"] == spec.memory_mb
-    assert props["Description"] == spec.description
 
 
 @pytest.mark.parametrize("key", SPECS)

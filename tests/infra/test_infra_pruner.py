@@ -55,12 +55,3 @@ def test_the_pruner_may_delete_transcript_bodies_but_not_read_or_write_them(synt
     }
 
     assert s3_actions == {"s3:DeleteObject"}
-
-
-def test_the_pruner_has_time_to_catch_up_and_the_table_and_bucket_names(synthesized: Synthesized) -> None:
-    function = synthesized.resources("AWS::Lambda::Function")[_pruner_id(synthesized)]["Properties"]
-
-    assert function["Timeout"] == 300
-    assert {wiring.CONTINUITY_TABLE.env_var, wiring.TRANSCRIPT_BUCKET.env_var} <= set(
-        function["Environment"]["Variables"]
-    )

@@ -20,11 +20,6 @@ def _queue(synthesized: Synthesized, key: str) -> tuple[str, dict]:
     return logical_id, synthesized.resources("AWS::SQS::Queue")[logical_id]["Properties"]
 
 
-def test_the_writer_is_the_queue_consumer() -> None:
-    # Then the wiring has the writer consuming the checkpoint queue (the tests below rely on it)
-    assert [spec.key for spec in CONSUMERS] == [wiring.CHECKPOINT_WRITER.key]
-
-
 @pytest.mark.parametrize("spec", CONSUMERS, ids=lambda s: s.key)
 def test_each_consumer_reports_batch_item_failures_with_the_wiring_batch_size(
     synthesized: Synthesized, spec: wiring.FunctionSpec
