@@ -41,6 +41,19 @@ def atomic_requests(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(BotocoreStubber, "__call__", serialised)
 
 
+def fake_aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Credentials and a region for moto, and no endpoint: boto3 must never reach a real account."""
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_REGION": "us-east-1",
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+
+
 @pytest.fixture
 def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """moto with the service's table and queues; yields the resource environment."""
@@ -51,15 +64,7 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     from continuity_core.adapters.aws import reset_clients
     from tests.support.provision import provision
 
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_SESSION_TOKEN": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_REGION": "us-east-1",
-    }.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    fake_aws_credentials(monkeypatch)
     with mock_aws():
         reset_clients()
         services.reset()

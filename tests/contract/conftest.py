@@ -30,18 +30,11 @@ def moto_resources() -> Iterator[dict[str, str]]:
     from moto import mock_aws
 
     from continuity_core.adapters.aws import reset_clients
+    from tests.conftest import fake_aws_credentials
     from tests.support.provision import provision
 
     with pytest.MonkeyPatch.context() as patch:
-        for name, value in {
-            "AWS_ACCESS_KEY_ID": "testing",
-            "AWS_SECRET_ACCESS_KEY": "testing",
-            "AWS_SESSION_TOKEN": "testing",
-            "AWS_DEFAULT_REGION": "us-east-1",
-            "AWS_REGION": "us-east-1",
-        }.items():
-            patch.setenv(name, value)
-        patch.delenv("AWS_ENDPOINT_URL", raising=False)
+        fake_aws_credentials(patch)
         with mock_aws():
             reset_clients()
             environment = provision(prefix="continuity-contract")

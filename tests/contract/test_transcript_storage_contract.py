@@ -255,26 +255,10 @@ def seed_earlier_layout(storage: TranscriptStorage, agent: str, text: str) -> No
         storage.seed_head(agent, head.model_copy(update={"inline": text}), T0)
         return
     from continuity_core.adapters.aws import client
-    from continuity_core.adapters.dynamo_items import session_pk, timestamp, to_attributes
+    from tests.support.earlier_layout import earlier_layout_head
 
     table = storage._table  # type: ignore[attr-defined]
-    values = {
-        "pk": session_pk(agent, "old"),
-        "sk": "TRANSCRIPT",
-        "session_key": "old",
-        "harness": "claude-code",
-        "created_at": timestamp(T0),
-        "updated_at": timestamp(T0),
-        "length": len(text),
-        "flushed": 0,
-        "parts": [text[:4], text[4:]],
-        "inline_bytes": len(text) + 60,
-        "marks": [[1, 4], [2, len(text)]],
-        "chunk_ids": [],
-        "chunk_ends": [],
-        "expires_at": int(T0.timestamp()) + 86_400 * 8,
-    }
-    client("dynamodb").put_item(TableName=table, Item=to_attributes(values))
+    client("dynamodb").put_item(TableName=table, Item=earlier_layout_head(agent, "old", text, T0))
 
 
 def test_a_head_of_the_earlier_layout_reads_its_text_as_inline_until_a_chunk_takes_it(

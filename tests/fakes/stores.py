@@ -8,15 +8,14 @@ Reads leave out what is past its TTL, as the adapters' do.
 
 from __future__ import annotations
 
-import base64
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from continuity_core.adapters.dynamo_items import LEDGER_ENTRY_PREFIX, checkpoint_sk, ledger_entry_sk
-from continuity_core.adapters.dynamo_ledger import HEAD_DECISIONS, InvalidPageTokenError
+from continuity_core.adapters.dynamo_items import checkpoint_sk, ledger_entry_sk
+from continuity_core.adapters.dynamo_ledger import HEAD_DECISIONS
+from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
 from continuity_core.adapters.dynamo_state import MAX_HOOK_KEYS, hook_key_digest
 from continuity_core.logic.retention import expiry, is_expired
 from continuity_core.models.checkpoint import Checkpoint
@@ -29,6 +28,7 @@ from continuity_core.models.state import (
     SessionState,
 )
 from continuity_core.models.tokens import TokenRecord
+from continuity_core.names import LEDGER_ENTRY_PREFIX
 from continuity_core.ports import (
     Clock,
     DuplicateHookError,
@@ -314,12 +314,6 @@ class InMemoryCheckpointStore:
         decisions = list(reversed(head)) if head is not None else []
         return ProjectSnapshot(checkpoints=self._live(page)[:limit], recent_decisions=decisions)
 
-    def latest_for_project(
-        self, agent_id: str, project_normalized: str, since: datetime
-    ) -> Checkpoint | None:
-        found = self.project_snapshot(agent_id, project_normalized, since, 1).checkpoints
-        return found[0] if found else None
-
     def list_for_project(self, agent_id: str, project_normalized: str, limit: int) -> list[Checkpoint]:
         return self._live(self._of_project(agent_id, project_normalized))[:limit]
 
@@ -343,14 +337,14 @@ class InMemoryLedgerStore:
     ) -> LedgerPage:
         ledger = self._memory.ledger.get((agent_id, project_normalized), {})
         keys = sorted(ledger, reverse=True)
+        scope = {"ledger": f"{agent_id}\n{project_normalized}"}  # the adapter's codec, this fake's scope
         if token:
-            after = _decode_ledger_token(token)
+            after = decode_page_token(token, scope, {"sk": LEDGER_ENTRY_PREFIX})["sk"]["S"]
             keys = [key for key in keys if key < after]
         page = keys[:limit]
         more = len(keys) > limit
-        return LedgerPage(
-            entries=[ledger[key] for key in page], next_token=_encode_ledger_token(page[-1]) if more else None
-        )
+        next_token = encode_page_token({"sk": {"S": page[-1]}}, scope) if more else None
+        return LedgerPage(entries=[ledger[key] for key in page], next_token=next_token)
 
 
 @dataclass(frozen=True)
@@ -436,17 +430,3 @@ def _add(values: dict[str, Any], name: str, amount: int) -> None:
 def _sort_key(checkpoint: Checkpoint) -> str:
     """The adapter's sort key: time order, then id."""
     return checkpoint_sk(checkpoint.created_at, checkpoint.id)
-
-
-def _encode_ledger_token(sort_key: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps(sort_key).encode()).decode()
-
-
-def _decode_ledger_token(token: str) -> str:
-    try:
-        sort_key = json.loads(base64.urlsafe_b64decode(token.encode()))
-    except (ValueError, TypeError) as error:
-        raise InvalidPageTokenError(token) from error
-    if not isinstance(sort_key, str) or not sort_key.startswith(LEDGER_ENTRY_PREFIX):
-        raise InvalidPageTokenError(token)
-    return sort_key

@@ -4,11 +4,10 @@ what the real storage does."""
 
 from __future__ import annotations
 
-import base64
-import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
 from continuity_core.adapters.dynamo_transcripts import HEAD_EXTRA
 from continuity_core.logic.retention import expiry, is_expired
 from continuity_core.logic.transcripts import millis
@@ -16,7 +15,6 @@ from continuity_core.models.state import SessionIdentity
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 from continuity_core.ports import (
     ChunkMove,
-    InvalidPageTokenError,
     Span,
     StoredAppend,
     TranscriptBodyMissingError,
@@ -165,8 +163,10 @@ class InMemoryTranscriptStorage:
             key=lambda entry: entry[0],
             reverse=True,
         )
+        scope = {"sessions": f"{agent_id}\n{project_normalized}"}  # the adapter's codec, this fake's scope
         if token:
-            after = _decode(token, agent_id, project_normalized)
+            key = decode_page_token(token, scope, {"started": "", "session": ""})
+            after = (key["started"]["S"], key["session"]["S"])
             listed = [entry for entry in listed if entry[0] < after]
         found: list[SessionSummary] = []
         read = 0
@@ -183,21 +183,11 @@ class InMemoryTranscriptStorage:
                 found.append(stored.head.summary())
             more = read < len(listed)
             if not more or len(found) >= limit or harness is not None:
-                return found, _encode(agent_id, project_normalized, listed[read - 1][0]) if more else None
+                if not more:
+                    return found, None
+                started, session = listed[read - 1][0]
+                last = {"started": {"S": started}, "session": {"S": session}}
+                return found, encode_page_token(last, scope)
 
     def _head_ttl(self, now: datetime) -> int:
         return expiry(now, self.retention + HEAD_EXTRA).ttl_epoch
-
-
-def _encode(agent_id: str, project: str, last: tuple[str, str]) -> str:
-    return base64.urlsafe_b64encode(json.dumps([agent_id, project, *last]).encode()).decode()
-
-
-def _decode(token: str, agent_id: str, project: str) -> tuple[str, str]:
-    try:
-        owner, listed, started, session = json.loads(base64.urlsafe_b64decode(token.encode()))
-    except (ValueError, TypeError) as error:
-        raise InvalidPageTokenError("next_token is not one this API handed out") from error
-    if (owner, listed) != (agent_id, project):
-        raise InvalidPageTokenError("next_token is not one this API handed out for this project")
-    return started, session

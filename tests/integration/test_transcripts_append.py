@@ -339,31 +339,11 @@ def test_a_resent_hook_with_the_same_idempotency_key_mends_the_gap(service: InPr
 
 def test_a_transcript_stored_by_the_earlier_layout_reads_and_grows(small_inline: InProcessService) -> None:
     # Given a head item of the earlier layout: its text inline in `parts`, nothing in S3
-    from continuity_core.adapters.dynamo_items import session_pk, timestamp, to_attributes
+    from tests.support.earlier_layout import earlier_layout_head
 
-    now = datetime.now(UTC)
     old = "User: before the upgrade\n" * 400  # 10,000 characters
-    boto3.client("dynamodb").put_item(
-        TableName=os.environ["CONTINUITY_TABLE_NAME"],
-        Item=to_attributes(
-            {
-                "pk": session_pk("default", "legacy"),
-                "sk": "TRANSCRIPT",
-                "session_key": "legacy",
-                "harness": "claude-code",
-                "created_at": timestamp(now),
-                "updated_at": timestamp(now),
-                "length": len(old),
-                "flushed": 0,
-                "parts": [old[:4000], old[4000:]],
-                "inline_bytes": len(old) + 60,
-                "marks": [[1, 4000], [2, len(old)]],
-                "chunk_ids": [],
-                "chunk_ends": [],
-                "expires_at": int(now.timestamp()) + 86_400 * 8,
-            }
-        ),
-    )
+    item = earlier_layout_head("default", "legacy", old, datetime.now(UTC))
+    boto3.client("dynamodb").put_item(TableName=os.environ["CONTINUITY_TABLE_NAME"], Item=item)
     # Then it reads back whole
     assert stored("legacy")["text"] == old
     # When the client goes on from there, past the chunk size

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -12,24 +12,13 @@ from continuity_core.logic.writer import MAX_ATTEMPTS, CheckpointWriter, FlushOu
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.state import SessionIdentity, SessionState
 from continuity_core.ports import FlushConflictError, PromptRecord
-from tests.fakes.stores import InMemoryStateStore, Stores, in_memory_stores
+from tests.fakes.stores import InMemoryStateStore, Stores
 from tests.support.clock import Clock
 
-T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 AGENT = "default"
 ME = SessionIdentity(
     session_key="s1", harness="claude-code", project="/work/app", project_normalized="/work/app"
 )
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock(T0)
-
-
-@pytest.fixture
-def stores(clock: Clock) -> Stores:
-    return in_memory_stores(clock)
 
 
 def writer_on(

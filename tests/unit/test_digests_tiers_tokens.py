@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -18,23 +18,13 @@ from continuity_core.models.session_digest import FactKind
 from continuity_core.models.state import SessionIdentity
 from continuity_core.models.tokens import CreateTokenRequest, Scope
 from continuity_core.ports import PromptRecord
-from tests.fakes.stores import Stores, in_memory_stores
+from tests.fakes.stores import Stores
 from tests.support.clock import Clock
+from tests.unit.conftest import T0
 
-T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 AGENT = "default"
 PROJECT = "/work/app"
 ME = SessionIdentity(session_key="s1", harness="claude-code", project=PROJECT, project_normalized=PROJECT)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock(T0)
-
-
-@pytest.fixture
-def stores(clock: Clock) -> Stores:
-    return in_memory_stores(clock)
 
 
 def digests(stores: Stores, clock: Clock, **config: Any) -> DigestService:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -10,11 +10,11 @@ from continuity_core.logic.transcript_append import TranscriptAppender
 from continuity_core.logic.transcript_read import TranscriptReader
 from continuity_core.models.state import SessionIdentity
 from continuity_core.ports import PromptRecord
-from tests.fakes.stores import Stores, in_memory_stores
+from tests.fakes.stores import Stores
 from tests.fakes.transcripts import InMemoryTranscriptStorage
 from tests.support.clock import Clock
+from tests.unit.conftest import T0
 
-T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 AGENT = "default"
 PROJECT = "/work/app"
 CHUNK = 1000
@@ -27,18 +27,8 @@ def me(session: str = "s1") -> SessionIdentity:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock(T0)
-
-
-@pytest.fixture
 def storage() -> InMemoryTranscriptStorage:
     return InMemoryTranscriptStorage()
-
-
-@pytest.fixture
-def stores(clock: Clock) -> Stores:
-    return in_memory_stores(clock)
 
 
 @pytest.fixture
