@@ -39,6 +39,11 @@ GOALS: dict[str, tuple[str, float]] = {
     "recovery_stale_rate_clear": ("<=", 0.05),
     "injection_over_cap": ("<=", 0),
     "recovery_wrong_session_rate": ("<=", 0),
+    "isolation_wrong_tenant_records": ("<=", 0),
+    "isolation_valid_hooks_401": ("<=", 0),
+    "isolation_wrong_tenant_reads": ("<=", 0),
+    "isolation_failed_requests": ("<=", 0),
+    "isolation_records_lost_or_doubled": ("<=", 0),
 }
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from infra.local.events import authorizer_event
-from infra.local.runtime import FunctionRuntime
+from infra.local.runtime import Runtime
 from infra.wiring import AuthorizerSpec
 
 
@@ -36,7 +36,7 @@ FAILED = Decision(500)
 class AuthorizerGate:
     def __init__(
         self,
-        runtime: FunctionRuntime,
+        runtime: Runtime,
         spec: AuthorizerSpec,
         *,
         clock: Callable[[], float] = time.monotonic,

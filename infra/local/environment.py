@@ -8,15 +8,20 @@ import os
 import secrets
 import socket
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from infra.local.context import NAME_PREFIX, function_name
 from infra.local.events import REGION
 from infra.wiring import FunctionSpec
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATA_DIR = REPO_ROOT / ".continuity-local"
 TOKEN_FILE = "token"
+
+# Of this process's own variables, the ones a worker inherits: a search path and a locale (Lambda
+# sets both too), where temporary files go.
+_PROCESS_VARIABLES = ("PATH", "LANG", "LC_ALL", "TMPDIR")
 
 FAKE_AWS = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -50,8 +55,9 @@ def use_fake_aws(endpoint_url: str | None) -> None:
     os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")  # no X-Ray daemon locally
 
 
-def function_environment(functions: Iterable[FunctionSpec]) -> dict[str, str]:
-    """The union of the functions' declared environments (all functions share this process)."""
+def shared_environment(functions: Iterable[FunctionSpec]) -> dict[str, str]:
+    """The union of the functions' declared environments, for runs where functions share a process
+    (``InProcessRuntime``); the local stack gives each worker its own (``function_environment``)."""
     env: dict[str, str] = {}
     owner: dict[str, str] = {}
     for spec in functions:
@@ -59,10 +65,50 @@ def function_environment(functions: Iterable[FunctionSpec]) -> dict[str, str]:
             if name in env and env[name] != value:
                 raise ValueError(
                     f"{name} is {env[name]!r} for {owner[name]} but {value!r} for {spec.key}; "
-                    "the local stack runs every function in one process and cannot give them both"
+                    "functions that share a process cannot have both"
                 )
             env[name] = value
             owner.setdefault(name, spec.key)
+    return env
+
+
+def function_environment(
+    spec: FunctionSpec,
+    *,
+    config: Mapping[str, str],
+    resources: Mapping[str, Mapping[str, str]],
+    extra: Mapping[str, str] | None = None,
+    endpoint_url: str,
+    prefix: str = NAME_PREFIX,
+) -> dict[str, str]:
+    """Everything one function's worker sees, and nothing else.
+
+    As CDK builds it (``infra/constructs/functions.py``): the service config, the spec's own
+    variables, the variables of each resource it declares (``resources``: resource key -> its
+    variables), its ``extra`` (the authorizer's token hash). Then what Lambda sets (function name,
+    memory size: search sizes its index by it), the local AWS endpoint and credentials, and the
+    locale and search path of this process.
+    """
+    env = {**config, **spec.environment}
+    for key in spec.resources:
+        if key not in resources:
+            raise KeyError(f"function {spec.key!r}: unknown resource {key!r}")
+        env.update(resources[key])
+    env.update(extra or {})
+    name = function_name(spec, prefix)
+    env.update(
+        {
+            "AWS_LAMBDA_FUNCTION_NAME": name,
+            "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory_mb),
+            "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
+            "AWS_LAMBDA_LOG_GROUP_NAME": f"/aws/lambda/{name}",
+            "_HANDLER": spec.handler,
+            **FAKE_AWS,
+            "AWS_ENDPOINT_URL": endpoint_url,
+            "POWERTOOLS_TRACE_DISABLED": "true",  # no X-Ray daemon locally
+        }
+    )
+    env.update({variable: os.environ[variable] for variable in _PROCESS_VARIABLES if variable in os.environ})
     return env
 
 

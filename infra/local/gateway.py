@@ -21,7 +21,7 @@ from werkzeug.wrappers import Request, Response
 from infra.local.authorization import AuthorizerGate
 from infra.local.events import HttpResponse, InvalidResponseError, http_event, http_response, json_response
 from infra.local.routes import RouteTable, compile_template
-from infra.local.runtime import FunctionRuntime
+from infra.local.runtime import Runtime
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
@@ -47,7 +47,7 @@ class Gateway:
 
     def __init__(
         self,
-        runtime: FunctionRuntime,
+        runtime: Runtime,
         routes: RouteTable,
         authorizer: AuthorizerGate | None,
         *,

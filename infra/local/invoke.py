@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from infra import wiring
-from infra.local.environment import ensure_import_paths, function_environment, token_sha256, use_fake_aws
+from infra.local.environment import ensure_import_paths, shared_environment, token_sha256, use_fake_aws
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from infra.local.authorization import AuthorizerGate
     from infra.local.provision import provision
-    from infra.local.runtime import FunctionRuntime
+    from infra.local.runtime import InProcessRuntime
 
     with mock_aws():
         sqs = boto3.client("sqs")
@@ -79,10 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         token = secrets.token_urlsafe(16)
         os.environ.update(config.to_environment())
-        os.environ.update(function_environment(wiring.FUNCTIONS))
+        os.environ.update(shared_environment(wiring.FUNCTIONS))
         os.environ.update(provisioned.environment)
         os.environ[wiring.API_TOKEN_ENV_VAR] = token_sha256(token)
-        runtime = FunctionRuntime(wiring.FUNCTIONS)
+        runtime = InProcessRuntime(wiring.FUNCTIONS)
         spec = runtime.spec(args.function)
         try:
             event = build_event(args, spec, text, token, provisioned.queues)

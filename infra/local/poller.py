@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from infra.local.events import sqs_event, sqs_record_from_message
 from infra.local.provision import QueueResource
-from infra.local.runtime import FunctionRuntime
+from infra.local.runtime import Runtime
 from infra.wiring import FunctionSpec
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class QueuePoller:
         self,
         spec: FunctionSpec,
         queue: QueueResource,
-        runtime: FunctionRuntime,
+        runtime: Runtime,
         sqs: SQSClient,
         *,
         wait_s: int = 1,

@@ -40,6 +40,12 @@ class Provisioned:
     tables: dict[str, str] = field(default_factory=dict)  # TableSpec.key -> physical name
     queues: dict[str, QueueResource] = field(default_factory=dict)  # QueueSpec.key -> resource
     environment: dict[str, str] = field(default_factory=dict)  # env_var -> name / URL
+    # Resource key -> the variables a function that declares it gets (its env_var -> name / URL).
+    resource_environment: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def add(self, key: str, env_var: str, value: str) -> None:
+        self.environment[env_var] = value
+        self.resource_environment[key] = {env_var: value}
 
 
 def physical_name(key: str, prefix: str = NAME_PREFIX) -> str:
@@ -62,16 +68,16 @@ def provision(
             raise ValueError("buckets need an S3 client")
         name = physical_name(bucket.key, prefix)
         ensure_bucket(s3, name)
-        out.environment[bucket.env_var] = name
+        out.add(bucket.key, bucket.env_var, name)
     for table in tables:
         name = physical_name(table.key, prefix)
         ensure_table(dynamodb, table, name)
         out.tables[table.key] = name
-        out.environment[table.env_var] = name
+        out.add(table.key, table.env_var, name)
     for queue in queues:
         resource = ensure_queue(sqs, queue, physical_name(queue.key, prefix))
         out.queues[queue.key] = resource
-        out.environment[queue.env_var] = resource.url
+        out.add(queue.key, queue.env_var, resource.url)
     return out
 
 

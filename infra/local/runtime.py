@@ -1,10 +1,16 @@
-"""Runs functions in-process the way Lambda does: import once, one invocation at a time per function.
+"""What the local stack's callers (gateway, authorizer step, poller, timer) invoke functions through.
 
-Each function gets one warm execution environment: its module is imported once (like a cold start)
-and its invocations are serialised, because module-level state (Powertools logger keys, metrics)
-belongs to one invocation at a time. Different functions run concurrently. The event and the result
-cross a JSON boundary, as they do in Lambda, and an invocation that outlives the function's timeout
-is reported as timed out (its result is discarded).
+``Runtime`` is the one method they use, ``invoke(key, event) -> Invocation``. Two runtimes have it:
+
+- ``infra.local.workers.FunctionRuntime`` (the local stack): each function in its own worker
+  process, as Lambda runs it;
+- ``InProcessRuntime`` (here): handlers called in this process, one invocation at a time per
+  function. Functions share the process, its environment and its module globals (Powertools keeps
+  the current request on a class shared by every resolver), so it is only for callers that invoke
+  one function at a time: tests on in-memory moto (``mock_aws`` is in-process) and
+  ``python -m infra.local.invoke``.
+
+Both pass the event and the result through JSON, as Lambda does, and report failures as values.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import traceback
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from infra.local.context import NAME_PREFIX, lambda_context
 from infra.wiring import FunctionSpec
@@ -56,7 +62,31 @@ class Invocation:
         return self.error is None
 
 
-class FunctionRuntime:
+class Runtime(Protocol):
+    @property
+    def functions(self) -> tuple[FunctionSpec, ...]: ...
+
+    def spec(self, key: str) -> FunctionSpec: ...
+
+    def invoke(self, key: str, event: dict[str, Any]) -> Invocation: ...
+
+
+def timed_out(duration_ms: float, spec: FunctionSpec) -> str:
+    """Lambda's message for an invocation that ran out of time."""
+    return f"Task timed out after {duration_ms / 1000:.2f} seconds (timeout {spec.timeout_s} s)"
+
+
+def ms_since(started: float) -> float:
+    return (time.monotonic() - started) * 1000
+
+
+class InProcessRuntime:
+    """Handlers imported into this process: one warm instance and one invocation at a time each.
+
+    A timeout cannot stop a thread, so an invocation that outlived it is reported as timed out
+    and its result discarded.
+    """
+
     def __init__(
         self,
         functions: Iterable[FunctionSpec],
@@ -104,15 +134,18 @@ class FunctionRuntime:
             try:
                 result = handler(json.loads(json.dumps(event)), context)
             except Exception as error:
-                return self._failed(key, request_id, started, error)
+                log.error("%s raised %s: %s\n%s", key, type(error).__name__, error, traceback.format_exc())
+                return Invocation(
+                    key, request_id, ms_since(started), error=f"{type(error).__name__}: {error}"
+                )
             try:
                 result = json.loads(json.dumps(result))
             except (TypeError, ValueError) as error:
                 log.error("%s: Runtime.MarshalError: %s", key, error)
-                return Invocation(key, request_id, _ms(started), error=f"Runtime.MarshalError: {error}")
-            duration = _ms(started)
+                return Invocation(key, request_id, ms_since(started), error=f"Runtime.MarshalError: {error}")
+            duration = ms_since(started)
             if self._enforce_timeouts and duration > spec.timeout_s * 1000:
-                message = f"Task timed out after {duration / 1000:.2f} seconds (timeout {spec.timeout_s} s)"
+                message = timed_out(duration, spec)
                 log.error("%s: %s", key, message)
                 return Invocation(key, request_id, duration, error=message)
             return Invocation(key, request_id, duration, result=result)
@@ -124,12 +157,3 @@ class FunctionRuntime:
                 handler = self._handlers.get(spec.key) or self._loader(spec)
                 self._handlers[spec.key] = handler
         return handler
-
-    @staticmethod
-    def _failed(key: str, request_id: str, started: float, error: Exception) -> Invocation:
-        log.error("%s raised %s: %s\n%s", key, type(error).__name__, error, traceback.format_exc())
-        return Invocation(key, request_id, _ms(started), error=f"{type(error).__name__}: {error}")
-
-
-def _ms(started: float) -> float:
-    return (time.monotonic() - started) * 1000

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from infra.local.context import NAME_PREFIX
 from infra.local.events import scheduled_event
-from infra.local.runtime import FunctionRuntime, Invocation
+from infra.local.runtime import Invocation, Runtime
 from infra.wiring import FunctionSpec
 
 log = logging.getLogger(__name__)
@@ -22,7 +22,7 @@ class Scheduler:
     def __init__(
         self,
         functions: Iterable[FunctionSpec],
-        runtime: FunctionRuntime,
+        runtime: Runtime,
         *,
         minute_seconds: float = 60.0,
         rule_prefix: str = NAME_PREFIX,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -27,8 +28,10 @@ from infra.local.poller import QueuePoller
 from infra.local.provision import Provisioned, provision
 from infra.local.recording import DRAIN_MARKS_FILE, RECORDING_FILE, DrainMarks, compact, wipe
 from infra.local.routes import RouteTable
-from infra.local.runtime import FunctionRuntime, Loader, import_handler
+from infra.local.runtime import Loader, import_handler
 from infra.local.scheduler import Scheduler
+from infra.local.worker import WorkerSetup
+from infra.local.workers import FunctionRuntime, start_fork_server
 from infra.wiring import AuthorizerSpec, BucketSpec, FunctionSpec, QueueSpec, TableSpec
 
 log = logging.getLogger(__name__)
@@ -53,7 +56,10 @@ class StackOptions:
     authorizer: AuthorizerSpec | None = wiring.API_AUTHORIZER
     minute_seconds: float = 60.0  # timer scale: seconds per minute of ScheduleTrigger.rate_minutes
     retry_backoff_s: int = 2  # visibility of an SQS message left for redelivery
-    loader: Loader = import_handler  # how a FunctionSpec becomes a handler (tests pass fakes)
+    # How a worker turns its FunctionSpec into a handler, and what it runs once before (e.g. a guard
+    # on its AWS calls). Pickled to each worker: module-level functions only.
+    loader: Loader = import_handler
+    worker_setup: WorkerSetup | None = None
 
 
 class LocalStack:
@@ -91,6 +97,7 @@ class LocalStack:
 
     def _start(self, config_env: dict[str, str]) -> None:
         opts = self.options
+        start_fork_server()  # its imports overlap moto's start and the provisioning
         if opts.data_dir is not None:
             ensure_private_dir(opts.data_dir)
             self._lock(opts.data_dir)
@@ -113,14 +120,14 @@ class LocalStack:
         self.provisioned = provision(
             dynamodb, sqs, opts.tables, opts.queues, s3=boto3.client("s3"), buckets=opts.buckets
         )
-        os.environ.update(config_env)
-        os.environ.update(function_environment(opts.functions))
-        os.environ.update(self.provisioned.environment)
-        os.environ[wiring.API_TOKEN_ENV_VAR] = token_sha256(opts.token)
-
-        self.runtime = FunctionRuntime(opts.functions, loader=opts.loader)
-        for key, error in self.runtime.warm().items():
-            log.warning("function %s does not load yet (%s); its invocations will fail", key, error)
+        self.runtime = FunctionRuntime(
+            opts.functions,
+            self._environments(config_env),
+            loader=opts.loader,
+            worker_setup=opts.worker_setup,
+        )
+        # Cold starts in the background: a first request waits for its functions' only.
+        threading.Thread(target=self._warm, args=(self.runtime,), name="warm", daemon=True).start()
         self._scheduler = Scheduler(opts.functions, self.runtime, minute_seconds=opts.minute_seconds)
         gate = AuthorizerGate(self.runtime, opts.authorizer) if opts.authorizer else None
         gateway = Gateway(
@@ -160,6 +167,8 @@ class LocalStack:
         for poller in self._pollers:
             poller.stop()
         self._pollers.clear()
+        if self.runtime is not None:
+            self.runtime.close()
         if self._backend is not None:
             self._backend.stop()
             self._backend = None
@@ -167,6 +176,31 @@ class LocalStack:
         if self._lock_file is not None:
             self._lock_file.close()
             self._lock_file = None
+
+    def _environments(self, config_env: dict[str, str]) -> dict[str, dict[str, str]]:
+        """Each function's own environment, as CDK gives it (the token hash to the authorizer only)."""
+        opts = self.options
+        extra = (
+            {opts.authorizer.function: {wiring.API_TOKEN_ENV_VAR: token_sha256(opts.token)}}
+            if opts.authorizer
+            else {}
+        )
+        return {
+            spec.key: function_environment(
+                spec,
+                config=config_env,
+                resources=self.provisioned.resource_environment,
+                extra=extra.get(spec.key),
+                endpoint_url=self.moto_url,
+            )
+            for spec in opts.functions
+        }
+
+    @staticmethod
+    def _warm(runtime: FunctionRuntime) -> None:
+        for key, error in runtime.warm().items():
+            if not error.startswith("Runtime.Closed"):
+                log.warning("function %s does not load yet (%s); its invocations will fail", key, error)
 
     def _compact(self) -> None:
         if self.recording is None or self._marks is None or not self.recording.exists():

@@ -23,7 +23,7 @@ from infra import wiring
 from infra.local.authorization import AuthorizerGate
 from infra.local.gateway import Gateway
 from infra.local.routes import RouteTable
-from infra.local.runtime import FunctionRuntime
+from infra.local.runtime import InProcessRuntime
 
 ADMIN = "bootstrap-admin-token"
 PROJECT = "/work/app"
@@ -48,7 +48,7 @@ def api(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[Api]:
     monkeypatch.setenv("CONTINUITY_FLUSH_DELAY_SECONDS", "0")
     monkeypatch.setenv(wiring.API_TOKEN_ENV_VAR, hashlib.sha256(ADMIN.encode()).hexdigest())
     services.reset()
-    runtime = FunctionRuntime(wiring.FUNCTIONS, enforce_timeouts=False)
+    runtime = InProcessRuntime(wiring.FUNCTIONS, enforce_timeouts=False)
     no_cache = wiring.AuthorizerSpec(function=wiring.API_AUTHORIZER.function, cache_ttl_s=0)
     gateway = Gateway(runtime, RouteTable(wiring.FUNCTIONS), AuthorizerGate(runtime, no_cache))
     yield Api(Client(gateway))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from infra.local.runtime import FunctionRuntime
+from infra.local.runtime import InProcessRuntime
 from infra.wiring import FunctionSpec
 
 
@@ -18,7 +18,7 @@ def throwaway(key: str, **kwargs: Any) -> FunctionSpec:
 
 def runtime_with(
     *pairs: tuple[FunctionSpec, Callable[[dict[str, Any], Any], Any]], **kwargs: Any
-) -> FunctionRuntime:
+) -> InProcessRuntime:
     """A runtime over throwaway specs, each with its handler (no imports)."""
     by_key = {spec.key: handler for spec, handler in pairs}
-    return FunctionRuntime([spec for spec, _ in pairs], loader=lambda spec: by_key[spec.key], **kwargs)
+    return InProcessRuntime([spec for spec, _ in pairs], loader=lambda spec: by_key[spec.key], **kwargs)

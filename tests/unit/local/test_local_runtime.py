@@ -1,4 +1,4 @@
-"""Invoking functions in-process as Lambda would: context, JSON boundary, errors, timeouts."""
+"""Invoking functions in this process (tests, one-off runs): context, JSON boundary, errors, timeouts."""
 
 import time
 from typing import Any
@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from infra import wiring
-from infra.local.runtime import FunctionRuntime, handler_module
+from infra.local.runtime import InProcessRuntime, handler_module
 from tests.unit.local.support import runtime_with, throwaway
 
 
@@ -80,7 +80,7 @@ def test_a_handler_that_does_not_import_fails_each_invocation_until_it_does() ->
             raise ImportError("no module named functions.late")
         return lambda e, c: "loaded"
 
-    runtime = FunctionRuntime([throwaway("late")], loader=loader)
+    runtime = InProcessRuntime([throwaway("late")], loader=loader)
 
     assert runtime.warm() == {"late": "ImportError: no module named functions.late"}
     assert runtime.invoke("late", {}).result == "loaded"
