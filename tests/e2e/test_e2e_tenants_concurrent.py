@@ -3,8 +3,9 @@
 Two agents post their sessions at the same time (the same session ids, many threads: a prompt, a
 digest, session-end) while a third agent's read-only token lists, reads and searches the same
 project. Each agent must find exactly its own prompts, checkpoints and transcripts; the reader must
-see nobody's; no valid request may be refused. This is the isolation matrix under load: it fails when functions share one process
-(Powertools keeps the current event on a class shared by every resolver of the process).
+see nobody's; no valid request may be refused. This is the isolation matrix under load: it fails
+when functions share one process (Powertools keeps the current event on a class shared by every
+resolver of the process).
 """
 
 from __future__ import annotations
