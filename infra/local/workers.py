@@ -9,7 +9,7 @@ Powertools keeps the current request on a class attribute shared by every resolv
 authorizer context.
 
 - Cold start: a worker imports its handler once, when it starts (``warm()`` starts them in the
-  background, or the function's first invocation does), within ``init_timeout_s``. An import error is
+  background, or the function's first invocation does), within ``INIT_TIMEOUT_S``. An import error is
   reported for that invocation and the next one starts a new worker, as Lambda retries an init.
 - Timeouts: an invocation that outlives the function's timeout is reported as timed out and its
   worker is killed; the next invocation starts a fresh one (a new sandbox, cold).
@@ -44,8 +44,9 @@ INIT_TIMEOUT_S = 60.0  # Lambda allows 10 s; a busy 2-core laptop importing 8 ha
 _STOP_GRACE_S = 2.0
 CLOSED = "Runtime.Closed: the local stack is stopping"
 
-# Imported once by the fork server: every worker forks with them loaded. Third-party only: nothing
-# here may read the function's environment at import (the fork server has the stack's).
+# Imported once by the fork server: every worker forks with them loaded. Libraries (and the worker's
+# own module) only: nothing here may read a function's environment at import, the fork server has
+# the stack's.
 PRELOAD = (
     "boto3",
     "botocore.client",
@@ -80,8 +81,6 @@ class FunctionRuntime:
         loader: Loader = import_handler,
         worker_setup: WorkerSetup | None = None,
         name_prefix: str = NAME_PREFIX,
-        enforce_timeouts: bool = True,
-        init_timeout_s: float = INIT_TIMEOUT_S,
     ) -> None:
         """``environments``: function key -> its whole environment (``environment.function_environment``)."""
         self._specs = {spec.key: spec for spec in functions}
@@ -89,11 +88,7 @@ class FunctionRuntime:
         if missing:
             raise ValueError(f"no environment for {', '.join(missing)}")
         self._workers = {
-            key: _Worker(
-                WorkerConfig(spec, dict(environments[key]), loader, worker_setup, name_prefix),
-                enforce_timeouts=enforce_timeouts,
-                init_timeout_s=init_timeout_s,
-            )
+            key: _Worker(WorkerConfig(spec, dict(environments[key]), loader, worker_setup, name_prefix))
             for key, spec in self._specs.items()
         }
 
@@ -133,11 +128,9 @@ class FunctionRuntime:
 class _Worker:
     """One function's worker process, started on demand and replaced when it dies or times out."""
 
-    def __init__(self, config: WorkerConfig, *, enforce_timeouts: bool, init_timeout_s: float) -> None:
+    def __init__(self, config: WorkerConfig) -> None:
         self._config = config
         self._key = config.spec.key
-        self._enforce_timeouts = enforce_timeouts
-        self._init_timeout_s = init_timeout_s
         self._lock = threading.Lock()  # one invocation at a time, as in one Lambda sandbox
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
@@ -157,10 +150,9 @@ class _Worker:
             conn = self._conn
             assert conn is not None
             started = time.monotonic()
-            timeout = self._config.spec.timeout_s if self._enforce_timeouts else None
             try:
                 conn.send_bytes(message)
-                reply = json.loads(conn.recv_bytes()) if conn.poll(timeout) else None
+                reply = json.loads(conn.recv_bytes()) if conn.poll(self._config.spec.timeout_s) else None
             except (EOFError, OSError):
                 return self._failed(request_id, started, self._exit_error())
             duration = ms_since(started)
@@ -208,11 +200,11 @@ class _Worker:
         theirs.close()  # the worker holds its end: ours reads EOF when the worker exits
         self._conn = ours
         try:
-            reply = json.loads(ours.recv_bytes()) if ours.poll(self._init_timeout_s) else None
+            reply = json.loads(ours.recv_bytes()) if ours.poll(INIT_TIMEOUT_S) else None
         except (EOFError, OSError):
             reply = {"init_error": self._exit_error()}
         if reply is None:
-            reply = {"init_error": f"Runtime.InitTimeout: no cold start within {self._init_timeout_s:.0f} s"}
+            reply = {"init_error": f"Runtime.InitTimeout: no cold start within {INIT_TIMEOUT_S:.0f} s"}
         if "init_error" not in reply and self._closed:
             reply = {"init_error": CLOSED}
         if "init_error" in reply:
