@@ -122,7 +122,10 @@ class MotoBackend:
         self._server = make_server(
             self._host, self._port, app, threaded=True, request_handler=MotoRequestHandler
         )
-        self._thread = threading.Thread(target=self._server.serve_forever, name="moto", daemon=True)
+        # A short poll interval: stop() waits for the serving loop to notice (0.5 s by default).
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.1,), name="moto", daemon=True
+        )
         self._thread.start()
         host, port = self._server.server_address[:2]
         self.url = f"http://{host!s}:{port}"
