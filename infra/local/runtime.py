@@ -71,6 +71,20 @@ class Runtime(Protocol):
     def invoke(self, key: str, event: dict[str, Any]) -> Invocation: ...
 
 
+class FunctionSet:
+    """The functions a runtime serves, by key (the part of ``Runtime`` both runtimes share)."""
+
+    def __init__(self, functions: Iterable[FunctionSpec]) -> None:
+        self._specs = {spec.key: spec for spec in functions}
+
+    @property
+    def functions(self) -> tuple[FunctionSpec, ...]:
+        return tuple(self._specs.values())
+
+    def spec(self, key: str) -> FunctionSpec:
+        return self._specs[key]
+
+
 def timed_out(duration_ms: float, spec: FunctionSpec) -> str:
     """Lambda's message for an invocation that ran out of time."""
     return f"Task timed out after {duration_ms / 1000:.2f} seconds (timeout {spec.timeout_s} s)"
@@ -80,7 +94,7 @@ def ms_since(started: float) -> float:
     return (time.monotonic() - started) * 1000
 
 
-class InProcessRuntime:
+class InProcessRuntime(FunctionSet):
     """Handlers imported into this process: one warm instance and one invocation at a time each.
 
     A timeout cannot stop a thread, so an invocation that outlived it is reported as timed out
@@ -95,20 +109,13 @@ class InProcessRuntime:
         name_prefix: str = NAME_PREFIX,
         enforce_timeouts: bool = True,
     ) -> None:
-        self._specs = {spec.key: spec for spec in functions}
+        super().__init__(functions)
         self._loader = loader
         self._prefix = name_prefix
         self._enforce_timeouts = enforce_timeouts
         self._handlers: dict[str, Handler] = {}
         self._locks = {key: threading.Lock() for key in self._specs}
         self._load_lock = threading.Lock()
-
-    @property
-    def functions(self) -> tuple[FunctionSpec, ...]:
-        return tuple(self._specs.values())
-
-    def spec(self, key: str) -> FunctionSpec:
-        return self._specs[key]
 
     def warm(self) -> dict[str, str]:
         """Import every handler now; returns the import errors (they are retried on invocation)."""

@@ -34,7 +34,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from infra.local.context import NAME_PREFIX
-from infra.local.runtime import Invocation, Loader, import_handler, ms_since, timed_out
+from infra.local.runtime import FunctionSet, Invocation, Loader, import_handler, ms_since, timed_out
 from infra.local.worker import WorkerConfig, WorkerSetup, serve
 from infra.wiring import FunctionSpec
 
@@ -72,7 +72,7 @@ def start_fork_server() -> None:
     multiprocessing.forkserver.ensure_running()
 
 
-class FunctionRuntime:
+class FunctionRuntime(FunctionSet):
     def __init__(
         self,
         functions: Iterable[FunctionSpec],
@@ -83,7 +83,7 @@ class FunctionRuntime:
         name_prefix: str = NAME_PREFIX,
     ) -> None:
         """``environments``: function key -> its whole environment (``environment.function_environment``)."""
-        self._specs = {spec.key: spec for spec in functions}
+        super().__init__(functions)
         missing = [key for key in self._specs if key not in environments]
         if missing:
             raise ValueError(f"no environment for {', '.join(missing)}")
@@ -91,13 +91,6 @@ class FunctionRuntime:
             key: _Worker(WorkerConfig(spec, dict(environments[key]), loader, worker_setup, name_prefix))
             for key, spec in self._specs.items()
         }
-
-    @property
-    def functions(self) -> tuple[FunctionSpec, ...]:
-        return tuple(self._specs.values())
-
-    def spec(self, key: str) -> FunctionSpec:
-        return self._specs[key]
 
     def warm(self) -> dict[str, str]:
         """Start every worker not started yet; returns the init errors (retried on invocation).
