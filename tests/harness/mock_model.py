@@ -105,6 +105,34 @@ class Exchange:
         return "\n".join(_user_turn(self.api, self.body))
 
     @property
+    def tool_result(self) -> str:
+        """The result of a tool the newest turn carries, as JSON text; '' when it carries none."""
+        if self.api == RESPONSES:
+            items = self.body.get("input")
+            last = items[-1] if isinstance(items, list) and items else {}
+            found = last.get("output") if last.get("type", "").endswith("_output") else None
+        elif self.api == GEMINI:
+            contents = self.body.get("contents") or [{}]
+            found = [
+                p["functionResponse"] for p in contents[-1].get("parts") or [] if "functionResponse" in p
+            ]
+        else:
+            messages = [
+                m for m in self.body.get("messages") or [] if m.get("role") not in ("system", "developer")
+            ]
+            last = messages[-1] if messages else {}
+            content = last.get("content")
+            if last.get("role") == "tool":
+                found = content
+            else:
+                found = (
+                    [p for p in content if p.get("type") == "tool_result"]
+                    if isinstance(content, list)
+                    else None
+                )
+        return json.dumps(found) if found else ""
+
+    @property
     def is_main_turn(self) -> bool:
         """A request of the agent's loop (it advertises tools), not a title or summary side call."""
         return bool(self.tools)
@@ -155,12 +183,13 @@ def _user_turn(api: str, body: dict[str, Any]) -> list[str]:
 
 
 Matcher = Callable[[Exchange], bool]
+Answer = Reply | Callable[[Exchange], Reply]  # a reply, or one made from the request
 
 
 @dataclass
 class Rule:
     when: Matcher
-    reply: Reply
+    reply: Answer
     times: int | None  # None: every time
 
 
@@ -176,10 +205,11 @@ class MockModel:
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     # ---- the script ------------------------------------------------------------------------
-    def on(self, said: str | Matcher, reply: Reply, times: int | None = 1) -> MockModel:
-        """Answer ``reply`` to a request whose newest user turn contains ``said`` (or that ``said``
-        accepts), ``times`` times (None: always)."""
-        when = said if callable(said) else (lambda exchange, text=said: text in exchange.user_text)
+    def on(self, said: str | Matcher, reply: Answer, times: int | None = 1) -> MockModel:
+        """Answer ``reply`` to a request of the agent's loop whose newest user turn contains ``said``
+        (or any request ``said`` accepts), ``times`` times (None: always). Side calls (a title, a
+        summary without tools) never match a ``said`` text."""
+        when = said if callable(said) else (lambda e, text=said: e.is_main_turn and text in e.user_text)
         with self._lock:
             self._rules.append(Rule(when, reply, times))
         return self
@@ -190,7 +220,7 @@ class MockModel:
                 if rule.times != 0 and rule.when(exchange):
                     if rule.times is not None:
                         rule.times -= 1
-                    return rule.reply
+                    return rule.reply(exchange) if callable(rule.reply) else rule.reply
         return self.default
 
     # ---- what the CLIs sent ----------------------------------------------------------------
@@ -198,23 +228,20 @@ class MockModel:
         with self._lock:
             return [e for e in self.exchanges if api is None or e.api == api]
 
-    def first_after(self, matcher: Matcher, then: Matcher) -> Exchange | None:
-        """The first request that ``then`` accepts after the first one ``matcher`` accepts."""
-        seen = False
-        for exchange in self.requests():
-            if seen and then(exchange):
-                return exchange
-            seen = seen or matcher(exchange)
-        return None
+    def prompted(self, marker: str) -> Exchange:
+        """The first request whose newest user turn holds ``marker``: the one that carried a prompt."""
+        found = [e for e in self.requests() if marker in e.user_text]
+        assert found, f"no request to the model carried {marker!r}"
+        return found[0]
 
-    def wait_for(self, matcher: Matcher, timeout_s: float = 30) -> Exchange | None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            found = next((e for e in self.requests() if matcher(e)), None)
-            if found is not None:
-                return found
-            time.sleep(0.1)
-        return None
+    def after(self, matcher: Matcher) -> Exchange:
+        """The first request of the agent's loop after the first request ``matcher`` accepts."""
+        requests = self.requests()
+        start = next((i for i, e in enumerate(requests) if matcher(e)), None)
+        assert start is not None, "no request matched"
+        found = next((e for e in requests[start + 1 :] if e.is_main_turn), None)
+        assert found is not None, "the CLI sent no request after it"
+        return found
 
     def next_id(self, prefix: str) -> str:
         return f"{prefix}{next(self._ids):06d}"

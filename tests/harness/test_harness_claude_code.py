@@ -19,14 +19,19 @@ from tests.harness import clis
 from tests.harness.claude_code import ClaudeSession, environment, transcript_file
 from tests.harness.machine import Machine
 from tests.harness.mock_model import Exchange, MockModel, Reply
+from tests.harness.script import (
+    CONSTRAINT,
+    DIGEST,
+    DIGEST_SAVED,
+    INHERITED,
+    KEPT,
+    MCP_TOOLS,
+    RECOVERY,
+    SUBAGENT_TASK,
+)
 from tests.harness.service import checkpoint, rendered, stored_transcript, triggers
 
 pytestmark = [pytest.mark.harness, pytest.mark.e2e]
-
-RECOVERY = "## Session Recovery Context"
-INHERITED = "## Inherited from Parent Session"
-CONSTRAINT = "We must never edit the vendored folder. Let us add zstd support to the rollout reader."
-DIGEST = {"summary": "Rollout reader: zstd support half done.", "next_steps": ["wire zstd into the reader"]}
 
 
 @dataclass
@@ -39,10 +44,7 @@ class Run:
     turn_seconds: dict[str, float]
 
     def request(self, marker: str) -> Exchange:
-        """The first request whose newest user turn holds ``marker`` (the prompt that carried it)."""
-        found = [e for e in self.model.requests() if marker in e.user_text]
-        assert found, f"no request to the model carried {marker!r}"
-        return found[0]
+        return self.model.prompted(marker)
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +56,7 @@ def script(model: MockModel) -> None:
     # Claude Code defers MCP tools: the model loads one with ToolSearch, then calls it.
     model.on("CALL_DIGEST", Reply.tool("ToolSearch", {"query": "select:mcp__continuity__session_digest"}))
     model.on(lambda e: "mcp__continuity__session_digest" in e.tools, Reply.tool("session_digest", DIGEST))
-    subagent = {"description": "survey", "prompt": "SUBAGENT_TASK: survey the readers."}
+    subagent = {"description": "survey", "prompt": SUBAGENT_TASK}
     model.on("CALL_AGENT", Reply.tool("Agent", {**subagent, "subagent_type": "general-purpose"}))
     model.on("GROW", Reply("Read everything.", input_tokens=195_000))
 
@@ -143,14 +145,14 @@ def test_after_compact_the_next_prompt_reaches_the_model_with_the_recovery_block
     request = work.request("AFTER_COMPACT")
 
     assert request.contains(RECOVERY)
-    assert request.contains("never edit the vendored folder")
+    assert request.contains(KEPT)
 
 
 def test_after_clear_the_next_prompt_reaches_the_model_with_the_recovery_block(work: Run) -> None:
     request = work.request("AFTER_CLEAR")
 
     assert request.contains(RECOVERY)
-    assert request.contains("never edit the vendored folder")
+    assert request.contains(KEPT)
 
 
 def test_after_an_auto_compaction_the_next_prompt_carries_the_recovery_block(auto: Run) -> None:
@@ -167,7 +169,7 @@ def test_a_subagent_first_request_carries_the_inherited_block(work: Run) -> None
     first = work.request("SUBAGENT_TASK")
 
     assert first.contains(INHERITED)
-    assert first.contains("never edit the vendored folder")
+    assert first.contains(KEPT)
 
 
 # ---- the MCP server --------------------------------------------------------------------------
@@ -176,7 +178,7 @@ def test_a_subagent_first_request_carries_the_inherited_block(work: Run) -> None
 def test_the_mcp_tools_are_advertised_to_the_model(work: Run) -> None:
     first = work.request("We must never edit")
 
-    for tool in ("session_digest", "session_search", "recover", "remember"):
+    for tool in MCP_TOOLS:
         assert first.contains(f"mcp__continuity__{tool}")
 
 
@@ -185,7 +187,7 @@ def test_a_session_digest_call_by_the_model_lands_as_the_agent_checkpoint(work: 
 
     saved = checkpoint(api, first, "agent")
 
-    assert saved is not None and "zstd support half done" in saved["digest"]
+    assert saved is not None and DIGEST_SAVED in saved["digest"]
 
 
 # ---- a service that is away -----------------------------------------------------------------

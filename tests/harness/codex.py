@@ -1,0 +1,82 @@
+"""Codex, headless: ``codex exec --json PROMPT``, then ``codex exec resume THREAD PROMPT`` per turn.
+
+The mock model is a custom provider (``wire_api = "responses"``) given with ``-c`` on the command
+line, so ``$CODEX_HOME/config.toml`` holds only what ``continuity install codex`` wrote. Hooks run
+with ``--dangerously-bypass-hook-trust`` (a person trusts them once in ``/hooks``; this is that
+trust for a run we vet). A compaction comes from the model reporting more input tokens than
+``model_auto_compact_token_limit``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.harness.machine import Machine
+
+AUTO_COMPACT_TOKENS = 100_000
+TURN_TIMEOUT_S = 120
+
+
+@dataclass
+class Turn:
+    prompt: str
+    events: list[dict[str, Any]]
+    exit_code: int
+    seconds: float
+    stderr: str
+
+    @property
+    def thread_id(self) -> str:
+        return next(str(e["thread_id"]) for e in self.events if e.get("type") == "thread.started")
+
+
+class Codex:
+    def __init__(self, binary: Path, machine: Machine, model_url: str) -> None:
+        self.binary = binary
+        self.machine = machine
+        self.codex_home = machine.home / ".codex"
+        self.env = {**machine.env, "CODEX_HOME": str(self.codex_home), "MOCK_API_KEY": "dummy"}
+        provider = f'{{name="mock", base_url="{model_url}/v1", env_key="MOCK_API_KEY", wire_api="responses"}}'
+        self.config = [
+            "-c", 'model_provider="mock"', "-c", f"model_providers.mock={provider}", "-m", "gpt-mock",
+            "-c", f"model_auto_compact_token_limit={AUTO_COMPACT_TOKENS}",
+            "-c", "check_for_update_on_startup=false",
+            # the user's own choices: wait for our MCP server before the first request, and let
+            # the agent call its tools without asking
+            "-c", "mcp_servers.continuity.required=true",
+            "-c", 'mcp_servers.continuity.default_tools_approval_mode="approve"',
+        ]  # fmt: skip
+        self.turns: list[Turn] = []
+
+    def exec(self, prompt: str, thread: str | None = None, timeout_s: float = TURN_TIMEOUT_S) -> Turn:
+        """One ``codex exec`` (a new thread, or ``resume`` of ``thread``) to its end."""
+        resume = ["resume", thread] if thread else []
+        command = [
+            str(self.binary), "exec", *resume, "--json", "--skip-git-repo-check",
+            "--dangerously-bypass-hook-trust", *self.config, prompt,
+        ]  # fmt: skip
+        started = time.monotonic()
+        done = subprocess.run(
+            command,
+            cwd=self.machine.project,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+        events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+        turn = Turn(prompt, events, done.returncode, time.monotonic() - started, done.stderr)
+        self.turns.append(turn)
+        return turn
+
+    def rollout(self, thread: str) -> Path:
+        """Codex's own transcript of a thread (``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<id>.jsonl``)."""
+        found = list((self.codex_home / "sessions").glob(f"*/*/*/rollout-*-{thread}.jsonl"))
+        assert len(found) == 1, f"no single rollout for {thread}: {found}"
+        return found[0]
