@@ -229,8 +229,9 @@ class MockModel:
             return [e for e in self.exchanges if api is None or e.api == api]
 
     def prompted(self, marker: str) -> Exchange:
-        """The first request whose newest user turn holds ``marker``: the one that carried a prompt."""
-        found = [e for e in self.requests() if marker in e.user_text]
+        """The first request of the agent's loop whose newest user turn holds ``marker``: the one that
+        carried a prompt to the model (not a side call such as a title)."""
+        found = [e for e in self.requests() if e.is_main_turn and marker in e.user_text]
         assert found, f"no request to the model carried {marker!r}"
         return found[0]
 
