@@ -39,6 +39,8 @@ GOALS: dict[str, tuple[str, float]] = {
     "recovery_stale_rate_clear": ("<=", 0.05),
     "injection_over_cap": ("<=", 0),
     "recovery_wrong_session_rate": ("<=", 0),
+    "hook_added_ms_per_prompt": ("<=", 50),
+    "mcp_start_ms": ("<=", 300),
 }
 
 
