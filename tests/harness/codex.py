@@ -9,30 +9,12 @@ trust for a run we vet). A compaction comes from the model reporting more input 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from tests.harness.machine import Machine
+from tests.harness.machine import Machine, Turn, headless
 
 AUTO_COMPACT_TOKENS = 100_000
 TURN_TIMEOUT_S = 120
-
-
-@dataclass
-class Turn:
-    prompt: str
-    events: list[dict[str, Any]]
-    exit_code: int
-    seconds: float
-    stderr: str
-
-    @property
-    def thread_id(self) -> str:
-        return next(str(e["thread_id"]) for e in self.events if e.get("type") == "thread.started")
 
 
 class Codex:
@@ -60,18 +42,7 @@ class Codex:
             str(self.binary), "exec", *resume, "--json", "--skip-git-repo-check",
             "--dangerously-bypass-hook-trust", *self.config, prompt,
         ]  # fmt: skip
-        started = time.monotonic()
-        done = subprocess.run(
-            command,
-            cwd=self.machine.project,
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-        )
-        events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-        turn = Turn(prompt, events, done.returncode, time.monotonic() - started, done.stderr)
+        turn = headless(command, self.machine, self.env, prompt, timeout_s)
         self.turns.append(turn)
         return turn
 

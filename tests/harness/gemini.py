@@ -8,30 +8,12 @@ approval mode says yes: ``--approval-mode yolo`` is that choice.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from tests.harness.machine import Machine
+from tests.harness.machine import Machine, Turn, headless
 
 MODEL = "gemini-2.5-flash"
 TURN_TIMEOUT_S = 120
-
-
-@dataclass
-class Turn:
-    prompt: str
-    events: list[dict[str, Any]]
-    exit_code: int
-    seconds: float
-    stderr: str
-
-    @property
-    def session_id(self) -> str:
-        return next(str(e["session_id"]) for e in self.events if e.get("type") == "init")
 
 
 class Gemini:
@@ -54,18 +36,7 @@ class Gemini:
             str(self.binary), "-p", text, "--output-format", "stream-json", "-m", MODEL,
             "--approval-mode", "yolo", *(["--resume", "latest"] if resume else []),
         ]  # fmt: skip
-        started = time.monotonic()
-        done = subprocess.run(
-            command,
-            cwd=self.machine.project,
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-        )
-        events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-        turn = Turn(text, events, done.returncode, time.monotonic() - started, done.stderr)
+        turn = headless(command, self.machine, self.env, text, timeout_s)
         self.turns.append(turn)
         return turn
 

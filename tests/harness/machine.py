@@ -12,6 +12,9 @@ import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,3 +72,44 @@ class Machine:
     def client_log(self) -> str:
         path = self.continuity_home / "client.log"
         return path.read_text() if path.exists() else ""
+
+
+@dataclass
+class Turn:
+    """One headless run of a CLI: its JSON events (one a line), exit code and time."""
+
+    prompt: str
+    events: list[dict[str, Any]]
+    exit_code: int
+    seconds: float
+    stderr: str
+
+    def first(self, key: str) -> str:
+        """The first value of ``key`` in the events (a session or thread id)."""
+        return next(str(event[key]) for event in self.events if event.get(key))
+
+
+def headless(
+    command: Sequence[str], machine: Machine, env: dict[str, str], prompt: str, timeout_s: float
+) -> Turn:
+    started = time.monotonic()
+    done = subprocess.run(
+        list(command),
+        cwd=machine.project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+    )
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return Turn(prompt, events, done.returncode, time.monotonic() - started, done.stderr)
+
+
+def assert_finished_promptly(
+    machine: Machine, turns: Sequence[Turn], limit_s: float, spooled: set[str]
+) -> None:
+    """Every turn ended normally within ``limit_s``, and the hooks wait in the spool (none lost)."""
+    assert [turn.exit_code for turn in turns] == [0] * len(turns), turns[-1].stderr
+    assert max(turn.seconds for turn in turns) < limit_s, [round(turn.seconds, 1) for turn in turns]
+    assert spooled <= {record["event"] for record in machine.spooled()}

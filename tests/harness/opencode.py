@@ -10,27 +10,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
-from dataclasses import dataclass
 from typing import Any
 
-from tests.harness.machine import Machine
+from tests.harness.machine import Machine, Turn, headless
 
 CONTEXT_LIMIT = 60_000
 TURN_TIMEOUT_S = 180
-
-
-@dataclass
-class Turn:
-    prompt: str
-    events: list[dict[str, Any]]
-    exit_code: int
-    seconds: float
-    stderr: str
-
-    @property
-    def session_id(self) -> str:
-        return next(str(e["sessionID"]) for e in self.events if e.get("sessionID"))
 
 
 class OpenCode:
@@ -57,18 +42,7 @@ class OpenCode:
             *(["--session", session] if session else []),
             prompt,
         ]
-        started = time.monotonic()
-        done = subprocess.run(
-            command,
-            cwd=self.machine.project,
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-        )
-        events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-        turn = Turn(prompt, events, done.returncode, time.monotonic() - started, done.stderr)
+        turn = headless(command, self.machine, self.env, prompt, timeout_s)
         self.turns.append(turn)
         return turn
 
