@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 STAGE ?= dev
 PORT ?= 8787
 
-.PHONY: setup run test lint typecheck format bench synth layer invoke openapi config-table clean \
+.PHONY: setup run test test-harness lint typecheck format bench synth layer invoke openapi config-table clean \
 	deploy deploy-dry destroy bootstrap smoke redrive
 
 setup: $(VENV)/.installed
@@ -24,9 +24,14 @@ run: setup
 	$(VENV)/bin/continuity local --port $(PORT) $(if $(TOKEN),--token $(TOKEN),)
 
 # Every test: lint and types first (cheap), then unit, integration (moto), infra (CDK + cdk-nag),
-# client and end-to-end (the local stack over HTTP, schemathesis).
+# client, end-to-end (the local stack over HTTP, schemathesis) and the real harness CLIs
+# (tests/harness: pinned npm packages cached in build/harness-cli; ~2 minutes once installed).
 test: setup lint typecheck
 	$(PY) -m pytest -q
+
+# The real-CLI stage alone (Claude Code, Codex, Gemini CLI, OpenCode against a scripted model).
+test-harness: setup
+	$(PY) -m pytest -q -m harness tests/harness
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -44,6 +44,8 @@ GOALS: dict[str, tuple[str, float]] = {
     "isolation_wrong_tenant_reads": ("<=", 0),
     "isolation_failed_requests": ("<=", 0),
     "isolation_records_lost_or_doubled": ("<=", 0),
+    "hook_added_ms_per_prompt": ("<=", 50),
+    "mcp_start_ms": ("<=", 300),
 }
 
 

@@ -1,0 +1,157 @@
+"""What a user of a real harness feels: ``hook_added_ms_per_prompt`` and ``mcp_start_ms``.
+
+``hook_added_ms_per_prompt``: the real Claude Code CLI (the pinned one of the real-CLI test stage,
+``tests/harness/clis.py``), headless against the scripted model, typing the same prompts in a
+session with our hooks installed (posting to the local stack) and in one without; per prompt, the
+time from writing it to Claude Code's ``result``. The figure is the median with hooks minus the
+median without, over interleaved sessions (the machine is shared and noisy). Goal: <= 50 ms.
+``hook_added_ms_per_prompt_instant_service`` is the same against a service that answers ``{}`` at
+once: the client's and Claude Code's own share, without the local stack's (moto's) time.
+
+``mcp_start_ms``: spawning ``continuity mcp`` until its answer to the MCP ``initialize`` request
+(what a harness waits for before it lists our tools), median of runs. Goal: <= 300 ms.
+
+Needs Node.js and npm for Claude Code (the stage's cache in ``build/harness-cli``); without them
+only ``mcp_start_ms`` is measured.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SESSIONS = 3  # each, with and without hooks, interleaved
+PROMPTS = 6  # per session; the first (the session's start) is not counted
+MCP_RUNS = 7
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "0"},
+    },
+}
+
+
+def mcp_start_ms(runs: int = MCP_RUNS) -> float:
+    continuity = str(Path(sys.executable).with_name("continuity"))
+    times = []
+    with tempfile.TemporaryDirectory(prefix="continuity-bench-mcp-") as home:
+        env = {"PATH": "/usr/bin:/bin", "HOME": home}
+        for _ in range(runs + 1):
+            started = time.perf_counter()
+            server = subprocess.Popen(
+                [continuity, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True
+            )
+            assert server.stdin is not None and server.stdout is not None
+            server.stdin.write(json.dumps(INITIALIZE) + "\n")
+            server.stdin.flush()
+            answer = server.stdout.readline()
+            times.append(time.perf_counter() - started)
+            server.stdin.close()
+            server.wait(timeout=30)
+            assert '"result"' in answer, answer
+    return statistics.median(times[1:]) * 1000  # the first run warms the page cache
+
+
+def _turn_times(claude: Path, base: Path, hooks: bool, url: str, token: str) -> list[float]:
+    from tests.harness.claude_code import ClaudeSession, environment
+    from tests.harness.machine import Machine
+    from tests.harness.mock_model import MockModel
+
+    machine = Machine(base)
+    machine.login(url, token)
+    if hooks:
+        machine.install("claude-code", "--no-mcp")
+    times = []
+    with MockModel() as model:
+        session = ClaudeSession(claude, machine, environment(machine, model.url))
+        try:
+            for n in range(PROMPTS):
+                started = time.perf_counter()
+                session.send(f"step {n}: refactor module {n} and run its tests")
+                times.append(time.perf_counter() - started)
+        finally:
+            session.close()
+    return times[1:]
+
+
+class _Instant(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def instant_service() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Instant)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _added_ms(claude: Path, base: Path, url: str, token: str) -> float:
+    with_hooks: list[float] = []
+    without: list[float] = []
+    for n in range(SESSIONS):
+        without += _turn_times(claude, base / f"plain-{n}", False, url, token)
+        with_hooks += _turn_times(claude, base / f"hooks-{n}", True, url, token)
+    return (statistics.median(with_hooks) - statistics.median(without)) * 1000
+
+
+def hook_added_ms_per_prompt() -> dict[str, float]:
+    import pytest
+
+    from tests.e2e.local_stack import LocalStackProcess
+    from tests.harness import clis
+
+    try:
+        claude = clis.ensure(clis.CLAUDE_CODE)
+    except pytest.skip.Exception as skipped:
+        print(f"hook_added_ms_per_prompt not measured: {skipped}", file=sys.stderr)
+        return {}
+    figures = {}
+    with tempfile.TemporaryDirectory(prefix="continuity-bench-harness-") as scratch:
+        base = Path(scratch)
+        stack = LocalStackProcess(base / "data", base / "stack.log")
+        stack.start()
+        try:
+            figures["hook_added_ms_per_prompt"] = _added_ms(claude, base / "stack", stack.url, stack.token)
+        finally:
+            stack.stop()
+        with instant_service() as url:
+            figures["hook_added_ms_per_prompt_instant_service"] = _added_ms(
+                claude, base / "instant", url, "t"
+            )
+    return {name: round(value, 1) for name, value in figures.items()}
+
+
+def run() -> dict[str, float]:
+    return {"mcp_start_ms": round(mcp_start_ms(), 1), **hook_added_ms_per_prompt()}
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(), indent=2))

@@ -1,0 +1,131 @@
+"""The real Gemini CLI with our hooks and MCP server, against a scripted model and the local stack.
+
+Gemini CLI has no ``/clear`` headless and no sub-agent hook event, so neither is tested here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.local_stack import Api, LocalStackProcess
+from tests.harness import clis
+from tests.harness.gemini import Gemini
+from tests.harness.machine import Machine, assert_finished_promptly
+from tests.harness.mock_model import MockModel, Reply
+from tests.harness.script import CONSTRAINT, DIGEST, DIGEST_SAVED, MCP_TOOLS, RECOVERY
+from tests.harness.service import checkpoint, rendered, stored_transcript, triggers
+
+pytestmark = [pytest.mark.harness, pytest.mark.e2e]
+
+
+@dataclass
+class Run:
+    machine: Machine
+    model: MockModel
+    gemini: Gemini
+
+    @property
+    def session(self) -> str:
+        return self.gemini.turns[0].first("session_id")
+
+
+@pytest.fixture(scope="module")
+def binary() -> Path:
+    return clis.ensure(clis.GEMINI)
+
+
+@contextmanager
+def run(binary: Path, base: Path, url: str, token: str, prompts: list[str]) -> Iterator[Run]:
+    machine = Machine(base)
+    machine.login(url, token)
+    with MockModel() as model:
+        model.on("CALL_DIGEST", Reply.tool("mcp_continuity_session_digest", DIGEST))
+        gemini = Gemini(binary, machine, model.url)
+        machine.install("gemini")
+        for index, prompt in enumerate(prompts):
+            gemini.prompt(prompt, resume=index > 0)
+        yield Run(machine, model, gemini)
+
+
+@pytest.fixture(scope="module")
+def work(
+    binary: Path, local_stack: LocalStackProcess, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Run]:
+    """A session of three headless prompts (the later two resume it); the second saves a digest."""
+    prompts = [CONSTRAINT, "CALL_DIGEST: save where we are.", "AFTER: where were we?"]
+    with run(binary, tmp_path_factory.mktemp("gemini"), local_stack.url, local_stack.token, prompts) as done:
+        yield done
+
+
+def test_every_turn_runs_to_its_end_in_one_session(work: Run) -> None:
+    assert [turn.exit_code for turn in work.gemini.turns] == [0, 0, 0], work.gemini.turns[-1].stderr
+    assert {turn.first("session_id") for turn in work.gemini.turns} == {work.session}
+
+
+def test_the_hooks_reach_the_service(work: Run, api: Api) -> None:
+    assert stored_transcript(api, work.session)
+    assert "agent" in triggers(api, work.session)
+
+
+def test_the_stored_transcript_is_the_cli_own_chat_file_as_the_client_renders_it(work: Run, api: Api) -> None:
+    own = "".join(rendered("gemini", path) for path in work.gemini.chat_files(work.session))
+
+    assert stored_transcript(api, work.session) == own
+
+
+def test_a_resumed_session_reaches_the_model_with_the_recovery_block(work: Run) -> None:
+    assert not work.model.prompted("We must never edit").contains(RECOVERY)
+    assert work.model.prompted("AFTER").contains(RECOVERY)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Gemini PreCompress fires every turn and writes a pre-compaction checkpoint; the fix "
+    "(a checkpoint only when the transcript shows a compression) has not landed",
+)
+def test_turns_without_a_compression_write_no_pre_compaction_checkpoint(work: Run, api: Api) -> None:
+    assert "pre_compaction" not in triggers(api, work.session)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Gemini delivers our block as <hook_context> inside the user's turn and the client stores "
+    "it as the user's words; the fix has not landed",
+)
+def test_the_injected_block_is_never_stored_as_the_user_words(work: Run, api: Api) -> None:
+    # Given the resumed turns carried the recovery block inside the user's turn
+    assert work.model.prompted("AFTER").contains("<hook_context>")
+
+    # Then neither the stored transcript nor a checkpoint's prompts hold it
+    assert RECOVERY not in (stored_transcript(api, work.session) or "")
+    for saved in api.session_checkpoints(work.session):
+        assert "hook_context" not in saved["digest"]
+
+
+def test_the_mcp_tools_are_advertised_to_the_model(work: Run) -> None:
+    first = work.model.prompted("We must never edit")
+
+    assert {f"mcp_continuity_{tool}" for tool in MCP_TOOLS} <= set(first.tools)
+
+
+def test_a_session_digest_call_by_the_model_lands_as_the_agent_checkpoint(work: Run, api: Api) -> None:
+    saved = checkpoint(api, work.session, "agent")
+
+    assert saved is not None and DIGEST_SAVED in saved["digest"]
+
+
+def test_with_the_service_stopped_the_cli_still_finishes_promptly(
+    binary: Path, tmp_path: Path, stopped_service: str
+) -> None:
+    prompts = [CONSTRAINT, "CALL_DIGEST: save where we are."]
+
+    with run(binary, tmp_path, stopped_service, "some-token", prompts) as finished:
+        pass
+
+    spooled = {"session-start", "user-prompt-submit", "session-end"}
+    assert_finished_promptly(finished.machine, finished.gemini.turns, 20, spooled)
