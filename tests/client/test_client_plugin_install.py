@@ -7,18 +7,19 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from continuity_client.setup import plugin_install
 
-OPENCODE_CONFIG = {
+OPENCODE_CONFIG: dict[str, Any] = {
     "$schema": "https://opencode.ai/config.json",
     "model": "anthropic/claude-sonnet-4-5",
     "plugin": ["opencode-wakatime", ["./plugins/mine.ts", {"level": 2}]],
     "mcp": {"docs": {"type": "remote", "url": "https://docs.example/mcp"}},
 }
-OPENCLAW_CONFIG = {
+OPENCLAW_CONFIG: dict[str, Any] = {
     "agents": {"defaults": {"workspace": "~/.openclaw/workspace"}},
     "plugins": {
         "load": {"paths": ["/opt/plugins/hook-demo"]},
@@ -207,3 +208,16 @@ def test_the_mcp_server_is_registered_beside_the_plugin_and_removed_with_it(
     if harness == "opencode":
         assert server["type"] == "local" and server["enabled"] is True
     assert not locate(client_env).exists()
+
+
+def test_every_plugin_file_ships_in_the_client_package() -> None:
+    # A file the package-data globs miss would be absent from a wheel install (pipx), not from a checkout
+    import fnmatch
+    import tomllib
+
+    pyproject = Path(plugin_install.PLUGINS_DIR).parents[1] / "pyproject.toml"
+    globs = tomllib.loads(pyproject.read_text())["tool"]["setuptools"]["package-data"]["continuity_client"]
+
+    files = [f"plugins/{path.name}" for path in Path(plugin_install.PLUGINS_DIR).iterdir() if path.is_file()]
+
+    assert files and all(any(fnmatch.fnmatch(name, glob) for glob in globs) for name in files)
