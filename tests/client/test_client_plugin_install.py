@@ -4,7 +4,6 @@ config is otherwise untouched, install is idempotent and uninstall gives the fil
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import pytest
 
 from continuity_client.setup import plugin_install
+from tests.client.client_support import run_cli as cli
 
 OPENCODE_CONFIG: dict[str, Any] = {
     "$schema": "https://opencode.ai/config.json",
@@ -27,17 +27,6 @@ OPENCLAW_CONFIG: dict[str, Any] = {
     },
 }
 NO_MCP = ["--no-mcp"]
-
-
-def cli(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "continuity_client", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=60,
-    )
 
 
 def opencode_file(env: dict[str, str]) -> Path:

@@ -5,7 +5,6 @@ against the local stack; the hooks land and the recovery and inherited blocks co
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 
 from continuity_client.hook import harness, transcript
-from tests.e2e.local_stack import ROOT, Api, LocalStackProcess
+from tests.e2e.local_stack import ROOT, Api, LocalStackProcess, agent_env
 
 pytestmark = [
     pytest.mark.e2e,
@@ -34,18 +33,7 @@ class Machine:
     def __init__(self, stack: LocalStackProcess, base: Path) -> None:
         self.project = base / "shop"
         self.project.mkdir()
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CONTINUITY_", "OPENCLAW_", "XDG_"))}
-        for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-            env.pop(name, None)
-        env.update(
-            HOME=str(base),
-            CONTINUITY_HOME=str(base / ".continuity"),
-            CONTINUITY_URL=stack.url,
-            CONTINUITY_TOKEN=stack.token,
-            CONTINUITY_HOOK_TIMEOUT_S="20",
-            CONTINUITY_BACKOFF_S="0",
-        )
-        self.env = env
+        self.env = {**agent_env(stack, base, drop=("OPENCLAW_", "XDG_")), "CONTINUITY_BACKOFF_S": "0"}
 
     def install(self, harness_name: str) -> dict[str, Any]:
         done = subprocess.run(
