@@ -113,6 +113,19 @@ test("the recovery block stays in every request until a compaction brings a fres
   assert.deepEqual(fake.calls().map((call) => [call.event, call.source]), [["session-start", "startup"], ["session-start", "compact"]]);
 });
 
+test("the request right after a compaction waits for the fresh block", async () => {
+  const fake = fakeContinuity({ "session-start": "old", "session-start:compact": "fresh" }, { FAKE_CONTINUITY_SLEEP_MS: "200" });
+  const hooks = await load(fake);
+  await hooks.event({ event: { type: "session.created", properties: { info: session("ses_1") } } });
+  await system(hooks, "ses_1");
+
+  // OpenCode publishes the event and goes on to the next request without waiting for plugins
+  hooks.event({ event: { type: "session.compacted", properties: { sessionID: "ses_1" } } });
+  const after = await system(hooks, "ses_1");
+
+  assert.ok(after.includes("fresh") && !after.includes("old"));
+});
+
 test("a user's message is posted with its words only and the finished transcript, in order", async () => {
   // Given a session whose storage holds the user's message (with OpenCode's synthetic file text),
   // a finished reply with a tool call, and a reply still being written

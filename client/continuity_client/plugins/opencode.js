@@ -108,7 +108,8 @@ async function server(input, options = {}) {
   function session(id) {
     let known = sessions.get(id);
     if (!known) {
-      known = { root, block: null, turn: null, start: null, written: null, file: join(dir, `${id.replace(/[^A-Za-z0-9_.-]/g, "_")}.jsonl`) };
+      const file = join(dir, `${id.replace(/[^A-Za-z0-9_.-]/g, "_")}.jsonl`);
+      known = { root, block: null, turn: null, start: null, refresh: null, written: null, file };
       sessions.set(id, known);
     }
     return known;
@@ -179,10 +180,12 @@ async function server(input, options = {}) {
       } else if (event?.type === "session.compacted" && props.sessionID) {
         const known = session(props.sessionID);
         start(props.sessionID);
-        await queue.run(props.sessionID, async () => {
+        // The request that continues after the compaction waits for this (the transform below).
+        known.refresh = queue.run(props.sessionID, async () => {
           const block = await hook("session-start", props.sessionID, { source: "compact", hook_event_name: "session.compacted" });
           if (block) known.block = block; // the recovery the compacted context starts from
         });
+        await known.refresh;
       } else if (event?.type === "session.idle" && props.sessionID) {
         await transcriptHook("stop", props.sessionID, { hook_event_name: "session.idle" });
       } else if (event?.type === "session.deleted" && props.info?.id) {
@@ -210,6 +213,7 @@ async function server(input, options = {}) {
       if (!id || !Array.isArray(output?.system)) return;
       await start(id); // the first request of a session waits for its recovery (the hook's deadline)
       const known = session(id);
+      await known.refresh;
       for (const text of [known.block, known.turn]) if (text) output.system.push(text);
     },
 
