@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 STAGE ?= dev
 PORT ?= 8787
 
-.PHONY: setup run test test-harness lint typecheck format bench synth layer invoke openapi config-table clean \
+.PHONY: setup run test test-harness test-plugins lint typecheck format bench synth layer invoke openapi config-table clean \
 	deploy deploy-dry destroy bootstrap smoke redrive
 
 setup: $(VENV)/.installed
@@ -23,11 +23,15 @@ $(VENV)/.installed: pyproject.toml client/pyproject.toml
 run: setup
 	$(VENV)/bin/continuity local --port $(PORT) $(if $(TOKEN),--token $(TOKEN),)
 
-# Every test: lint and types first (cheap), then unit, integration (moto), infra (CDK + cdk-nag),
-# client, end-to-end (the local stack over HTTP, schemathesis) and the real harness CLIs
+# Every test: lint and types first (cheap), the OpenCode/OpenClaw plugins under node's own test
+# runner (a few seconds), then unit, integration (moto), infra (CDK + cdk-nag), client,
+# end-to-end (the local stack over HTTP, schemathesis) and the real harness CLIs
 # (tests/harness: pinned npm packages cached in build/harness-cli; ~2 minutes once installed).
-test: setup lint typecheck
+test: setup lint typecheck test-plugins
 	$(PY) -m pytest -q
+
+test-plugins:
+	node --test tests/plugins/
 
 # The real-CLI stage alone (Claude Code, Codex, Gemini CLI, OpenCode against a scripted model).
 test-harness: setup

@@ -12,14 +12,16 @@ import sys
 USAGE = """usage: continuity <command> [options]
 
 commands:
-  hook <event> [--harness claude-code|codex|gemini]
-                      post one hook (run by the harness; reads its JSON on stdin)
+  hook <event> [--harness claude-code|codex|gemini|opencode|openclaw]
+                      post one hook (run by the harness or our plugin; reads its JSON on stdin)
                       events: session-start, user-prompt-submit, remember,
-                      pre-compaction, session-end, subagent-start
+                      pre-compaction, session-end, subagent-start, stop
   login --url URL [--token TOKEN]
                       save the service URL and token (token read from stdin if omitted)
-  install claude-code|codex|gemini [--scope user|project] [--uninstall] [--no-mcp]
-                      add (or remove) Continuity's hooks and MCP server in the harness's settings
+  install claude-code|codex|gemini|opencode|openclaw [--scope user|project] [--uninstall] [--no-mcp]
+                      add (or remove) Continuity's hooks (OpenCode, OpenClaw: its plugin) and MCP server
+  uninstall <harness> [--scope user|project]
+                      the same as install --uninstall
   status              what the service holds for the current session and project
   checkpoint          write an explicit checkpoint of the current session now
   recover 1|2|3 [--query Q]
@@ -37,6 +39,7 @@ commands:
 COMMANDS = {
     "login": ("continuity_client.setup.commands", "login"),
     "install": ("continuity_client.setup.commands", "install"),
+    "uninstall": ("continuity_client.setup.commands", "uninstall"),
     "doctor": ("continuity_client.setup.doctor", "main"),
     "flush": ("continuity_client.hook.flush", "main"),
     "status": ("continuity_client.agent.commands", "status"),

@@ -41,6 +41,20 @@ def run_hook_cli(args: list[str], payload: dict | str | None, env: dict[str, str
     return HookResult(done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
+def run_cli(
+    args: list[str], env: dict[str, str], cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Any ``continuity`` command as a person runs it: a process, its output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "continuity_client", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+    )
+
+
 def run_hook(args: list[str], payload: dict | str | None, env: dict[str, str]) -> HookResult:
     """The same hook in-process (fast); the watchdog's process exit is replaced by a no-op."""
     data = payload if isinstance(payload, str) else json.dumps(payload) if payload is not None else ""

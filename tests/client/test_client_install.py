@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from continuity_client.setup import install
+from tests.client.client_support import run_cli as cli
 from tests.client.fake_continuity_service import FakeService
 
 USER_SETTINGS = {
@@ -43,17 +43,6 @@ STYLES = {
     "tabs": lambda data: json.dumps(data, indent="\t", ensure_ascii=False) + "\n",
     "one-line": lambda data: json.dumps(data, ensure_ascii=False),
 }
-
-
-def cli(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "continuity_client", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=60,
-    )
 
 
 @pytest.fixture

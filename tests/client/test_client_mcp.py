@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ import anyio
 import pytest
 
 from continuity_client.agent import api, mcp_server
-from tests.client.client_support import run_hook, spooled
+from tests.client.client_support import run_cli, run_hook, spooled
 from tests.client.fake_continuity_service import ERROR_500, FakeService
 
 pytest.importorskip("mcp")
@@ -197,14 +196,7 @@ def test_the_session_is_found_from_a_sub_folder_of_the_project(
 
 
 def cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "continuity_client", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=60,
-    )
+    return run_cli(args, env, cwd)
 
 
 def test_checkpoint_then_status_then_recover_from_the_project_folder(

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from continuity_client.setup import mcp_install
+from tests.client.client_support import run_cli as cli
 
 pytest.importorskip("mcp")
 
@@ -19,17 +19,6 @@ CLAUDE_STATE = {
     "projects": {},
 }
 CODEX_CONFIG = 'model = "gpt-5-codex"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\nargs = []\n'
-
-
-def cli(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "continuity_client", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=60,
-    )
 
 
 def test_claude_code_project_scope_writes_the_projects_mcp_json(

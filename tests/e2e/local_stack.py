@@ -139,6 +139,22 @@ class Api:
         assert found, f"the marker's checkpoint did not come within {timeout_s} s: the queue is stuck"
 
 
+def agent_env(stack: LocalStackProcess, home: Path, drop: tuple[str, ...] = ()) -> dict[str, str]:
+    """An agent machine's environment: its own HOME and CONTINUITY_HOME, the client pointed at the
+    stack with a generous hook deadline, no proxy, and no variable of ours (or ``drop``) inherited."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CONTINUITY_", *drop))}
+    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        env.pop(name, None)
+    env.update(
+        HOME=str(home),
+        CONTINUITY_HOME=str(home / ".continuity"),
+        CONTINUITY_URL=stack.url,
+        CONTINUITY_TOKEN=stack.token,
+        CONTINUITY_HOOK_TIMEOUT_S="20",
+    )
+    return env
+
+
 def wait_for(probe: Callable[[], T], done: Callable[[T], bool], timeout_s: float = 10) -> T:
     """Call ``probe`` until ``done`` holds for its value; the last value either way."""
     deadline = time.monotonic() + timeout_s

@@ -7,7 +7,6 @@ current session the service knows; the MCP server then finds it by itself.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import uuid
@@ -17,25 +16,14 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.e2e.local_stack import Api, LocalStackProcess
+from tests.e2e.local_stack import Api, LocalStackProcess, agent_env
 
 pytestmark = pytest.mark.e2e
 mcp = pytest.importorskip("mcp")
 
 
 def client_env(stack: LocalStackProcess, home: Path, project: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CONTINUITY_", "CLAUDE_", "GEMINI_"))}
-    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        env.pop(name, None)
-    env.update(
-        HOME=str(home),
-        CONTINUITY_HOME=str(home / ".continuity"),
-        CONTINUITY_URL=stack.url,
-        CONTINUITY_TOKEN=stack.token,
-        CONTINUITY_HOOK_TIMEOUT_S="20",
-        CLAUDE_PROJECT_DIR=str(project),
-    )
-    return env
+    return {**agent_env(stack, home, drop=("CLAUDE_", "GEMINI_")), "CLAUDE_PROJECT_DIR": str(project)}
 
 
 def run_hook(event: str, payload: dict[str, Any], env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -4,7 +4,6 @@ stack keeps the readable text; a lost delta is mended through the service's 409.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import uuid
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from continuity_client.hook import harness, transcript
-from tests.e2e.local_stack import ROOT, Api, LocalStackProcess
+from tests.e2e.local_stack import ROOT, Api, LocalStackProcess, agent_env
 
 pytestmark = pytest.mark.e2e
 
@@ -32,18 +31,7 @@ class Agent:
         self.transcript.parent.mkdir()
         self.lines = FIXTURE.read_text(encoding="utf-8").splitlines(keepends=True)
         self.written = 0
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("CONTINUITY_", "CLAUDE_"))}
-        for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-            env.pop(name, None)
-        env.update(
-            HOME=str(base),
-            CONTINUITY_HOME=str(base / ".continuity"),
-            CONTINUITY_URL=stack.url,
-            CONTINUITY_TOKEN=stack.token,
-            CONTINUITY_HOOK_TIMEOUT_S="20",
-            CONTINUITY_BACKOFF_S="0",
-        )
-        self.env = env
+        self.env = {**agent_env(stack, base, drop=("CLAUDE_",)), "CONTINUITY_BACKOFF_S": "0"}
 
     def write_until(self, end: int) -> None:
         with self.transcript.open("a", encoding="utf-8") as handle:

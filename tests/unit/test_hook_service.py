@@ -336,3 +336,36 @@ def test_session_end_writes_what_is_pending_and_then_drops_it(core: Core) -> Non
     state = core.stores.states.get(AGENT, "s1")
     assert state is not None and (state.prompts_since_checkpoint, state.ended_at) == (0, core.clock())
     assert core.hook(HookEvent.SESSION_END, reason="exit").checkpoint_written is None
+
+
+def test_a_pre_compaction_sent_with_a_cap_answers_the_recovery_of_what_it_wrote(core: Core) -> None:
+    # Given a session with work, and a harness whose compaction prompt takes context (OpenCode)
+    core.prompts("s1", range(1, 4))
+    # When its compaction starts, the client reporting the cap
+    answer = core.hook(HookEvent.PRE_COMPACTION, harness="opencode", injection_cap_chars=2000)
+    # Then the checkpoint is written and its recovery block answers, inside the cap
+    block = core.context(answer)
+    assert answer.checkpoint_written == "pre_compaction" and answer.recovery is not None
+    assert block.startswith("## Session Recovery Context") and "step 3: fix the writer" in block
+    assert len(block) <= 2000
+
+
+def test_a_pre_compaction_without_a_cap_answers_nothing(core: Core) -> None:
+    core.prompts("s1", range(1, 4))
+    assert core.hook(HookEvent.PRE_COMPACTION, trigger="auto").response.additional_context is None
+
+
+def test_stop_appends_the_turn_and_is_no_prompt(core: Core) -> None:
+    # Given a prompt, then many turns that end (OpenCode's session.idle), each with its reply
+    core.prompt("s1", 1, transcript=delta(0, "User: one\n"))
+    offset = 10
+    for n in range(12):  # more than promptInterval: were they prompts, a flush would be due
+        text = f"Assistant: reply {n}\n"
+        core.hook(HookEvent.STOP, transcript=delta(offset, text))
+        offset += len(text)
+    # Then every reply is in the transcript, one prompt counted, and no flush was asked for
+    stored = "".join(a.text for a in core.transcripts.appends(AGENT, "s1", 0, True))
+    assert stored.endswith("Assistant: reply 11\n") and stored.count("Assistant:") == 12
+    state = core.stores.states.get(AGENT, "s1")
+    assert state is not None and state.total_prompts == 1
+    assert core.deliver() == 0

@@ -11,6 +11,8 @@ renders the transcript (``transcript.render`` calls ``note``) and kept in the re
   counts as in the window; ``info`` is null before the first response).
 - Gemini CLI: ``tokens.input`` (the prompt token count) of its last model message (it re-appends
   the message once its usage arrives).
+- OpenCode: ``tokens`` of its last assistant message (input + cache read + cache write); the
+  compaction's own summary message (``summary: true``) counted the old context, so it forgets instead.
 
 A compaction forgets the figure until the next one.
 
@@ -19,7 +21,7 @@ On the hook path: imports nothing.
 
 from __future__ import annotations
 
-from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI
+from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI, OPENCODE
 
 # The renderer's state key holding the figure.
 CONTEXT = "ctx"
@@ -73,7 +75,25 @@ def note_gemini(record: dict, state: dict) -> None:
         _keep(state, tokens(figures.get("input")))
 
 
-NOTERS = {CLAUDE_CODE: note_claude, CODEX: note_codex, GEMINI: note_gemini}
+def note_opencode(record: dict, state: dict) -> None:
+    info = record.get("info")
+    if not isinstance(info, dict):
+        return
+    parts = record.get("parts")
+    compacted = isinstance(parts, list) and any(
+        isinstance(p, dict) and p.get("type") == "compaction" for p in parts
+    )
+    if compacted or info.get("summary"):
+        state.pop(CONTEXT, None)
+        return
+    figures = info.get("tokens")
+    if info.get("role") == "assistant" and isinstance(figures, dict):
+        found = figures.get("cache")
+        cache: dict = found if isinstance(found, dict) else {}
+        _keep(state, tokens(figures.get("input")) + tokens(cache.get("read")) + tokens(cache.get("write")))
+
+
+NOTERS = {CLAUDE_CODE: note_claude, CODEX: note_codex, GEMINI: note_gemini, OPENCODE: note_opencode}
 
 
 def note(harness: str, record: dict, state: dict) -> None:

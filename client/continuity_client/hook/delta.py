@@ -1,6 +1,6 @@
 """The transcript's new part in a hook's body (``transcript_cursor`` builds it).
 
-``user-prompt-submit``, ``pre-compaction`` and ``session-end`` carry the new part of the
+``user-prompt-submit``, ``pre-compaction``, ``session-end`` and ``stop`` carry the new part of the
 transcript as readable text (``transcript``), its size since the last compaction
 (``transcript_chars``) and the context size the harness recorded (``context_tokens``), when it
 records one. Reading a transcript must never cost the hook: these functions log and go on.
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from continuity_client.hook.delivery import Log
 
 # Events that carry the transcript's new part.
-TRANSCRIPT_EVENTS = frozenset({"user-prompt-submit", "pre-compaction", "session-end"})
+TRANSCRIPT_EVENTS = frozenset({"user-prompt-submit", "pre-compaction", "session-end", "stop"})
 MAX_BODY_BYTES = 900_000  # the service refuses bodies over 1 MB (413)
 MIN_DELTA_BYTES = 4096  # with less room than this (a huge prompt), the delta waits for the next hook
 

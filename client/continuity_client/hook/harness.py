@@ -18,9 +18,24 @@ All three take ``{"hookSpecificOutput": {"hookEventName": <their name>, "additio
 Codex validates its output strictly (``additionalProperties: false``, ``hookEventName`` a const),
 so we print exactly those two fields and nothing for events whose schema has no context.
 
+OpenCode and OpenClaw run no commands as hooks: our plugin for each (``continuity_client/plugins``)
+spawns ``continuity hook <event> --harness opencode|openclaw`` with the same JSON on stdin and reads
+the same output, so every harness shares one client (token, spool, idempotency keys). "ctx": the
+plugin injects the answer (OpenCode's pre-compaction answer goes into its compaction prompt):
+
+| our event | OpenCode (plugin) | OpenClaw (plugin) |
+|---|---|---|
+| session-start | session.created, session.compacted (ctx) | before_prompt_build, after_compaction (ctx) |
+| user-prompt-submit | chat.message (ctx) | before_prompt_build (ctx) |
+| pre-compaction | experimental.session.compacting (ctx) | before_compaction |
+| session-end | session.deleted | session_end, subagent_ended |
+| subagent-start | - (session.created names the parent) | subagent_spawned (ctx) |
+| stop | session.idle | - |
+
 How much context each injects: Claude Code 10,000 characters; Codex about 2,500 tokens (7,500
-characters at 3 a token, the safe side); other harnesses the client setting
-``injection_cap_chars``. Hooks that may inject tell the service (``injection_cap_chars``).
+characters at 3 a token, the safe side); other harnesses (Gemini CLI, OpenCode, OpenClaw) the client
+setting ``injection_cap_chars`` (``CONTINUITY_INJECTION_CAP_CHARS``). Hooks that may inject tell the
+service (``injection_cap_chars``).
 """
 
 from __future__ import annotations
@@ -30,7 +45,12 @@ import os
 from collections.abc import Callable, Mapping
 
 CLAUDE_CODE, CODEX, GEMINI = "claude-code", "codex", "gemini"
-HARNESSES = (CLAUDE_CODE, CODEX, GEMINI)
+OPENCODE, OPENCLAW = "opencode", "openclaw"
+# Harnesses whose settings file lists our hook commands (``setup/install``).
+HOOK_HARNESSES = (CLAUDE_CODE, CODEX, GEMINI)
+# Harnesses that load our plugin, which runs ``continuity hook`` (``setup/plugin_install``).
+PLUGIN_HARNESSES = (OPENCODE, OPENCLAW)
+HARNESSES = HOOK_HARNESSES + PLUGIN_HARNESSES
 
 EVENTS = (
     "session-start",
@@ -39,6 +59,7 @@ EVENTS = (
     "pre-compaction",
     "session-end",
     "subagent-start",
+    "stop",
 )
 
 # Our event -> the harness's event name, for the events each harness fires.
@@ -62,6 +83,20 @@ HARNESS_EVENTS: dict[str, dict[str, str]] = {
         "pre-compaction": "PreCompress",
         "session-end": "SessionEnd",
     },
+    OPENCODE: {
+        "session-start": "session.created",
+        "user-prompt-submit": "chat.message",
+        "pre-compaction": "experimental.session.compacting",
+        "session-end": "session.deleted",
+        "stop": "session.idle",
+    },
+    OPENCLAW: {
+        "session-start": "session_start",
+        "user-prompt-submit": "before_prompt_build",
+        "pre-compaction": "before_compaction",
+        "session-end": "session_end",
+        "subagent-start": "subagent_spawned",
+    },
 }
 
 # Events whose output schema has hookSpecificOutput.additionalContext, per harness.
@@ -69,6 +104,9 @@ CONTEXT_EVENTS: dict[str, frozenset[str]] = {
     CLAUDE_CODE: frozenset({"session-start", "user-prompt-submit", "subagent-start"}),
     CODEX: frozenset({"session-start", "user-prompt-submit", "subagent-start"}),
     GEMINI: frozenset({"session-start", "user-prompt-submit"}),
+    # The compaction prompt takes context (experimental.session.compacting's output.context).
+    OPENCODE: frozenset({"session-start", "user-prompt-submit", "pre-compaction"}),
+    OPENCLAW: frozenset({"session-start", "user-prompt-submit", "subagent-start"}),
 }
 
 # The most characters of context the harness injects, where it is known.
@@ -97,7 +135,15 @@ def canonical_event(name: str) -> str | None:
 
 def canonical_harness(name: str) -> str | None:
     lowered = name.strip().lower()
-    aliases = {"claude": CLAUDE_CODE, "claude_code": CLAUDE_CODE, "gemini-cli": GEMINI, "openai-codex": CODEX}
+    aliases = {
+        "claude": CLAUDE_CODE,
+        "claude_code": CLAUDE_CODE,
+        "gemini-cli": GEMINI,
+        "openai-codex": CODEX,
+        "opencode-ai": OPENCODE,
+        "open-code": OPENCODE,
+        "open-claw": OPENCLAW,
+    }
     if lowered in HARNESSES:
         return lowered
     return aliases.get(lowered)

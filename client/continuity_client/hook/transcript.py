@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 
 from continuity_client.hook import context_usage
-from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI
+from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI, OPENCODE
 
 MAX_TEXT_CHARS = 16_000  # one user or assistant block
 MAX_INPUT_CHARS = 200  # a tool's input, in short
@@ -44,6 +44,7 @@ INPUT_KEYS = (
     "command",
     "cmd",
     "file_path",
+    "filePath",
     "absolute_path",
     "notebook_path",
     "path",
@@ -326,7 +327,71 @@ def render_gemini(record: dict, state: dict) -> Rendered:
     return NOTHING  # the metadata header, info and error lines
 
 
-RENDERERS = {CLAUDE_CODE: render_claude, CODEX: render_codex, GEMINI: render_gemini}
+# ---------------------------------------------------------------------------------------------
+# OpenCode
+# ---------------------------------------------------------------------------------------------
+
+
+def _opencode_parts(label: str, parts: list) -> list[str]:
+    out: list[str] = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "text":
+            text = str(part.get("text") or "")
+            # Synthetic text is OpenCode's own (a file it read for an @mention, a reminder), not the
+            # user's or the model's words; ignored text never reached the model.
+            if text.strip() and not part.get("synthetic") and not part.get("ignored"):
+                out.append(f"{label}: {cut(text, MAX_TEXT_CHARS)}")
+        elif kind == "file":
+            # Never the url: an attached image is a data: URL of its whole content.
+            name = part.get("filename") or part.get("mime")
+            shown = f" {one_line(str(name), MAX_INPUT_CHARS)}" if name else ""
+            out.append(f"{label}: [file{shown}]")
+        elif kind == "tool":
+            found = part.get("state")
+            state: dict = found if isinstance(found, dict) else {}
+            out.append(tool_line(part.get("tool"), state.get("input")))
+            if state.get("status") == "completed":
+                out.append(result_line(state.get("output")))
+            elif state.get("status") == "error":
+                out.append(result_line(state.get("error"), error=True))
+        elif kind == "subtask":
+            out.append(tool_line("task", {"description": part.get("description")}))
+        # reasoning, step-start/finish, snapshot, patch, agent, retry and anything new: dropped
+    return out
+
+
+def render_opencode(record: dict, state: dict) -> Rendered:
+    """One message of an OpenCode session as its SDK gives it (``{"info": Message, "parts": [Part]}``),
+    one per line of the file our plugin writes from OpenCode's own storage."""
+    info = record.get("info")
+    parts = record.get("parts")
+    if not isinstance(info, dict) or not isinstance(parts, list):
+        return NOTHING
+    role = info.get("role")
+    if role == "user":
+        compaction = next((p for p in parts if isinstance(p, dict) and p.get("type") == "compaction"), None)
+        if compaction is not None:
+            trigger = "auto" if compaction.get("auto") else "manual"
+            return Rendered(blocks(f"--- context compacted ({trigger}) ---"), boundary=True)
+        return Rendered(blocks(*_opencode_parts("User", parts)))
+    if role != "assistant":
+        return NOTHING
+    if info.get("summary"):  # the compaction's summary: what the session continues from
+        texts = [str(p.get("text") or "") for p in parts if isinstance(p, dict) and p.get("type") == "text"]
+        summary = "\n".join(t for t in texts if t.strip())
+        return Rendered(blocks(f"[Compact summary] {cut(summary, MAX_TEXT_CHARS)}" if summary else ""))
+    return Rendered(blocks(*_opencode_parts("Assistant", parts)))
+
+
+RENDERERS = {
+    CLAUDE_CODE: render_claude,
+    CODEX: render_codex,
+    GEMINI: render_gemini,
+    OPENCODE: render_opencode,
+}
 
 
 def render(harness: str, record: object, state: dict) -> Rendered:

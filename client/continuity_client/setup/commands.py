@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import types
 
 from continuity_client.hook import harness
 from continuity_client.setup import config
@@ -36,7 +37,10 @@ def login(argv: list[str]) -> int:
     print(f"saved {path} (mode 0600)")
     if url.startswith("http://") and not _is_local(url):
         print("warning: the URL is not https; the token would travel in clear text")
-    print("next: `continuity install claude-code` (or codex, gemini), then `continuity doctor`")
+    print(
+        "next: `continuity install claude-code` (or codex, gemini, opencode, openclaw),"
+        " then `continuity doctor`"
+    )
     return 0
 
 
@@ -61,12 +65,19 @@ def install(argv: list[str]) -> int:
     )
     parser.add_argument("--mcp-file", default=None, help="the MCP config file to edit (overrides --scope)")
     args = parser.parse_args(argv)
-    path = args.file or installer.settings_path(args.harness, args.scope, args.project_dir, os.environ)
+    # OpenCode and OpenClaw load our plugin (which runs the hooks) instead of hook commands.
+    module: types.ModuleType = installer
+    locate = installer.settings_path
+    if args.harness in harness.PLUGIN_HARNESSES:
+        from continuity_client.setup import plugin_install
+
+        module, locate = plugin_install, plugin_install.config_path
     try:
+        path = args.file or locate(args.harness, args.scope, args.project_dir, os.environ)
         if args.uninstall:
-            result = installer.uninstall(path, args.harness, os.environ)
+            result = module.uninstall(path, args.harness, os.environ)
         else:
-            result = installer.install(path, args.harness, os.environ, command=args.command)
+            result = module.install(path, args.harness, os.environ, command=args.command)
     except installer.InstallError as error:
         print(f"continuity install: {error}", file=sys.stderr)
         return 1
@@ -74,9 +85,14 @@ def install(argv: list[str]) -> int:
     if not args.no_mcp and install_mcp(args) != 0:
         return 1
     if not args.uninstall and result.changed:
-        for note in installer.notes(args.harness):
+        for note in module.notes(args.harness):
             print(f"note: {note}")
     return 0
+
+
+def uninstall(argv: list[str]) -> int:
+    """``continuity uninstall <harness> [...]``: ``install --uninstall`` by its own name."""
+    return install([*argv, "--uninstall"])
 
 
 def install_mcp(args: argparse.Namespace) -> int:

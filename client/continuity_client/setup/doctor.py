@@ -164,9 +164,9 @@ def check_clock(report: Report, response: Response) -> None:
 
 def check_hooks(report: Report, env: Mapping[str, str], project_dir: str | None) -> None:
     report.section("hooks")
-    any_installed = False
     seen: set[str] = set()
-    for name in harness.HARNESSES:
+    any_installed = check_plugins(report, env, project_dir)
+    for name in harness.HOOK_HARNESSES:
         for scope in ("user", "project"):
             path = install.settings_path(name, scope, project_dir, env)
             if path in seen:  # the project is the home folder
@@ -194,9 +194,35 @@ def check_hooks(report: Report, env: Mapping[str, str], project_dir: str | None)
                     )
     if not any_installed:
         report.fail(
-            "no hooks installed for Claude Code, Codex or Gemini CLI",
-            "continuity install claude-code   (or codex, gemini; --scope project for one repository)",
+            "no hooks installed for Claude Code, Codex, Gemini CLI, OpenCode or OpenClaw",
+            "continuity install claude-code   (or codex, gemini, opencode, openclaw;"
+            " --scope project for one repository)",
         )
+
+
+def check_plugins(report: Report, env: Mapping[str, str], project_dir: str | None) -> bool:
+    """OpenCode and OpenClaw: our plugin entry, its file and the command it runs. True if any is installed."""
+    from continuity_client.setup import plugin_install
+
+    found = False
+    for name in harness.PLUGIN_HARNESSES:
+        for scope in ("user", "project"):
+            try:
+                path = plugin_install.config_path(name, scope, project_dir, env)
+            except install.InstallError:
+                continue  # OpenClaw has no project scope
+            command = plugin_install.installed_command(path, name)
+            if command is None:
+                continue
+            found = True
+            fix = f"continuity install {name} --scope {scope}"
+            if not os.path.isfile(plugin_install.plugin_file(name)):
+                report.fail(f"{name} ({scope}): {path} loads a plugin this client does not have", fix)
+            elif command and os.path.isabs(command[0]) and not os.access(command[0], os.X_OK):
+                report.fail(f"{name} ({scope}) runs {command[0]}, which is not executable", fix)
+            else:
+                report.ok(f"{name} ({scope}): {path} (plugin)")
+    return found
 
 
 def check_spool(report: Report, settings: config.Settings) -> None:

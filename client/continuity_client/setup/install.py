@@ -22,7 +22,7 @@ import re
 import shlex
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI, HARNESS_EVENTS
 from continuity_client.setup import config, jsonfile
@@ -286,22 +286,37 @@ def _read(path: str) -> tuple[dict, jsonfile.Style, bytes | None]:
 
 
 def install(path: str, harness: str, env: Mapping[str, str], command: str | None = None) -> Result:
-    data, style, original = _read(path)
-    merged = merge(data, harness, command or default_command())
-    if merged == data and original is not None:
-        return Result(path, "installed", changed=False)
-    saved = backup(path, original, harness, env)
-    jsonfile.write_bytes(path, style.dumps(merged).encode("utf-8"))
-    return Result(path, "installed", changed=True, backup=saved)
+    return apply_edit(path, harness, env, lambda data: merge(data, harness, command or default_command()))
 
 
 def uninstall(path: str, harness: str, env: Mapping[str, str]) -> Result:
+    return revert_edit(path, harness, env, strip)
+
+
+def apply_edit(
+    path: str, harness: str, env: Mapping[str, str], edit: Callable[[dict], dict], action: str = "installed"
+) -> Result:
+    """Write ``edit(data)`` in the file's own style, after a backup; nothing when it changes nothing."""
+    data, style, original = _read(path)
+    merged = edit(data)
+    if merged == data and original is not None:
+        return Result(path, action, changed=False)
+    saved = backup(path, original, harness, env)
+    jsonfile.write_bytes(path, style.dumps(merged).encode("utf-8"))
+    return Result(path, action, changed=True, backup=saved)
+
+
+def revert_edit(
+    path: str, harness: str, env: Mapping[str, str], edit: Callable[[dict], dict], action: str = "uninstalled"
+) -> Result:
+    """Write ``edit(data)`` (what is left without ours), or the backed-up bytes it equals, or no file
+    when we created it: an install/uninstall round trip is byte-identical."""
     data, style, original = _read(path)
     if original is None:
-        return Result(path, "uninstalled", changed=False)
-    stripped = strip(data)
+        return Result(path, action, changed=False)
+    stripped = edit(data)
     if stripped == data:
-        return Result(path, "uninstalled", changed=False)
+        return Result(path, action, changed=False)
     saved = backup(path, original, harness, env)
     pristine = _pristine(path, stripped, env)
     if pristine == b"":
@@ -310,7 +325,7 @@ def uninstall(path: str, harness: str, env: Mapping[str, str]) -> Result:
         jsonfile.write_bytes(
             path, pristine if pristine is not None else style.dumps(stripped).encode("utf-8")
         )
-    return Result(path, "uninstalled", changed=True, backup=saved)
+    return Result(path, action, changed=True, backup=saved)
 
 
 def notes(harness: str) -> list[str]:

@@ -5,9 +5,12 @@
 | Claude Code | ``~/.claude.json`` (``mcpServers``) | ``.mcp.json`` at the project root |
 | Gemini CLI | ``~/.gemini/settings.json`` (``mcpServers``) | ``.gemini/settings.json`` |
 | Codex | ``$CODEX_HOME/config.toml`` | ``.codex/config.toml`` |
+| OpenCode | ``~/.config/opencode/opencode.json`` (``mcp``) | ``opencode.json`` |
+| OpenClaw | ``~/.openclaw/openclaw.json`` (``mcp.servers``) | (per user only) |
 
-Claude Code's entry is ``{"type": "stdio", "command", "args", "env"}``, Gemini CLI's
-``{"command", "args"}``, Codex's a ``[mcp_servers.continuity]`` table with ``command`` and ``args``.
+Claude Code's entry is ``{"type": "stdio", "command", "args", "env"}``, Gemini CLI's and OpenClaw's
+``{"command", "args"}``, OpenCode's ``{"type": "local", "command": [argv], "enabled": true}``,
+Codex's a ``[mcp_servers.continuity]`` table with ``command`` and ``args``.
 
 The server is registered under the name ``continuity``; an entry of that name is ours. JSON files
 keep their formatting (``jsonfile``); the TOML table is edited as text, leaving the rest of the
@@ -23,9 +26,9 @@ import shlex
 import sys
 from collections.abc import Mapping
 
-from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI
+from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI, OPENCLAW, OPENCODE
 from continuity_client.setup import install as installer
-from continuity_client.setup import jsonfile
+from continuity_client.setup import jsonfile, plugin_install
 
 SERVER_NAME = "continuity"
 TOML_HEADER = re.compile(r"""^\s*\[\s*mcp_servers\s*\.\s*(?:"continuity"|'continuity'|continuity)\s*[\].]""")
@@ -50,7 +53,13 @@ def config_path(harness: str, scope: str, project_dir: str | None, env: Mapping[
         if scope == "project":
             return os.path.join(root, ".codex", "config.toml")
         return os.path.join(env.get("CODEX_HOME") or os.path.join(home, ".codex"), "config.toml")
+    if harness in (OPENCODE, OPENCLAW):
+        return plugin_install.config_path(harness, scope, project_dir, env)
     raise installer.InstallError(f"unknown harness {harness!r}")
+
+
+# Where each harness keeps its MCP servers in its JSON config (Codex: TOML, below).
+SERVERS_AT = {OPENCODE: ("mcp",), OPENCLAW: ("mcp", "servers")}
 
 
 def server_argv(command: str | None = None) -> list[str]:
@@ -71,46 +80,63 @@ def server_argv(command: str | None = None) -> list[str]:
 def entry(harness: str, argv: list[str]) -> dict:
     if harness == CLAUDE_CODE:
         return {"type": "stdio", "command": argv[0], "args": argv[1:], "env": {}}
+    if harness == OPENCODE:
+        return {"type": "local", "command": argv, "enabled": True}
     return {"command": argv[0], "args": argv[1:]}
+
+
+def _with_server(data: dict, harness: str, argv: list[str]) -> dict:
+    merged = json.loads(json.dumps(data))
+    servers = merged
+    where = ""
+    for key in SERVERS_AT.get(harness, ("mcpServers",)):
+        where = f"{where}.{key}" if where else key
+        servers = servers.setdefault(key, {})
+        if not isinstance(servers, dict):
+            raise installer.InstallError(f'"{where}" in the config file is not an object; fix it by hand')
+    servers[SERVER_NAME] = entry(harness, argv)
+    return merged
+
+
+def _without_server(data: dict, harness: str) -> dict:
+    """Ours removed, and each container that held only ours with it."""
+    stripped = json.loads(json.dumps(data))
+    path = SERVERS_AT.get(harness, ("mcpServers",))
+    chain = [stripped]
+    for key in path:
+        found = chain[-1].get(key)
+        if not isinstance(found, dict):
+            return stripped
+        chain.append(found)
+    if SERVER_NAME not in chain[-1]:
+        return stripped
+    del chain[-1][SERVER_NAME]
+    for key, container in zip(reversed(path), reversed(chain[:-1]), strict=True):
+        if container[key]:
+            break
+        del container[key]
+    return stripped
 
 
 def install(path: str, harness: str, env: Mapping[str, str], command: str | None = None) -> installer.Result:
     argv = server_argv(command)
     if harness == CODEX:
         return _install_toml(path, argv, env)
-    data, style, original = installer._read(path)
-    servers = data.get("mcpServers")
-    if servers is not None and not isinstance(servers, dict):
-        raise installer.InstallError(f'"mcpServers" in {path} is not an object; fix it by hand first')
-    wanted = entry(harness, argv)
-    if isinstance(servers, dict) and servers.get(SERVER_NAME) == wanted and original is not None:
-        return installer.Result(path, "MCP server registered", changed=False)
-    merged = json.loads(json.dumps(data))
-    merged.setdefault("mcpServers", {})[SERVER_NAME] = wanted
-    saved = installer.backup(path, original, harness, env)
-    jsonfile.write_bytes(path, style.dumps(merged).encode("utf-8"))
-    return installer.Result(path, "MCP server registered", changed=True, backup=saved)
+
+    def edit(data: dict) -> dict:
+        return _with_server(data, harness, argv)
+
+    return installer.apply_edit(path, harness, env, edit, "MCP server registered")
 
 
 def uninstall(path: str, harness: str, env: Mapping[str, str]) -> installer.Result:
     if harness == CODEX:
         return _uninstall_toml(path, env)
-    data, style, original = installer._read(path)
-    servers = data.get("mcpServers")
-    if original is None or not isinstance(servers, dict) or SERVER_NAME not in servers:
-        return installer.Result(path, "MCP server unregistered", changed=False)
-    stripped = json.loads(json.dumps(data))
-    del stripped["mcpServers"][SERVER_NAME]
-    if not stripped["mcpServers"]:
-        del stripped["mcpServers"]
-    saved = installer.backup(path, original, harness, env)
-    pristine = installer._pristine(path, stripped, env)
-    if pristine == b"":
-        os.unlink(path)
-    else:
-        restored = pristine if pristine is not None else style.dumps(stripped).encode("utf-8")
-        jsonfile.write_bytes(path, restored)
-    return installer.Result(path, "MCP server unregistered", changed=True, backup=saved)
+
+    def edit(data: dict) -> dict:
+        return _without_server(data, harness)
+
+    return installer.revert_edit(path, harness, env, edit, "MCP server unregistered")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from datetime import datetime
 from continuity_core.config import ContinuityConfig
 from continuity_core.logic.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
 from continuity_core.logic.digest import render_pre_compaction_digest
-from continuity_core.logic.injection import MAX_INJECTION_CHARS, Section, assemble
+from continuity_core.logic.injection import MAX_INJECTION_CHARS, Injection, Section, assemble
 from continuity_core.logic.recovery import (
     LEDGER_LINE_CHARS,
     Recovery,
@@ -98,6 +98,7 @@ class HookService:
             HookEvent.PRE_COMPACTION: self._pre_compaction,
             HookEvent.SESSION_END: self._session_end,
             HookEvent.SUBAGENT_START: self._subagent_start,
+            HookEvent.STOP: self._stop,
         }[hook.event]
         try:
             return handler(agent_id, hook)
@@ -205,7 +206,39 @@ class HookService:
             worth_writing=worth_writing,
             extra=_compaction_context(hook, now),
         )
-        return HookOutcome(HookResponse(event=hook.event), checkpoint_written=_written(result))
+        recovery, injection = self._compaction_recovery(agent_id, hook, now)
+        return HookOutcome(
+            HookResponse(event=hook.event, additional_context=injection.text),
+            checkpoint_written=_written(result),
+            recovery=recovery,
+            truncated=injection.truncated,
+        )
+
+    def _compaction_recovery(
+        self, agent_id: str, hook: Hook, now: datetime
+    ) -> tuple[Recovery | None, Injection]:
+        """For a harness that puts context into its compaction prompt (its client sends the cap with
+        pre-compaction, as OpenCode's plugin does): the recovery block of the checkpoint just written,
+        so the summary the compaction writes keeps what the digest holds. Others get nothing."""
+        if hook.injection_cap_chars is None:
+            return None, Injection(None, False)
+        limit = injection_limit(hook)
+        start = find_start_context(
+            self._checkpoints,
+            agent_id,
+            hook.session_key,
+            None,
+            hook.project_normalized,
+            self._config,
+            now,
+            start_source="compact",
+            harness=hook.harness,
+        )
+        sections = [
+            recovery_section(start.recovery, self._config, now, limit),
+            ledger_line(start.recent_decisions, now),
+        ]
+        return start.recovery, assemble([s for s in sections if s], limit)
 
     def _session_end(self, agent_id: str, hook: Hook) -> HookOutcome:
         self._append_transcript(agent_id, hook)
@@ -223,6 +256,12 @@ class HookService:
             result = self._writer.flush(agent_id, hook.session_key, CheckpointTrigger.SESSION_END)
         self._states.end_session(agent_id, hook.session_key, now)
         return HookOutcome(HookResponse(event=hook.event), checkpoint_written=_written(result))
+
+    def _stop(self, agent_id: str, hook: Hook) -> HookOutcome:
+        # The turn ended: its transcript lands and the session counts as active; no prompt, no checkpoint.
+        self._states.touch(agent_id, _identity(hook), self._clock())
+        self._append_transcript(agent_id, hook)
+        return HookOutcome(HookResponse(event=hook.event))
 
     def _subagent_start(self, agent_id: str, hook: Hook) -> HookOutcome:
         # Claude Code's SubagentStart carries the parent's session: inherit, record nothing.

@@ -18,6 +18,9 @@ class HookEvent(StrEnum):
     PRE_COMPACTION = "pre-compaction"
     SESSION_END = "session-end"
     SUBAGENT_START = "subagent-start"
+    # The agent finished its turn (OpenCode's session.idle): the last reply's transcript lands now,
+    # not with the next prompt (which may never come).
+    STOP = "stop"
 
     @property
     def claude_code_name(self) -> str:
@@ -32,6 +35,7 @@ _CLAUDE_CODE_NAMES = {
     HookEvent.PRE_COMPACTION: "PreCompact",
     HookEvent.SESSION_END: "SessionEnd",
     HookEvent.SUBAGENT_START: "SubagentStart",
+    HookEvent.STOP: "Stop",
 }
 
 
@@ -95,7 +99,8 @@ class HookRequest(BaseModel):
         validation_alias=_choices("parent_session_key", "parentSessionKey", "parentID", "parent_id"),
     )
     transcript: TranscriptDelta | None = Field(
-        None, description="Client-sent transcript delta (user-prompt-submit, pre-compaction, session-end)."
+        None,
+        description="Client-sent transcript delta (user-prompt-submit, pre-compaction, session-end, stop).",
     )
     transcript_chars: int | None = Field(
         None,
@@ -117,7 +122,8 @@ class HookRequest(BaseModel):
         le=100_000,
         validation_alias=_choices("injection_cap_chars", "injectionCapChars"),
         description="The most characters of context the harness injects (Claude Code 10,000; Codex about "
-        "2,500 tokens). The whole answer fits it; a cut says so.",
+        "2,500 tokens). The whole answer fits it; a cut says so. Sent with pre-compaction by a harness that "
+        "puts context into its compaction prompt (OpenCode): the answer is then the recovery block.",
     )
 
     @model_validator(mode="before")
