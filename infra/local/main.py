@@ -1,6 +1,6 @@
 """``continuity local`` / ``python -m infra.local``: run the local stack until SIGINT or SIGTERM.
 
-Prints ``url: ...``, ``token: ...`` and then ``ready`` once requests are served. Exit status:
+Prints ``url: ...``, ``token: ...``, ``dashboard: ...`` and then ``ready`` once requests are served. Exit status:
 0 after a clean stop, 2 for a bad configuration or arguments, 1 if the stack could not start.
 """
 
@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Continuity local stack (data in {data_dir})")
     print(f"url: {stack.url}")
     print(f"token: {token}")
+    print(f"dashboard: {stack.url}/dashboard")
     print("ready", flush=True)
     try:
         while not stopping.wait(0.5):
