@@ -76,6 +76,8 @@ class HttpRoute:
     method: str
     path: str  # HTTP API path template, e.g. /api/hooks/{event}
     authorized: bool = True
+    # Part of the JSON API, so in the OpenAPI document (and fuzzed); the dashboard's files are not.
+    documented: bool = True
 
 
 @dataclass(frozen=True)
@@ -309,8 +311,8 @@ DASHBOARD = FunctionSpec(
     handler="handler.lambda_handler",
     description="The dashboard: its page and static files (the data comes from the /api routes).",
     routes=(
-        HttpRoute("GET", "/dashboard", authorized=False),
-        HttpRoute("GET", "/dashboard/{proxy+}", authorized=False),
+        HttpRoute("GET", "/dashboard", authorized=False, documented=False),
+        HttpRoute("GET", "/dashboard/{proxy+}", authorized=False, documented=False),
     ),
     environment={**SERVICE_ENVIRONMENT},
     timeout_s=5,

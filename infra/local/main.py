@@ -1,7 +1,8 @@
 """``continuity local`` / ``python -m infra.local``: run the local stack until SIGINT or SIGTERM.
 
-Prints ``url: ...``, ``token: ...``, ``dashboard: ...`` and then ``ready`` once requests are served. Exit status:
-0 after a clean stop, 2 for a bad configuration or arguments, 1 if the stack could not start.
+Prints ``url: ...``, ``token: ...``, ``dashboard: ...`` and then ``ready`` once requests are
+served. Exit status: 0 after a clean stop, 2 for a bad configuration or arguments, 1 if the stack
+could not start.
 """
 
 from __future__ import annotations

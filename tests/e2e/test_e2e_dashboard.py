@@ -143,7 +143,9 @@ def test_the_sessions_page_shows_a_session_whose_first_hook_arrives_while_it_is_
     page.locator(f"tr[data-session='{seeded.session}']").wait_for()
     newcomer = f"late-{uuid.uuid4().hex[:6]}"
 
-    seeded.hook("user-prompt-submit", newcomer, prompt="hello", transcript={"offset": 0, "text": "User: hello\n\n"})
+    seeded.hook(
+        "user-prompt-submit", newcomer, prompt="hello", transcript={"offset": 0, "text": "User: hello\n\n"}
+    )
 
     page.locator(f"tr[data-session='{newcomer}']").wait_for(timeout=10_000)
 
@@ -181,7 +183,9 @@ def test_a_checkpoint_shows_the_constraint_added_since_the_one_before(
     shot(page, "checkpoint")
 
 
-def test_search_finds_a_word_from_a_transcript(page: Any, local_stack: LocalStackProcess, seeded: Seeded) -> None:
+def test_search_finds_a_word_from_a_transcript(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded
+) -> None:
     sign_in(page, local_stack, f"#/search?q={WORD}&project={seeded.project}")
 
     hit = page.locator(".hit").first
@@ -190,7 +194,9 @@ def test_search_finds_a_word_from_a_transcript(page: Any, local_stack: LocalStac
     shot(page, "search")
 
 
-def test_the_dashboard_is_served_with_a_policy_that_forbids_inline_script(local_stack: LocalStackProcess) -> None:
+def test_the_dashboard_is_served_with_a_policy_that_forbids_inline_script(
+    local_stack: LocalStackProcess,
+) -> None:
     answer = requests.get(f"{local_stack.url}/dashboard", timeout=10)
 
     policy = answer.headers["Content-Security-Policy"]

@@ -50,7 +50,9 @@ def checkpoint(sequence: int, session_digest: SessionDigest | None, **extra: obj
 
 def test_a_constraint_said_after_the_previous_checkpoint_shows_as_added() -> None:
     before = digest(fact(FactKind.DECISION, "Use SQS for the queue."))
-    after = digest(fact(FactKind.DECISION, "Use SQS for the queue."), fact(FactKind.CONSTRAINT, "Never touch prod."))
+    after = digest(
+        fact(FactKind.DECISION, "Use SQS for the queue."), fact(FactKind.CONSTRAINT, "Never touch prod.")
+    )
 
     diff = diff_digests(before, after)
 
@@ -101,9 +103,7 @@ TRANSCRIPT = (
 
 
 def head(length: int, marks: list[tuple[int, int]] | None = None) -> TranscriptHead:
-    return TranscriptHead(
-        session_key="s1", created_at=T0, updated_at=T0, length=length, marks=marks or []
-    )
+    return TranscriptHead(session_key="s1", created_at=T0, updated_at=T0, length=length, marks=marks or [])
 
 
 def test_each_prompt_of_the_user_starts_a_turn_with_what_followed_it() -> None:
@@ -133,7 +133,9 @@ def test_a_turn_takes_its_time_from_the_append_that_stored_it_and_none_once_move
 def test_a_session_is_active_then_idle_after_a_quiet_half_hour_and_ended_once_it_ends(
     stores: Stores, clock: Clock
 ) -> None:
-    identity = SessionIdentity(session_key="s1", harness="claude-code", project=PROJECT, project_normalized=PROJECT)
+    identity = SessionIdentity(
+        session_key="s1", harness="claude-code", project=PROJECT, project_normalized=PROJECT
+    )
     state = stores.states.touch("a1", identity, T0)
 
     assert session_status(state, T0, T0 + timedelta(minutes=29)) is SessionStatus.ACTIVE
@@ -154,13 +156,20 @@ class Transcripts:
         self.reads = 0
 
     def recent_sessions(
-        self, agent_id: str, project_normalized: str, limit: int, token: str | None = None, harness: str | None = None
+        self,
+        agent_id: str,
+        project_normalized: str,
+        limit: int,
+        token: str | None = None,
+        harness: str | None = None,
     ) -> tuple[list[SessionSummary], str | None]:
         self.reads += 1
         found = [h.summary() for h in self._heads.values() if harness in (None, h.harness)]
         return found[:limit], None
 
-    def assembled_head(self, agent_id: str, session_key: str, consistent: bool = False) -> TranscriptHead | None:
+    def assembled_head(
+        self, agent_id: str, session_key: str, consistent: bool = False
+    ) -> TranscriptHead | None:
         self.reads += 1
         return self._heads.get(session_key)
 
@@ -171,8 +180,13 @@ class Transcripts:
 
 def session_head(key: str, harness: str = "claude-code", length: int = 0) -> TranscriptHead:
     return TranscriptHead(
-        session_key=key, harness=harness, project=PROJECT, project_normalized=PROJECT,
-        created_at=T0, updated_at=T0, length=length,
+        session_key=key,
+        harness=harness,
+        project=PROJECT,
+        project_normalized=PROJECT,
+        created_at=T0,
+        updated_at=T0,
+        length=length,
     )
 
 
@@ -202,11 +216,20 @@ def test_a_timeline_orders_prompts_checkpoints_remembers_and_the_end(stores: Sto
         session_head("s1", length=len(TRANSCRIPT)).model_copy(update={"marks": [(landed, len(TRANSCRIPT))]}),
         text=TRANSCRIPT,
     )
-    identity = SessionIdentity(session_key="s1", harness="claude-code", project=PROJECT, project_normalized=PROJECT)
+    identity = SessionIdentity(
+        session_key="s1", harness="claude-code", project=PROJECT, project_normalized=PROJECT
+    )
     stores.states.touch("a1", identity, T0)
-    remembered = Fact(kind=FactKind.REMEMBERED, text="the port is 8787", source=FactSource.REMEMBER, at=T0 + timedelta(minutes=4))
+    remembered = Fact(
+        kind=FactKind.REMEMBERED,
+        text="the port is 8787",
+        source=FactSource.REMEMBER,
+        at=T0 + timedelta(minutes=4),
+    )
     stores.checkpoints.put("a1", checkpoint(3, digest(remembered), trigger=CheckpointTrigger.AGENT), T0, [])
-    stores.checkpoints.put("a1", checkpoint(5, digest(remembered), trigger=CheckpointTrigger.PRE_COMPACTION), T0, [])
+    stores.checkpoints.put(
+        "a1", checkpoint(5, digest(remembered), trigger=CheckpointTrigger.PRE_COMPACTION), T0, []
+    )
     stores.states.end_session("a1", "s1", T0 + timedelta(minutes=9))
     reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock)  # type: ignore[arg-type]
 
@@ -225,11 +248,15 @@ def test_a_timeline_orders_prompts_checkpoints_remembers_and_the_end(stores: Sto
         TimelineKind.SESSION_END,
     ]
     assert timeline.events[-2].trigger is CheckpointTrigger.PRE_COMPACTION
-    assert timeline.digest_sequence == 5 and timeline.session and timeline.session.status is SessionStatus.ENDED
+    assert (
+        timeline.digest_sequence == 5 and timeline.session and timeline.session.status is SessionStatus.ENDED
+    )
     assert reader.timeline("a1", "nobody") is None
 
 
-def test_a_checkpoint_view_diffs_against_the_one_before_and_links_both_ways(stores: Stores, clock: Clock) -> None:
+def test_a_checkpoint_view_diffs_against_the_one_before_and_links_both_ways(
+    stores: Stores, clock: Clock
+) -> None:
     for n, facts in ((1, []), (2, [fact(FactKind.CONSTRAINT, "Keep the API stable.")]), (3, [])):
         stores.checkpoints.put("a1", checkpoint(n, digest(*facts)), T0, [])
     reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock)  # type: ignore[arg-type]

@@ -106,7 +106,9 @@ def timeline_events(
     digest = checkpoints[-1].session_digest if checkpoints else None
     for fact in digest.facts if digest else []:
         if fact.source is FactSource.REMEMBER:
-            events.append(TimelineEvent(kind=TimelineKind.REMEMBER, at=fact.at, text=fact.text, prompt=fact.prompt))
+            events.append(
+                TimelineEvent(kind=TimelineKind.REMEMBER, at=fact.at, text=fact.text, prompt=fact.prompt)
+            )
     events += checkpoint_events(checkpoints)
     if state is not None and state.ended_at is not None:
         events.append(TimelineEvent(kind=TimelineKind.SESSION_END, at=state.ended_at))
