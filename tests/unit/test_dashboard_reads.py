@@ -204,8 +204,10 @@ def test_the_sessions_page_joins_each_session_with_its_state_in_two_reads_whatev
     page = reader.sessions("a1", PROJECT, 100)
     ended = reader.sessions("a1", PROJECT, 100, status=SessionStatus.ENDED)
     codex = reader.sessions("a1", PROJECT, 100, harness="codex")
+    later = reader.sessions("a1", PROJECT, 100, since=datetime(2026, 11, 22, 10, 0))  # no zone: UTC
 
-    assert len(page.sessions) == 31 and transcripts.reads == 3
+    assert len(page.sessions) == 31 and transcripts.reads == 4  # one index query a page
+    assert later.sessions == []
     assert [r.session_key for r in ended.sessions] == ["s3"]
     assert [r.session_key for r in codex.sessions] == ["codex-1"] and codex.sessions[0].prompts == 0
 

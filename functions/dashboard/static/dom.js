@@ -65,3 +65,13 @@ export function failure(error) {
 export function empty(message) {
   return h("p", { class: "state empty" }, message);
 }
+
+// A filter form whose submit moves to `#/<page>?<its non-empty fields>`: the route holds the filters.
+export function routeForm(page, ...fields) {
+  const go = (event) => {
+    event.preventDefault();
+    const query = new URLSearchParams([...new FormData(event.target)].filter(([, v]) => v));
+    location.hash = `#/${page}?${query}`;
+  };
+  return h("form", { class: "filters", role: "search", onsubmit: go }, ...fields);
+}

@@ -8,7 +8,7 @@ checkpoints (one query) and its transcript; a checkpoint is the session's checkp
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from continuity_core.logic.checkpoint_diff import diff_digests
 from continuity_core.logic.reads import MAX_SESSION_CHECKPOINTS, project_key
@@ -152,6 +152,8 @@ class DashboardReader:
         found, next_token = self._transcripts.recent_sessions(
             agent_id, project_key(project), limit, token, harness
         )
+        if since is not None and since.tzinfo is None:
+            since = since.replace(tzinfo=UTC)  # a bare date-time from a query string means UTC
         states = self._states.get_many(agent_id, [s.session_key for s in found]) if found else {}
         now = self._clock()
         rows = [session_row(s, states.get(s.session_key), now) for s in found]

@@ -1,23 +1,14 @@
 // Ranked transcript search over a project's recent sessions, or one session.
 import { key, post } from "../api.js";
-import { empty, failure, h, show, text, when } from "../dom.js";
+import { empty, failure, h, routeForm, show, text, when } from "../dom.js";
 
 export async function searchPage(root, _args, params) {
   const query = params.get("q") || "";
   const project = params.get("project") || sessionStorage.getItem("continuity.project") || "";
   const session = params.get("session") || "";
   const results = h("div", { id: "results", "aria-live": "polite" });
-  const form = h(
-    "form",
-    {
-      class: "filters",
-      role: "search",
-      onsubmit: (event) => {
-        event.preventDefault();
-        const data = new FormData(event.target);
-        location.hash = `#/search?${new URLSearchParams([...data].filter(([, v]) => v))}`;
-      },
-    },
+  const form = routeForm(
+    "search",
     h("label", { class: "field" }, "Words", h("input", { name: "q", value: query, required: true, size: 30 })),
     h("label", { class: "field" }, "Project", h("input", { name: "project", value: project, placeholder: "/work/app", size: 24 })),
     h("label", { class: "field" }, "or session", h("input", { name: "session", value: session, size: 16 })),

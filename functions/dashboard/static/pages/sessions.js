@@ -1,6 +1,6 @@
 // Sessions by project, newest first, refreshed while the tab is visible.
 import { get, key } from "../api.js";
-import { ago, empty, failure, h, show, when } from "../dom.js";
+import { ago, empty, failure, h, routeForm, show, when } from "../dom.js";
 
 // Every 10 s while the tab is visible: 6 requests a minute per open tab, each one index query and
 // one batch read of states. ``every`` in the route (2 s at least) changes it for this view.
@@ -56,18 +56,8 @@ function filterForm(filters) {
     { name: "status" },
     ["", "active", "idle", "ended", "cleared"].map((v) => h("option", { value: v, selected: v === filters.status }, v || "any")),
   );
-  return h(
-    "form",
-    {
-      class: "filters",
-      role: "search",
-      onsubmit: (event) => {
-        event.preventDefault();
-        const data = new FormData(event.target);
-        const query = new URLSearchParams([...data].filter(([, v]) => v));
-        location.hash = `#/sessions?${query}`;
-      },
-    },
+  return routeForm(
+    "sessions",
     field("project", "Project", h("input", { name: "project", value: filters.project, placeholder: "/work/app", required: true, size: 30 })),
     field("harness", "Harness", h("input", { name: "harness", value: filters.harness, placeholder: "any", size: 12 })),
     field("status", "Status", status),
