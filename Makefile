@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 STAGE ?= dev
 PORT ?= 8787
 
-.PHONY: setup run test test-harness test-plugins lint typecheck format bench synth layer invoke openapi config-table clean \
+.PHONY: setup browser run test test-harness test-plugins lint typecheck format bench synth layer invoke openapi config-table clean \
 	deploy deploy-dry destroy bootstrap smoke redrive
 
 setup: $(VENV)/.installed
@@ -20,14 +20,21 @@ $(VENV)/.installed: pyproject.toml client/pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]' -e ./client
 	touch $@
 
+# Debian's chromium for the dashboard's browser tests (Playwright drives it; nothing is downloaded
+# by Playwright itself). Best effort: without it (not root, no apt) those tests skip and say why.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+		echo "no chromium: the dashboard's browser tests will skip"
+
 run: setup
 	$(VENV)/bin/continuity local --port $(PORT) $(if $(TOKEN),--token $(TOKEN),)
 
 # Every test: lint and types first (cheap), the OpenCode/OpenClaw plugins under node's own test
 # runner (a few seconds), then unit, integration (moto), infra (CDK + cdk-nag), client,
-# end-to-end (the local stack over HTTP, schemathesis) and the real harness CLIs
-# (tests/harness: pinned npm packages cached in build/harness-cli; ~2 minutes once installed).
-test: setup lint typecheck test-plugins
+# end-to-end (the local stack over HTTP, schemathesis, the dashboard in Chromium) and the real
+# harness CLIs (tests/harness: pinned npm packages cached in build/harness-cli; ~2 minutes once installed).
+test: setup browser lint typecheck test-plugins
 	$(PY) -m pytest -q
 
 test-plugins:

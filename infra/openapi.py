@@ -22,7 +22,7 @@ VERSION = "1"
 def build() -> dict[str, Any]:
     merged: dict[str, Any] = {"paths": {}, "components": {"schemas": {}}}
     for spec in FUNCTIONS:
-        if not spec.routes:
+        if not any(route.documented for route in spec.routes):
             continue
         module = importlib.import_module(f"{spec.source_dir.replace('/', '.')}.{spec.module}")
         document = json.loads(module.app.get_openapi_json_schema(title=TITLE, version=VERSION))

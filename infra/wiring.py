@@ -76,6 +76,8 @@ class HttpRoute:
     method: str
     path: str  # HTTP API path template, e.g. /api/hooks/{event}
     authorized: bool = True
+    # Part of the JSON API, so in the OpenAPI document (and fuzzed); the dashboard's files are not.
+    documented: bool = True
 
 
 @dataclass(frozen=True)
@@ -257,11 +259,15 @@ SESSIONS = FunctionSpec(
     key="sessions",
     source_dir="functions/sessions",
     handler="handler.lambda_handler",
-    description="Sessions with live transcripts: the list by project, one transcript, ranked search.",
+    description="Sessions: the list by project, one transcript, ranked search, the dashboard's reads.",
     routes=(
         HttpRoute("GET", "/api/sessions"),
         HttpRoute("GET", "/api/sessions/{session_key}/transcript"),
         HttpRoute("POST", "/api/sessions/search"),
+        # The dashboard's reads (one request per page, a fixed number of store reads each).
+        HttpRoute("GET", "/api/sessions/overview"),
+        HttpRoute("GET", "/api/sessions/{session_key}/timeline"),
+        HttpRoute("GET", "/api/sessions/{session_key}/checkpoints/{sequence}"),
     ),
     resources={CONTINUITY_TABLE.key: Access.READ, TRANSCRIPT_BUCKET.key: Access.READ},
     environment={**SERVICE_ENVIRONMENT},
@@ -297,6 +303,22 @@ PRUNER = FunctionSpec(
     timeout_s=300,
 )
 
+# The web app, bundled with this function and served from the API's own origin (no CORS, no
+# bucket, no CDN): the pages need no secret, their data comes from the authorized /api routes.
+DASHBOARD = FunctionSpec(
+    key="dashboard",
+    source_dir="functions/dashboard",
+    handler="handler.lambda_handler",
+    description="The dashboard: its page and static files (the data comes from the /api routes).",
+    routes=(
+        HttpRoute("GET", "/dashboard", authorized=False, documented=False),
+        HttpRoute("GET", "/dashboard/{proxy+}", authorized=False, documented=False),
+    ),
+    environment={**SERVICE_ENVIRONMENT},
+    timeout_s=5,
+    memory_mb=256,
+)
+
 FUNCTIONS: tuple[FunctionSpec, ...] = (
     AUTHORIZER,
     HOOKS,
@@ -306,6 +328,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     SESSIONS,
     TOKENS,
     PRUNER,
+    DASHBOARD,
 )
 API_AUTHORIZER = AuthorizerSpec(function=AUTHORIZER.key)
 

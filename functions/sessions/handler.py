@@ -1,7 +1,9 @@
-"""Sessions with live transcripts: the list by project, one transcript, and ranked search."""
+"""Sessions with live transcripts: the list by project, one transcript, ranked search, and the
+dashboard's reads (sessions with their state, a session's timeline, a checkpoint's diff)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
@@ -10,11 +12,12 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from continuity_core.http import ERROR_RESPONSES, caller, create_app, error_response, resolve
+from continuity_core.models.dashboard import CheckpointView, SessionRows, SessionStatus, SessionTimeline
 from continuity_core.models.sessions import SearchRequest, SearchResults, SessionPage, TranscriptText
 from continuity_core.models.tokens import Scope
 from continuity_core.observability import count, logger, metrics
 from continuity_core.ports import TranscriptBodyMissingError
-from continuity_core.services import session_reader
+from continuity_core.services import dashboard_reader, session_reader
 
 MAX_TRANSCRIPT_PAGE = 1_000_000  # characters; keeps a page under Lambda's 6 MB response limit
 
@@ -34,6 +37,42 @@ def list_sessions(
 ) -> SessionPage:
     """A project's sessions with a transcript, newest first (length and last activity current)."""
     return session_reader().sessions(caller(app, Scope.READ).agent_id, project, limit, next_token)
+
+
+@app.get("/api/sessions/overview", responses=ERROR_RESPONSES)
+def sessions_overview(
+    project: Annotated[str, Query(min_length=1, max_length=4096)],
+    harness: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+    status: Annotated[SessionStatus | None, Query()] = None,
+    since: Annotated[datetime | None, Query(description="Last activity at or after this.")] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+    next_token: Annotated[str | None, Query(max_length=2048)] = None,
+) -> SessionRows:
+    """The dashboard's sessions page: a project's sessions newest first, with status and counters."""
+    agent_id = caller(app, Scope.READ).agent_id
+    return dashboard_reader().sessions(agent_id, project, limit, next_token, harness, status, since)
+
+
+@app.get("/api/sessions/<session_key>/timeline", responses=ERROR_RESPONSES)
+def session_timeline(session_key: Annotated[str, Path(min_length=1, max_length=256)]) -> SessionTimeline:
+    """One session: its events oldest first, the transcript by turn, and its rolling digest."""
+    logger.set_correlation_id(session_key)
+    found = dashboard_reader().timeline(caller(app, Scope.READ).agent_id, session_key)
+    if found is None:
+        raise NotFoundError(f"nothing stored for session {session_key!r}")
+    return found
+
+
+@app.get("/api/sessions/<session_key>/checkpoints/<sequence>", responses=ERROR_RESPONSES)
+def checkpoint_view(
+    session_key: Annotated[str, Path(min_length=1, max_length=256)],
+    sequence: Annotated[int, Path(ge=1)],
+) -> CheckpointView:
+    """One checkpoint, and what its rolling digest added, dropped and superseded since the one before."""
+    found = dashboard_reader().checkpoint(caller(app, Scope.READ).agent_id, session_key, sequence)
+    if found is None:
+        raise NotFoundError(f"no checkpoint {sequence} in session {session_key!r}")
+    return found
 
 
 @app.get("/api/sessions/<session_key>/transcript", responses=ERROR_RESPONSES)

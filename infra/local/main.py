@@ -1,7 +1,8 @@
 """``continuity local`` / ``python -m infra.local``: run the local stack until SIGINT or SIGTERM.
 
-Prints ``url: ...``, ``token: ...`` and then ``ready`` once requests are served. Exit status:
-0 after a clean stop, 2 for a bad configuration or arguments, 1 if the stack could not start.
+Prints ``url: ...``, ``token: ...``, ``dashboard: ...`` and then ``ready`` once requests are
+served. Exit status: 0 after a clean stop, 2 for a bad configuration or arguments, 1 if the stack
+could not start.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Continuity local stack (data in {data_dir})")
     print(f"url: {stack.url}")
     print(f"token: {token}")
+    print(f"dashboard: {stack.url}/dashboard")
     print("ready", flush=True)
     try:
         while not stopping.wait(0.5):

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
     from continuity_core.adapters.dynamo_state import DynamoStateStore
     from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
+    from continuity_core.logic.dashboard import DashboardReader
     from continuity_core.logic.digests import DigestService
     from continuity_core.logic.ingest import HookService
     from continuity_core.logic.inherit import InheritanceService
@@ -160,6 +161,14 @@ def session_reader() -> SessionReader:
 
 
 @lru_cache(maxsize=1)
+def dashboard_reader() -> DashboardReader:
+    """The dashboard's pages: sessions with their state, a session's timeline, a checkpoint's diff."""
+    from continuity_core.logic.dashboard import DashboardReader
+
+    return DashboardReader(transcript_store(), state_store(), checkpoint_store(), utc_now)
+
+
+@lru_cache(maxsize=1)
 def inheritance() -> InheritanceService:
     from continuity_core.logic.inherit import InheritanceService
 
@@ -222,6 +231,7 @@ def reset() -> None:
         checkpoint_reader,
         ledger_reader,
         session_reader,
+        dashboard_reader,
         digest_service,
         tiered_recovery,
         transcript_storage,

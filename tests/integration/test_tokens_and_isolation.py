@@ -134,6 +134,10 @@ ROUTES = [
     ("GET", "/api/sessions?project=/work/app", "read", 200),
     ("GET", "/api/sessions/{session}/transcript", "read", 200),
     ("POST", "/api/sessions/search", "read", 200),
+    # The dashboard's reads.
+    ("GET", "/api/sessions/overview?project=/work/app", "read", 200),
+    ("GET", "/api/sessions/{session}/timeline", "read", 200),
+    ("GET", "/api/sessions/{session}/checkpoints/1", "read", 200),
 ]
 
 
@@ -188,6 +192,7 @@ def test_the_isolation_matrix(
         assert other[0] in (200, 404)
         if other[0] == 200:
             assert not (other[1].get("checkpoints") or other[1].get("entries") or other[1].get("sessions"))
+            assert not (other[1].get("events") or other[1].get("turns") or other[1].get("checkpoint"))
     if path.endswith("/search"):
         assert own[1]["results"] and not other[1]["results"]
 

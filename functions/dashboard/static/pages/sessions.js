@@ -1,0 +1,93 @@
+// Sessions by project, newest first, refreshed while the tab is visible.
+import { get, key } from "../api.js";
+import { ago, empty, failure, h, routeForm, show, when } from "../dom.js";
+
+// Every 10 s while the tab is visible: 6 requests a minute per open tab, each one index query and
+// one batch read of states. ``every`` in the route (2 s at least) changes it for this view.
+export const REFRESH_MS = 10_000;
+const PROJECT_KEY = "continuity.project";
+
+export async function sessionsPage(root, _args, params) {
+  const project = params.get("project") || sessionStorage.getItem(PROJECT_KEY) || "";
+  const filters = {
+    project,
+    harness: params.get("harness") || "",
+    status: params.get("status") || "",
+    since: params.get("since") || "",
+  };
+  const list = h("div", { id: "sessions", "aria-live": "polite" });
+  const stamp = h("p", { class: "hint", id: "refreshed" });
+  show(root, h("h1", {}, "Sessions"), filterForm(filters), stamp, list);
+  if (!project) {
+    show(list, empty("Enter a project path (the directory the agent works in) to see its sessions."));
+    return () => {};
+  }
+  sessionStorage.setItem(PROJECT_KEY, project);
+  show(list, h("p", { class: "state", role: "status" }, "Loading sessions…"));
+  const every = Math.max(2000, Number(params.get("every")) * 1000 || REFRESH_MS);
+  let timer = null;
+  const refresh = async () => {
+    try {
+      const page = await get("/api/sessions/overview", {
+        project,
+        harness: filters.harness,
+        status: filters.status,
+        since: filters.since ? new Date(filters.since).toISOString() : "",
+        limit: 100,
+      });
+      show(list, page.sessions.length ? table(page.sessions) : empty("No sessions match."));
+      stamp.textContent = `Updated ${new Date().toLocaleTimeString()}; refreshes every ${every / 1000} s.`;
+    } catch (error) {
+      show(list, failure(error));
+    }
+  };
+  const tick = () => {
+    if (document.visibilityState === "visible") refresh();
+  };
+  await refresh();
+  timer = setInterval(tick, every);
+  return () => clearInterval(timer);
+}
+
+function filterForm(filters) {
+  const field = (name, label, control) => h("label", { class: "field" }, label, control);
+  const status = h(
+    "select",
+    { name: "status" },
+    ["", "active", "idle", "ended", "cleared"].map((v) => h("option", { value: v, selected: v === filters.status }, v || "any")),
+  );
+  return routeForm(
+    "sessions",
+    field("project", "Project", h("input", { name: "project", value: filters.project, placeholder: "/work/app", required: true, size: 30 })),
+    field("harness", "Harness", h("input", { name: "harness", value: filters.harness, placeholder: "any", size: 12 })),
+    field("status", "Status", status),
+    field("since", "Active since", h("input", { name: "since", type: "date", value: filters.since })),
+    h("button", { type: "submit" }, "Show"),
+  );
+}
+
+function table(sessions) {
+  const head = ["Session", "Harness", "Status", "Last activity", "Prompts", "Checkpoints", "Started"];
+  return h(
+    "table",
+    { class: "rows" },
+    h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, c)))),
+    h(
+      "tbody",
+      {},
+      sessions.map((s) =>
+        h(
+          "tr",
+          { "data-session": s.session_key },
+          h("td", { "data-label": "Session" }, h("a", { href: `#/session/${key(s.session_key)}` }, s.session_key)),
+          h("td", { "data-label": "Harness" }, s.harness || "?"),
+          h("td", { "data-label": "Status" }, h("span", { class: `status ${s.status}` }, s.status)),
+          h("td", { "data-label": "Last activity", title: when(s.last_activity_at) }, ago(s.last_activity_at)),
+          h("td", { "data-label": "Prompts", class: "num" }, s.prompts),
+          h("td", { "data-label": "Checkpoints", class: "num" }, s.checkpoints),
+          h("td", { "data-label": "Started" }, when(s.started_at)),
+        ),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,205 @@
+"""What the dashboard's pages read: a project's sessions with their live state, one session's
+timeline, and one checkpoint against the one before it.
+
+Each answer costs a fixed number of store reads, whatever the page holds (no read per row): the
+sessions page is one index query and one batch read of states; a session is its state, its
+checkpoints (one query) and its transcript; a checkpoint is the session's checkpoints.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from continuity_core.logic.checkpoint_diff import diff_digests
+from continuity_core.logic.reads import MAX_SESSION_CHECKPOINTS, project_key
+from continuity_core.logic.terms import snippet
+from continuity_core.logic.turns import group_turns
+from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.dashboard import (
+    CheckpointView,
+    SessionRow,
+    SessionRows,
+    SessionStatus,
+    SessionTimeline,
+    TimelineEvent,
+    TimelineKind,
+    Turn,
+)
+from continuity_core.models.session_digest import FactSource
+from continuity_core.models.state import SessionState
+from continuity_core.models.transcripts import SessionSummary, TranscriptHead
+from continuity_core.ports import CheckpointStore, Clock, StateStore, TranscriptStore
+
+# A session with no hook for this long, and not ended, shows as idle.
+IDLE_AFTER = timedelta(minutes=30)
+# The transcript a timeline reads at most (the transcript route's page): the rest is a link away.
+MAX_TIMELINE_CHARS = 1_000_000
+PROMPT_CHARS = 200
+
+
+def session_status(state: SessionState | None, last_activity: datetime, now: datetime) -> SessionStatus:
+    """Ended (cleared, when its last checkpoint was the /clear one) wins; else idle after a quiet
+    spell; else active. A session the state no longer holds (pruned) is judged by its transcript."""
+    if state is not None and state.ended_at is not None:
+        cleared = state.last_checkpoint_trigger == CheckpointTrigger.CLEAR.value
+        return SessionStatus.CLEARED if cleared else SessionStatus.ENDED
+    return SessionStatus.IDLE if now - last_activity > IDLE_AFTER else SessionStatus.ACTIVE
+
+
+def session_row(summary: SessionSummary, state: SessionState | None, now: datetime) -> SessionRow:
+    last = max(summary.updated_at, state.last_activity_at) if state else summary.updated_at
+    return SessionRow(
+        session_key=summary.session_key,
+        harness=summary.harness or (state.harness if state else None),
+        project=summary.project or summary.project_normalized,
+        status=session_status(state, last, now),
+        started_at=min(summary.created_at, state.started_at) if state else summary.created_at,
+        last_activity_at=last,
+        prompts=state.total_prompts if state else 0,
+        checkpoints=state.checkpoints_written if state else 0,
+        last_checkpoint_trigger=state.last_checkpoint_trigger if state else None,
+        transcript_chars=summary.length,
+    )
+
+
+def checkpoint_events(checkpoints: list[Checkpoint]) -> list[TimelineEvent]:
+    events = []
+    for cp in checkpoints:
+        kind = TimelineKind.AGENT_DIGEST if cp.trigger is CheckpointTrigger.AGENT else TimelineKind.CHECKPOINT
+        text = cp.summary or f"{cp.prompt_count} prompt(s) covered"
+        events.append(
+            TimelineEvent(
+                kind=kind,
+                at=cp.created_at,
+                text=snippet(text, PROMPT_CHARS) or "",
+                trigger=cp.trigger,
+                sequence=cp.sequence,
+                prompt=cp.last_prompt,
+            )
+        )
+    return events
+
+
+def transcript_events(turns: list[Turn]) -> list[TimelineEvent]:
+    """A prompt per turn, and the harness's compactions where the transcript marks them."""
+    events = []
+    for turn in turns:
+        if turn.number > 0:
+            text = snippet(turn.blocks[0].text, PROMPT_CHARS) or ""
+            events.append(TimelineEvent(kind=TimelineKind.PROMPT, at=turn.at, text=text, prompt=turn.number))
+        for block in turn.blocks:
+            if block.label == "Marker":
+                events.append(TimelineEvent(kind=TimelineKind.COMPACTION, at=turn.at, text=block.text))
+    return events
+
+
+def timeline_events(
+    state: SessionState | None,
+    head: TranscriptHead | None,
+    checkpoints: list[Checkpoint],
+    turns: list[Turn],
+) -> list[TimelineEvent]:
+    """Every event oldest first; one without a time keeps its place after the one before it."""
+    started = state.started_at if state else (head.created_at if head else None)
+    events = [TimelineEvent(kind=TimelineKind.SESSION_START, at=started)]
+    events += transcript_events(turns)
+    digest = checkpoints[-1].session_digest if checkpoints else None
+    for fact in digest.facts if digest else []:
+        if fact.source is FactSource.REMEMBER:
+            events.append(
+                TimelineEvent(kind=TimelineKind.REMEMBER, at=fact.at, text=fact.text, prompt=fact.prompt)
+            )
+    events += checkpoint_events(checkpoints)
+    if state is not None and state.ended_at is not None:
+        events.append(TimelineEvent(kind=TimelineKind.SESSION_END, at=state.ended_at))
+    return _in_time_order(events)
+
+
+def _in_time_order(events: list[TimelineEvent]) -> list[TimelineEvent]:
+    keyed = []
+    last: datetime | None = None
+    for index, event in enumerate(events):
+        last = event.at or last
+        keyed.append(((last.timestamp() if last else 0.0), index, event))
+    return [event for _, _, event in sorted(keyed, key=lambda k: (k[0], k[1]))]
+
+
+class DashboardReader:
+    def __init__(
+        self,
+        transcripts: TranscriptStore,
+        states: StateStore,
+        checkpoints: CheckpointStore,
+        clock: Clock,
+    ) -> None:
+        self._transcripts = transcripts
+        self._states = states
+        self._checkpoints = checkpoints
+        self._clock = clock
+
+    def sessions(
+        self,
+        agent_id: str,
+        project: str,
+        limit: int,
+        token: str | None = None,
+        harness: str | None = None,
+        status: SessionStatus | None = None,
+        since: datetime | None = None,
+    ) -> SessionRows:
+        """A page of the project's sessions, newest first, with their state; ``status`` and
+        ``since`` filter within the page (a page may hold fewer than ``limit``; follow next_token)."""
+        found, next_token = self._transcripts.recent_sessions(
+            agent_id, project_key(project), limit, token, harness
+        )
+        if since is not None and since.tzinfo is None:
+            since = since.replace(tzinfo=UTC)  # a bare date-time from a query string means UTC
+        states = self._states.get_many(agent_id, [s.session_key for s in found]) if found else {}
+        now = self._clock()
+        rows = [session_row(s, states.get(s.session_key), now) for s in found]
+        rows = [
+            r
+            for r in rows
+            if (status is None or r.status is status) and (since is None or r.last_activity_at >= since)
+        ]
+        return SessionRows(sessions=rows, next_token=next_token)
+
+    def timeline(self, agent_id: str, session_key: str) -> SessionTimeline | None:
+        """The session's events, transcript by turn and rolling digest; None when nothing is stored."""
+        state = self._states.get(agent_id, session_key)
+        head = self._transcripts.assembled_head(agent_id, session_key)
+        checkpoints = self._checkpoints.list_for_session(agent_id, session_key, MAX_SESSION_CHECKPOINTS)
+        if state is None and head is None and not checkpoints:
+            return None
+        turns: list[Turn] = []
+        next_offset = None
+        if head is not None:
+            end = min(head.length, MAX_TIMELINE_CHARS)
+            turns = group_turns(self._transcripts.read(agent_id, head, 0, end), head)
+            next_offset = end if end < head.length else None
+        latest = checkpoints[-1] if checkpoints else None
+        row = session_row(head.summary(), state, self._clock()) if head is not None else None
+        return SessionTimeline(
+            session=row,
+            events=timeline_events(state, head, checkpoints, turns),
+            turns=turns,
+            transcript_next_offset=next_offset,
+            digest=latest.session_digest if latest else None,
+            digest_sequence=latest.sequence if latest else None,
+        )
+
+    def checkpoint(self, agent_id: str, session_key: str, sequence: int) -> CheckpointView | None:
+        """The checkpoint numbered ``sequence`` and its digest's diff against the one before it."""
+        checkpoints = self._checkpoints.list_for_session(agent_id, session_key, MAX_SESSION_CHECKPOINTS)
+        at = next((i for i, cp in enumerate(checkpoints) if cp.sequence == sequence), None)
+        if at is None:
+            return None
+        previous = checkpoints[at - 1] if at > 0 else None
+        following = checkpoints[at + 1] if at + 1 < len(checkpoints) else None
+        current = checkpoints[at]
+        return CheckpointView(
+            checkpoint=current,
+            previous_sequence=previous.sequence if previous else None,
+            next_sequence=following.sequence if following else None,
+            diff=diff_digests(previous.session_digest if previous else None, current.session_digest),
+        )

@@ -1,0 +1,102 @@
+"""The dashboard's read bodies: sessions with their live state, one session's timeline and
+transcript by turn, and one checkpoint with its diff against the one before it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.session_digest import Fact, SessionDigest
+
+
+class SessionStatus(StrEnum):
+    ACTIVE = "active"
+    IDLE = "idle"  # no hook for a while, never ended
+    ENDED = "ended"
+    CLEARED = "cleared"  # ended by /clear: a new session id carries on
+
+
+class SessionRow(BaseModel):
+    """One row of the sessions page: the transcript's summary and the session state's counters."""
+
+    session_key: str
+    harness: str | None = None
+    project: str | None = None
+    status: SessionStatus
+    started_at: datetime
+    last_activity_at: datetime
+    prompts: int = Field(0, description="Prompts the service has counted.")
+    checkpoints: int = Field(0, description="Checkpoints written (agent digests included).")
+    last_checkpoint_trigger: str | None = None
+    transcript_chars: int = 0
+
+
+class SessionRows(BaseModel):
+    sessions: list[SessionRow]
+    next_token: str | None = Field(None, description="Pass back as `next_token` for the next page.")
+
+
+class TimelineKind(StrEnum):
+    SESSION_START = "session_start"
+    PROMPT = "prompt"
+    CHECKPOINT = "checkpoint"
+    COMPACTION = "compaction"
+    AGENT_DIGEST = "agent_digest"
+    REMEMBER = "remember"
+    SESSION_END = "session_end"
+
+
+class TimelineEvent(BaseModel):
+    kind: TimelineKind
+    at: datetime | None = Field(None, description="When; None when the transcript does not say.")
+    text: str = ""
+    trigger: CheckpointTrigger | None = None
+    sequence: int | None = Field(None, description="The checkpoint's number, for checkpoint events.")
+    prompt: int | None = Field(None, description="The session's prompt number, where known.")
+
+
+class TranscriptBlock(BaseModel):
+    label: str = Field(description="User, Assistant, Tool, Result, Summary or Marker.")
+    text: str
+
+
+class Turn(BaseModel):
+    """A user prompt and everything after it until the next one (turn 0: what came before any)."""
+
+    number: int
+    at: datetime | None = None
+    offset: int = Field(description="Where the turn starts in the transcript.")
+    blocks: list[TranscriptBlock]
+
+
+class SessionTimeline(BaseModel):
+    session: SessionRow | None = Field(None, description="None when the session has no transcript.")
+    events: list[TimelineEvent] = Field(description="Oldest first.")
+    turns: list[Turn]
+    transcript_next_offset: int | None = Field(
+        None, description="The transcript goes on past what `turns` holds; read it from here."
+    )
+    digest: SessionDigest | None = Field(None, description="The rolling digest as of the newest checkpoint.")
+    digest_sequence: int | None = None
+
+
+class FactChange(BaseModel):
+    fact: Fact
+    previous: Fact | None = Field(None, description="For superseded: the fact as it stood before.")
+
+
+class DigestDiff(BaseModel):
+    added: list[Fact] = Field(description="Active now, absent (or not active) before.")
+    dropped: list[Fact] = Field(description="Active before, gone now (evicted by the size bound).")
+    superseded: list[FactChange] = Field(description="Active before, superseded or closed now.")
+    unchanged: int = 0
+
+
+class CheckpointView(BaseModel):
+    checkpoint: Checkpoint
+    previous_sequence: int | None = None
+    next_sequence: int | None = None
+    diff: DigestDiff

@@ -1,0 +1,270 @@
+"""The dashboard's rules without storage: a checkpoint's diff, a transcript by turn, a session's
+status, and the sessions page and timeline read from the in-memory stores."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from continuity_core.logic.checkpoint_diff import diff_digests
+from continuity_core.logic.dashboard import DashboardReader, session_status
+from continuity_core.logic.turns import group_turns
+from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.dashboard import SessionStatus, TimelineKind
+from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
+from continuity_core.models.state import SessionIdentity
+from continuity_core.models.transcripts import SessionSummary, TranscriptHead
+from tests.fakes.stores import Stores
+from tests.support.clock import Clock
+
+T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+PROJECT = "/work/app"
+
+
+def fact(kind: FactKind, text: str, status: FactStatus = FactStatus.ACTIVE, **extra: object) -> Fact:
+    return Fact(kind=kind, text=text, source=FactSource.PROMPT, prompt=1, at=T0, status=status, **extra)  # type: ignore[arg-type]
+
+
+def digest(*facts: Fact) -> SessionDigest:
+    return SessionDigest(facts=list(facts))
+
+
+def checkpoint(sequence: int, session_digest: SessionDigest | None, **extra: object) -> Checkpoint:
+    values: dict[str, object] = {
+        "id": f"cp{sequence}",
+        "session_key": "s1",
+        "harness": "claude-code",
+        "project": PROJECT,
+        "project_normalized": PROJECT,
+        "trigger": CheckpointTrigger.PERIODIC,
+        "digest": f"digest {sequence}",
+        "prompt_count": 10,
+        "sequence": sequence,
+        "created_at": T0 + timedelta(minutes=sequence),
+        "session_digest": session_digest,
+    }
+    return Checkpoint.model_validate({**values, **extra})
+
+
+# -- the checkpoint diff ------------------------------------------------------------------------
+
+
+def test_a_constraint_said_after_the_previous_checkpoint_shows_as_added() -> None:
+    before = digest(fact(FactKind.DECISION, "Use SQS for the queue."))
+    after = digest(
+        fact(FactKind.DECISION, "Use SQS for the queue."), fact(FactKind.CONSTRAINT, "Never touch prod.")
+    )
+
+    diff = diff_digests(before, after)
+
+    assert [f.text for f in diff.added] == ["Never touch prod."]
+    assert diff.unchanged == 1 and not diff.dropped and not diff.superseded
+
+
+def test_a_decision_replaced_by_a_later_one_shows_as_superseded_with_what_it_was() -> None:
+    old = fact(FactKind.DECISION, "Use SQS.")
+    replaced = fact(FactKind.DECISION, "Use SQS.", FactStatus.SUPERSEDED, ended_by="Use Kinesis.")
+    new = fact(FactKind.DECISION, "Use Kinesis.")
+
+    diff = diff_digests(digest(old), digest(replaced, new))
+
+    assert [c.fact.ended_by for c in diff.superseded] == ["Use Kinesis."]
+    assert diff.superseded[0].previous == old
+    assert [f.text for f in diff.added] == ["Use Kinesis."]
+
+
+def test_a_fact_evicted_by_the_size_bound_shows_as_dropped_and_a_repetition_is_no_change() -> None:
+    kept = fact(FactKind.FINDING, "The cache was stale.")
+    said_again = kept.model_copy(update={"seen": 3, "text": "the  cache was STALE."})
+
+    diff = diff_digests(digest(kept, fact(FactKind.FILE, "src/app.py")), digest(said_again))
+
+    assert [f.text for f in diff.dropped] == ["src/app.py"]
+    assert diff.unchanged == 1 and not diff.added
+
+
+def test_the_first_checkpoint_has_every_active_fact_added_and_one_without_a_digest_has_none() -> None:
+    first = digest(fact(FactKind.CONSTRAINT, "No force pushes."))
+
+    assert [f.text for f in diff_digests(None, first).added] == ["No force pushes."]
+    assert diff_digests(first, None).dropped == first.facts
+
+
+# -- the transcript by turn ---------------------------------------------------------------------
+
+TRANSCRIPT = (
+    "Assistant: ready\n\n"
+    "User: fix the <script>alert(1)</script> bug\n\n"
+    "Assistant: looking\nsecond paragraph\n\n"
+    "Tool Edit: src/app.py\n\n"
+    "User: <system-reminder>not the user's words</system-reminder>\n\n"
+    "--- context compacted (auto) ---\n\n"
+    "User: now the tests\n\n"
+)
+
+
+def head(length: int, marks: list[tuple[int, int]] | None = None) -> TranscriptHead:
+    return TranscriptHead(session_key="s1", created_at=T0, updated_at=T0, length=length, marks=marks or [])
+
+
+def test_each_prompt_of_the_user_starts_a_turn_with_what_followed_it() -> None:
+    turns = group_turns(TRANSCRIPT, head(len(TRANSCRIPT)))
+
+    assert [t.number for t in turns] == [0, 1, 2]
+    assert [b.label for b in turns[1].blocks] == ["User", "Assistant", "Tool", "User", "Marker"]
+    assert turns[1].blocks[0].text == "fix the <script>alert(1)</script> bug"
+    assert turns[1].blocks[1].text == "looking\nsecond paragraph"
+    assert TRANSCRIPT[turns[2].offset :].startswith("User: now the tests")
+
+
+def test_a_turn_takes_its_time_from_the_append_that_stored_it_and_none_once_moved_to_s3() -> None:
+    landed = int((T0 + timedelta(minutes=5)).timestamp() * 1000)
+    second = TRANSCRIPT.index("User: fix")
+
+    turns = group_turns(TRANSCRIPT, head(len(TRANSCRIPT), marks=[(landed, len(TRANSCRIPT))]), base=0)
+    unmarked = group_turns(TRANSCRIPT, head(len(TRANSCRIPT), marks=[(landed, second)]))
+
+    assert turns[1].at == T0 + timedelta(minutes=5)
+    assert unmarked[0].at == T0 + timedelta(minutes=5) and unmarked[1].at is None
+
+
+# -- status, the sessions page and the timeline -------------------------------------------------
+
+
+def test_a_session_is_active_then_idle_after_a_quiet_half_hour_and_ended_once_it_ends(
+    stores: Stores, clock: Clock
+) -> None:
+    identity = SessionIdentity(
+        session_key="s1", harness="claude-code", project=PROJECT, project_normalized=PROJECT
+    )
+    state = stores.states.touch("a1", identity, T0)
+
+    assert session_status(state, T0, T0 + timedelta(minutes=29)) is SessionStatus.ACTIVE
+    assert session_status(state, T0, T0 + timedelta(minutes=31)) is SessionStatus.IDLE
+    stores.states.end_session("a1", "s1", T0)
+    ended = stores.states.get("a1", "s1")
+    assert session_status(ended, T0, T0) is SessionStatus.ENDED
+    cleared = ended.model_copy(update={"last_checkpoint_trigger": "clear"}) if ended else None
+    assert session_status(cleared, T0, T0) is SessionStatus.CLEARED
+
+
+class Transcripts:
+    """The reads the dashboard makes of transcripts, counted."""
+
+    def __init__(self, *heads: TranscriptHead, text: str = "") -> None:
+        self._heads = {h.session_key: h for h in heads}
+        self._text = text
+        self.reads = 0
+
+    def recent_sessions(
+        self,
+        agent_id: str,
+        project_normalized: str,
+        limit: int,
+        token: str | None = None,
+        harness: str | None = None,
+    ) -> tuple[list[SessionSummary], str | None]:
+        self.reads += 1
+        found = [h.summary() for h in self._heads.values() if harness in (None, h.harness)]
+        return found[:limit], None
+
+    def assembled_head(
+        self, agent_id: str, session_key: str, consistent: bool = False
+    ) -> TranscriptHead | None:
+        self.reads += 1
+        return self._heads.get(session_key)
+
+    def read(self, agent_id: str, head: TranscriptHead, start: int = 0, end: int | None = None) -> str:
+        self.reads += 1
+        return self._text[start:end]
+
+
+def session_head(key: str, harness: str = "claude-code", length: int = 0) -> TranscriptHead:
+    return TranscriptHead(
+        session_key=key,
+        harness=harness,
+        project=PROJECT,
+        project_normalized=PROJECT,
+        created_at=T0,
+        updated_at=T0,
+        length=length,
+    )
+
+
+def test_the_sessions_page_joins_each_session_with_its_state_in_two_reads_whatever_the_rows(
+    stores: Stores, clock: Clock
+) -> None:
+    heads = [session_head(f"s{n}") for n in range(30)] + [session_head("codex-1", harness="codex")]
+    transcripts = Transcripts(*heads)
+    for n in range(30):
+        identity = SessionIdentity(session_key=f"s{n}", harness="claude-code", project=PROJECT)
+        stores.states.touch("a1", identity, T0)
+    stores.states.end_session("a1", "s3", T0)
+    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock)  # type: ignore[arg-type]
+
+    page = reader.sessions("a1", PROJECT, 100)
+    ended = reader.sessions("a1", PROJECT, 100, status=SessionStatus.ENDED)
+    codex = reader.sessions("a1", PROJECT, 100, harness="codex")
+    later = reader.sessions("a1", PROJECT, 100, since=datetime(2026, 11, 22, 10, 0))  # no zone: UTC
+
+    assert len(page.sessions) == 31 and transcripts.reads == 4  # one index query a page
+    assert later.sessions == []
+    assert [r.session_key for r in ended.sessions] == ["s3"]
+    assert [r.session_key for r in codex.sessions] == ["codex-1"] and codex.sessions[0].prompts == 0
+
+
+def test_a_timeline_orders_prompts_checkpoints_remembers_and_the_end(stores: Stores, clock: Clock) -> None:
+    landed = int((T0 + timedelta(minutes=2)).timestamp() * 1000)
+    transcripts = Transcripts(
+        session_head("s1", length=len(TRANSCRIPT)).model_copy(update={"marks": [(landed, len(TRANSCRIPT))]}),
+        text=TRANSCRIPT,
+    )
+    identity = SessionIdentity(
+        session_key="s1", harness="claude-code", project=PROJECT, project_normalized=PROJECT
+    )
+    stores.states.touch("a1", identity, T0)
+    remembered = Fact(
+        kind=FactKind.REMEMBERED,
+        text="the port is 8787",
+        source=FactSource.REMEMBER,
+        at=T0 + timedelta(minutes=4),
+    )
+    stores.checkpoints.put("a1", checkpoint(3, digest(remembered), trigger=CheckpointTrigger.AGENT), T0, [])
+    stores.checkpoints.put(
+        "a1", checkpoint(5, digest(remembered), trigger=CheckpointTrigger.PRE_COMPACTION), T0, []
+    )
+    stores.states.end_session("a1", "s1", T0 + timedelta(minutes=9))
+    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock)  # type: ignore[arg-type]
+
+    timeline = reader.timeline("a1", "s1")
+
+    assert timeline is not None
+    kinds = [e.kind for e in timeline.events]
+    assert kinds == [
+        TimelineKind.SESSION_START,
+        TimelineKind.PROMPT,
+        TimelineKind.COMPACTION,
+        TimelineKind.PROMPT,
+        TimelineKind.AGENT_DIGEST,
+        TimelineKind.REMEMBER,
+        TimelineKind.CHECKPOINT,
+        TimelineKind.SESSION_END,
+    ]
+    assert timeline.events[-2].trigger is CheckpointTrigger.PRE_COMPACTION
+    assert (
+        timeline.digest_sequence == 5 and timeline.session and timeline.session.status is SessionStatus.ENDED
+    )
+    assert reader.timeline("a1", "nobody") is None
+
+
+def test_a_checkpoint_view_diffs_against_the_one_before_and_links_both_ways(
+    stores: Stores, clock: Clock
+) -> None:
+    for n, facts in ((1, []), (2, [fact(FactKind.CONSTRAINT, "Keep the API stable.")]), (3, [])):
+        stores.checkpoints.put("a1", checkpoint(n, digest(*facts)), T0, [])
+    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock)  # type: ignore[arg-type]
+
+    view = reader.checkpoint("a1", "s1", 2)
+
+    assert view is not None and (view.previous_sequence, view.next_sequence) == (1, 3)
+    assert [f.text for f in view.diff.added] == ["Keep the API stable."]
+    assert reader.checkpoint("a1", "s1", 9) is None and reader.checkpoint("other", "s1", 2) is None
