@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 STAGE ?= dev
 PORT ?= 8787
 
-.PHONY: setup browser run test test-harness test-plugins lint typecheck format bench synth layer invoke openapi config-table clean \
+.PHONY: setup browser run test test-harness test-plugins screenshots lint typecheck format bench synth layer invoke openapi config-table clean \
 	deploy deploy-dry destroy bootstrap smoke redrive
 
 setup: $(VENV)/.installed
@@ -39,6 +39,10 @@ test: setup browser lint typecheck test-plugins
 
 test-plugins:
 	node --test tests/plugins/
+
+# The dashboard's screenshots in docs/dashboard/, taken by its browser tests.
+screenshots: setup browser
+	CONTINUITY_SCREENSHOTS=docs/dashboard $(PY) -m pytest -q tests/e2e/test_e2e_dashboard.py
 
 # The real-CLI stage alone (Claude Code, Codex, Gemini CLI, OpenCode against a scripted model).
 test-harness: setup
