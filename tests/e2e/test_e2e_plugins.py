@@ -88,6 +88,11 @@ def user(session: str, ident: str, text: str) -> dict[str, Any]:
     return {"info": message, "parts": [{"id": f"{ident}-p", "type": "text", "text": text}]}
 
 
+def unsaved(message: dict[str, Any]) -> dict[str, Any]:
+    """A user's message as storage holds it while chat.message runs: saved, its parts not yet."""
+    return {"info": message["info"], "parts": []}
+
+
 def reply(session: str, ident: str, text: str, tool: dict[str, Any] | None = None) -> dict[str, Any]:
     tokens = {"input": 900, "output": 30, "reasoning": 0, "cache": {"read": 4000, "write": 0}}
     message = {"id": ident, "sessionID": session, "role": "assistant", "time": {"created": 2, "completed": 3}}
@@ -134,17 +139,18 @@ def test_opencode_hooks_land_and_the_recovery_block_comes_back(machine: Machine,
     steps = [
         created(a, machine.project),
         system(a, "a_first"),
+        # OpenCode calls chat.message before it saves the prompt's parts: storage holds it bare
         {
             "hook": "chat.message",
             "input": {"sessionID": a},
-            "output": {"parts": first[0]["parts"]},
-            "messages": {a: first},
+            "output": {"message": first[0]["info"], "parts": first[0]["parts"]},
+            "messages": {a: [unsaved(first[0])]},
         },
         {
             "hook": "chat.message",
             "input": {"sessionID": a},
-            "output": {"parts": worked[2]["parts"]},
-            "messages": {a: worked[:3]},
+            "output": {"message": worked[2]["info"], "parts": worked[2]["parts"]},
+            "messages": {a: [*worked[:2], unsaved(worked[2])]},
         },
         {
             "hook": "event",
@@ -188,7 +194,9 @@ def test_opencode_hooks_land_and_the_recovery_block_comes_back(machine: Machine,
     copy = Path(machine.env["CONTINUITY_HOME"], "opencode", f"{a}.jsonl")
     records = [json.loads(line) for line in copy.read_text().splitlines()]
     assert [r["info"]["id"] for r in records] == ["m1", "m2", "m3", "m4"]
-    assert stored_transcript(api, a) == transcript.render_all(harness.OPENCODE, records)
+    stored = stored_transcript(api, a)
+    assert stored == transcript.render_all(harness.OPENCODE, records)
+    assert "User: Make the payment mock deterministic" in stored
     assert [c["trigger"] for c in api.session_checkpoints(a)][-1] in ("session_end", "pre_compaction")
 
 

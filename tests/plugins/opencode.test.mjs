@@ -150,10 +150,8 @@ test("a user's message is posted with its words only and the finished transcript
   await hooks.event({ event: { type: "session.created", properties: { info: session("ses_1") } } });
 
   // When the user's next message arrives (not awaited by OpenCode's turn)
-  await hooks["chat.message"](
-    { sessionID: "ses_1", agent: "build", messageID: "m4" },
-    { message: messages.ses_1[0].info, parts: [{ type: "text", text: "Now run the tests" }, { type: "text", text: "<file>…</file>", synthetic: true }] },
-  );
+  const next = user("m4", "ses_1", [{ type: "text", text: "Now run the tests" }, { type: "text", text: "<file>…</file>", synthetic: true }]);
+  await hooks["chat.message"]({ sessionID: "ses_1", agent: "build" }, { message: next.info, parts: next.parts });
   const prompt = await eventually(() => fake.calls().find((call) => call.event === "user-prompt-submit"));
 
   // Then the prompt is the user's words, and the transcript copy holds the finished messages only
@@ -166,6 +164,35 @@ test("a user's message is posted with its words only and the finished transcript
   await eventually(async () => (await system(hooks, "ses_1")).some((text) => text.includes("91% full")));
   await hooks["chat.message"]({ sessionID: "ses_1" }, { message: {}, parts: [{ type: "text", text: "thanks" }] });
   assert.ok(!(await system(hooks, "ses_1")).some((text) => text.includes("91% full")));
+});
+
+test("the user's prompt reaches the transcript copy whole, though OpenCode saves it after chat.message", async () => {
+  // Given OpenCode's order for a prompt (1.18.33 SessionPrompt): the chat.message hook, then the
+  // message saved, then its parts one by one; the plugin's copy reads storage in between
+  const prompt = user("m1", "ses_1", [{ type: "text", text: '"We must never edit the vendored folder. Add zstd support."' }]);
+  const messages = { ses_1: [] };
+  const client = fakeClient(messages);
+  const read = client.session.messages;
+  client.session.messages = async (request) => {
+    // The copy's first read: the message is saved, its parts not yet
+    if (!messages.ses_1.length) messages.ses_1.push({ info: prompt.info, parts: [] });
+    return read(request);
+  };
+  const fake = fakeContinuity();
+  const hooks = await load(fake, client);
+  await hooks.event({ event: { type: "session.created", properties: { info: session("ses_1") } } });
+
+  // When the prompt arrives, OpenCode saves it and answers, and the turn ends
+  await hooks["chat.message"]({ sessionID: "ses_1", agent: "build" }, { message: prompt.info, parts: prompt.parts });
+  await eventually(() => fake.calls().find((call) => call.event === "user-prompt-submit"));
+  messages.ses_1.splice(0, 1, prompt, assistant("m2", "ses_1", [{ type: "text", text: "Done." }]));
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } });
+
+  // Then the copy holds the prompt with its words, once, before the reply
+  const stop = fake.calls().find((call) => call.event === "stop");
+  const lines = readFileSync(stop.transcript_path, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  assert.deepEqual(lines.map((line) => line.info.id), ["m1", "m2"]);
+  assert.deepEqual(lines[0].parts, [{ type: "text", text: '"We must never edit the vendored folder. Add zstd support."' }]);
 });
 
 test("the transcript copy only grows: a finished message is appended once, across restarts", async () => {

@@ -24,7 +24,10 @@
 // carries the transcript, the finished messages not yet copied are appended, one JSON line each
 // ({info, parts}, long tool output cut), to $CONTINUITY_HOME/opencode/<session>.jsonl, the
 // transcript_path the client reads like any harness's file. Only finished messages, in order,
-// so the file only grows and its text never changes.
+// so the file only grows and its text never changes. The user's message is not finished when
+// chat.message fires: OpenCode calls the hook first, then saves the message, then its parts one
+// by one, so the copy made for user-prompt-submit stops before it (its words are in the hook's
+// prompt) and the next copy (the turn's stop) takes it whole.
 //
 // Only a default export {id, server}: OpenCode calls every exported function of a plugin file as
 // a plugin, so nothing else may be exported.
@@ -141,8 +144,9 @@ async function server(input, options = {}) {
     return known.start;
   }
 
-  // Append the finished messages not yet copied; answers the copy's path (null when unreadable).
-  async function copyTranscript(id) {
+  // Append the finished messages not yet copied, up to `unsaved` (a message OpenCode is still
+  // saving) when given; answers the copy's path (null when unreadable).
+  async function copyTranscript(id, unsaved) {
     const known = session(id);
     try {
       if (!known.written) known.written = readWritten(known.file);
@@ -153,7 +157,8 @@ async function server(input, options = {}) {
       const lines = [];
       for (const message of messages) {
         if (!message?.info?.id || known.written.has(message.info.id)) continue;
-        if (!finished(message)) break; // later messages wait for it: the copy keeps OpenCode's order
+        // Later messages wait for it: the copy keeps OpenCode's order.
+        if (!finished(message) || message.info.id === unsaved) break;
         lines.push(JSON.stringify(slim(message)));
         known.written.add(message.info.id);
       }
@@ -167,9 +172,9 @@ async function server(input, options = {}) {
     }
   }
 
-  function transcriptHook(event, id, fields) {
+  function transcriptHook(event, id, fields, unsaved) {
     start(id);
-    return queue.run(id, async () => hook(event, id, { ...fields, transcript_path: await copyTranscript(id) }));
+    return queue.run(id, async () => hook(event, id, { ...fields, transcript_path: await copyTranscript(id, unsaved) }));
   }
 
   return {
@@ -203,7 +208,8 @@ async function server(input, options = {}) {
       known.turn = null;
       const prompt = promptText(output?.parts);
       if (!prompt) return;
-      transcriptHook("user-prompt-submit", id, { prompt, hook_event_name: "chat.message" }).then((answer) => {
+      const unsaved = output?.message?.id ?? about?.messageID;
+      transcriptHook("user-prompt-submit", id, { prompt, hook_event_name: "chat.message" }, unsaved).then((answer) => {
         if (answer) known.turn = answer;
       });
     },
