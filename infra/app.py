@@ -37,6 +37,8 @@ from infra import outputs
 from infra.build_layer import REPO_ROOT, LayerPaths, ensure_layers
 from infra.stack import ContinuityStack
 
+# Docker-free synth: no stack gets asset bundling (the layers are prebuilt by infra.build_layer).
+DOCKER_FREE: dict[str, Any] = {"aws:cdk:bundling-stacks": []}
 DEFAULT_STAGE = "dev"
 _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no", "")
 EMPTY_TOKEN_WARNING = (
@@ -55,6 +57,11 @@ class AppSettings:
     @property
     def stack_name(self) -> str:
         return outputs.stack_name(self.stage)
+
+
+def cdk_json_context() -> dict[str, Any]:
+    """The context `cdk synth` would use: cdk.json's own."""
+    return dict(json.loads((REPO_ROOT / "cdk.json").read_text())["context"])
 
 
 def read_settings(context: Mapping[str, Any]) -> AppSettings:

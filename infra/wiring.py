@@ -72,6 +72,16 @@ class BucketSpec:
 
 
 @dataclass(frozen=True)
+class ItemGrant:
+    """Access to some of a table's items beyond what ``FunctionSpec.resources`` grants: ``actions`` on
+    the items whose partition key starts with ``key_prefix`` (IAM's ``dynamodb:LeadingKeys``)."""
+
+    table: str  # TableSpec.key
+    actions: tuple[str, ...]  # IAM actions, e.g. dynamodb:UpdateItem
+    key_prefix: str
+
+
+@dataclass(frozen=True)
 class HttpRoute:
     method: str
     path: str  # HTTP API path template, e.g. /api/hooks/{event}
@@ -106,6 +116,12 @@ class FunctionSpec:
     environment: dict[str, str] = field(default_factory=dict)
     timeout_s: int = 10
     memory_mb: int = 512
+
+    @property
+    def item_grants(self) -> tuple[ItemGrant, ...]:
+        """A function with authorized routes runs the rate-limit middleware (``continuity_core.http``),
+        which adds each token's requests to a shared counter item: it needs that one write."""
+        return (RATE_COUNTER,) if any(route.authorized for route in self.routes) else ()
 
     @property
     def module(self) -> str:
@@ -168,6 +184,12 @@ CHECKPOINT_QUEUE = QueueSpec(
 # Transcript bodies in gzip chunks once transcriptChunkChars have come (the appends and the head item
 # stay in the table).
 TRANSCRIPT_BUCKET = BucketSpec(key="transcript_bucket", env_var=names.BUCKET_ENV)
+
+# Each token's requests per minute, counted across instances (adapters/dynamo_rate.py): an UpdateItem
+# on RATE# items only, so a read-only function stays read-only for everything else in the table.
+RATE_COUNTER = ItemGrant(
+    table=CONTINUITY_TABLE.key, actions=("dynamodb:UpdateItem",), key_prefix=names.RATE_PREFIX
+)
 
 TABLES: tuple[TableSpec, ...] = (CONTINUITY_TABLE,)
 QUEUES: tuple[QueueSpec, ...] = (CHECKPOINT_QUEUE,)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from continuity_core.names import TABLE_ENV
+
+if TYPE_CHECKING:
+    from infra.local.access_policies import StackAccess
 
 TEST_TOKEN = "test-token"
 
@@ -54,24 +57,46 @@ def fake_aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
 
 
+@pytest.fixture(scope="session")
+def access() -> StackAccess:
+    """Each function's grant as CDK synthesizes it (cached on disk: a synth only when the CDK
+    sources changed)."""
+    from infra.local.access_policies import load
+
+    return load()
+
+
 @pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    """moto with the service's table and queues; yields the resource environment."""
+def aws(monkeypatch: pytest.MonkeyPatch, access: StackAccess) -> Iterator[dict[str, str]]:
+    """moto with the service's table and queues; yields the resource environment.
+
+    Every function invoked meanwhile runs under its synthesized grant (the access guard): a call
+    outside it raises AccessDenied where it happens and fails the test here even if swallowed.
+    """
     from moto import mock_aws
 
     atomic_requests(monkeypatch)
     from continuity_core import services
     from continuity_core.adapters.aws import reset_clients
+    from infra.local import access_guard
     from tests.support.provision import provision
 
     fake_aws_credentials(monkeypatch)
+    access_guard.install(None)  # hooked before the clients below exist
+    access_guard.take_denials()
     with mock_aws():
         reset_clients()
         services.reset()
         environment = provision()
+        guard = access_guard.AccessGuard(access, access_guard.physical_names(environment))
+        access_guard.install(guard, record=True)
         for name, value in environment.items():
             monkeypatch.setenv(name, value)
         yield environment
+        access_guard.install(None)
         reset_clients()
         services.reset()
     os.environ.pop(TABLE_ENV, None)
+    denials = access_guard.take_denials()
+    if denials:
+        pytest.fail("calls outside a function's grant:\n" + "\n".join(d.message for d in denials))

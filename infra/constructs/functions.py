@@ -16,7 +16,7 @@ from infra.constructs.buckets import Buckets
 from infra.constructs.defaults import ARCHITECTURE, LOG_RETENTION, NAG_PACK, PYTHON_RUNTIME, construct_id
 from infra.constructs.queues import Queues
 from infra.constructs.storage import Storage
-from infra.wiring import Access, FunctionSpec, resource_env_var
+from infra.wiring import Access, FunctionSpec, ItemGrant, resource_env_var
 
 # Kept out of the code asset: caches and anything a test run leaves beside a handler.
 ASSET_EXCLUDES = ["__pycache__", "*.pyc", "tests", ".pytest_cache"]
@@ -121,7 +121,7 @@ class ServiceFunctions(Construct):
 
     def _function_environment(self, spec: FunctionSpec) -> dict[str, str]:
         env = {**self._environment, **spec.environment}
-        for key in spec.resources:
+        for key in (*spec.resources, *(grant.table for grant in spec.item_grants)):
             if key in self._tables:
                 env[resource_env_var(key)] = self._tables[key].table_name
             elif key in self._queues:
@@ -147,6 +147,19 @@ class ServiceFunctions(Construct):
                     raise ValueError(f"function {spec.key!r}: CONSUME of {key!r} needs a queue_trigger on it")
             else:
                 raise ValueError(f"function {spec.key!r}: access {access.value!r} does not apply to {key!r}")
+        for grant in spec.item_grants:
+            function.add_to_role_policy(self._item_statement(grant))
+
+    def _item_statement(self, grant: ItemGrant) -> iam.PolicyStatement:
+        """The grant's actions on the table, only for items whose partition key has its prefix.
+
+        ForAllValues: every partition key the request touches must match (an item write names one).
+        """
+        return iam.PolicyStatement(
+            actions=list(grant.actions),
+            resources=[self._tables[grant.table].table_arn],
+            conditions={"ForAllValues:StringLike": {"dynamodb:LeadingKeys": [f"{grant.key_prefix}*"]}},
+        )
 
     def _grant_objects(self, function: lambda_.Function, bucket_key: str, access: Access) -> None:
         bucket = self._buckets[bucket_key]

@@ -38,6 +38,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--moto-port", type=int, default=0, help="moto server port (default: any free)")
     parser.add_argument("--log-level", default="INFO", help="local stack log level (default INFO)")
+    parser.add_argument(
+        "--no-access-guard",
+        dest="access_guard",
+        action="store_false",
+        help="do not check the functions' AWS calls against their synthesized IAM policies "
+        "(the check needs a CDK synth, i.e. Node.js, whenever the CDK sources changed)",
+    )
     return parser.parse_args(argv)
 
 
@@ -63,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         host=args.host,
         port=args.port,
         moto_port=args.moto_port,
+        access_guard=args.access_guard,
     )
     stack = LocalStack(options)
     try:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from infra.local.access_guard import running_as
 from infra.local.events import sqs_event, sqs_record_from_message
 from infra.local.provision import QueueResource
 from infra.local.runtime import Runtime
@@ -100,15 +101,19 @@ class QueuePoller:
             self._thread.join(timeout=self.spec.timeout_s + self._wait_s + 5)
 
     def poll_once(self) -> int:
-        """Receive one batch and hand it to the function; returns the number of messages."""
+        """Receive one batch and hand it to the function; returns the number of messages.
+
+        The event source mapping polls with the function's own role, so its SQS calls are checked
+        against that grant too."""
         mark = self._listener.mark() if self._listener else 0
-        messages = self._receive()
-        if messages:
-            self._unsettled = True
-            self._process(messages)
-        elif self._listener is not None and self._unsettled and self._is_empty():
-            self._listener.drained(self.queue.name, mark)
-            self._unsettled = False
+        with running_as(self.spec.key):
+            messages = self._receive()
+            if messages:
+                self._unsettled = True
+                self._process(messages)
+            elif self._listener is not None and self._unsettled and self._is_empty():
+                self._listener.drained(self.queue.name, mark)
+                self._unsettled = False
         return len(messages)
 
     def _run(self) -> None:

@@ -23,9 +23,11 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from infra.local.access_guard import running_as
 from infra.local.context import NAME_PREFIX, lambda_context
 from infra.wiring import FunctionSpec
 
@@ -108,8 +110,12 @@ class InProcessRuntime(FunctionSet):
         loader: Loader = import_handler,
         name_prefix: str = NAME_PREFIX,
         enforce_timeouts: bool = True,
+        scope: Callable[[str], AbstractContextManager[object]] = running_as,
     ) -> None:
+        """``scope``: what each invocation runs in, given the function's key (the access guard's
+        ``running_as``; tests add the function's own environment)."""
         super().__init__(functions)
+        self._scope = scope
         self._loader = loader
         self._prefix = name_prefix
         self._enforce_timeouts = enforce_timeouts
@@ -139,7 +145,8 @@ class InProcessRuntime(FunctionSet):
                 return Invocation(key, request_id, 0.0, error=f"Runtime.ImportModuleError: {error}")
             context = lambda_context(spec, request_id=request_id, prefix=self._prefix)
             try:
-                result = handler(json.loads(json.dumps(event)), context)
+                with self._scope(key):  # under the function's grant (infra/local/access_guard.py)
+                    result = handler(json.loads(json.dumps(event)), context)
             except Exception as error:
                 log.error("%s raised %s: %s\n%s", key, type(error).__name__, error, traceback.format_exc())
                 return Invocation(

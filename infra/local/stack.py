@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import functools
 import logging
 import os
 import threading
@@ -13,6 +14,7 @@ from typing import IO, Any
 import boto3
 
 from infra import wiring
+from infra.local import access_guard, access_policies
 from infra.local.authorization import AuthorizerGate
 from infra.local.backend import MotoBackend
 from infra.local.environment import (
@@ -41,6 +43,16 @@ class AlreadyRunningError(RuntimeError):
     pass
 
 
+def _load_access() -> access_policies.StackAccess:
+    try:
+        return access_policies.load()
+    except Exception as error:  # jsii and node raise their own kinds; all mean the same here
+        raise RuntimeError(
+            f"cannot read the functions' IAM policies from a CDK synth ({type(error).__name__}: {error}); "
+            "start with --no-access-guard to run without checking them"
+        ) from error
+
+
 @dataclass(frozen=True)
 class StackOptions:
     token: str
@@ -60,6 +72,8 @@ class StackOptions:
     # on its AWS calls). Pickled to each worker: module-level functions only.
     loader: Loader = import_handler
     worker_setup: WorkerSetup | None = None
+    # Each function's AWS calls checked against its role's policy as CDK synthesizes it.
+    access_guard: bool = True
 
 
 class LocalStack:
@@ -108,6 +122,10 @@ class LocalStack:
             # moto appends to the file with the process umask; the prompts in it are private.
             os.close(os.open(opts.data_dir / RECORDING_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
 
+        # Policies first (a synth when the CDK sources changed), then hook botocore before any client
+        # exists, so every session (the pollers' too) carries the check; it binds after provisioning.
+        access = _load_access() if opts.access_guard else None
+        access_guard.install(None)
         self._backend = MotoBackend(opts.host, opts.moto_port, self.recording)
         self.moto_url = self._backend.start()
         use_fake_aws(self.moto_url)
@@ -120,11 +138,19 @@ class LocalStack:
         self.provisioned = provision(
             dynamodb, sqs, opts.tables, opts.queues, s3=boto3.client("s3"), buckets=opts.buckets
         )
+        worker_setup = opts.worker_setup
+        if access is not None:
+            names = access_guard.physical_names(self.provisioned.environment)
+            # Here for the pollers' calls (they poll with the writer's role), in each worker for its
+            # function's (a worker runs one function: every call of the process is checked as its).
+            access_guard.install(access_guard.AccessGuard(access, names))
+            worker_setup = functools.partial(access_guard.guard_worker, access, names, opts.worker_setup)
+            log.info("access guard on: %d functions under their synthesized grants", len(access.functions))
         self.runtime = FunctionRuntime(
             opts.functions,
             self._environments(config_env),
             loader=opts.loader,
-            worker_setup=opts.worker_setup,
+            worker_setup=worker_setup,
         )
         # Cold starts in the background: a first request waits for its functions' only.
         threading.Thread(target=self._warm, args=(self.runtime,), name="warm", daemon=True).start()
@@ -169,6 +195,7 @@ class LocalStack:
         self._pollers.clear()
         if self.runtime is not None:
             self.runtime.close()
+        access_guard.install(None)
         if self._backend is not None:
             self._backend.stop()
             self._backend = None

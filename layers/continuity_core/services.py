@@ -2,14 +2,20 @@
 
 Each factory imports what it builds: a function loads only the adapters and logic it uses (the
 hook path never imports search, tokens or the ledger), which keeps cold starts small.
+
+What a factory builds is kept per sandbox. On Lambda a process is one function's sandbox, so there
+is one cache, as ``lru_cache`` would keep. Tests run every function in one process and give each
+its own sandbox (``use_sandbox``), so a function never uses a service another one built from its
+own environment, and each stays warm across its invocations as on Lambda.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from continuity_core.adapters.aws import required_env
 from continuity_core.config import get_config
@@ -37,11 +43,36 @@ if TYPE_CHECKING:
     from continuity_core.ports import TranscriptSearch
 
 
+T = TypeVar("T")
+_sandboxes: dict[str | None, dict[str, Any]] = {}
+_sandbox: list[str | None] = [None]  # the one whose services the factories return
+
+
+def use_sandbox(name: str | None) -> str | None:
+    """Tests: the factories build and return ``name``'s own services from now on (None: the
+    test's own); returns the sandbox in use before."""
+    previous, _sandbox[0] = _sandbox[0], name
+    return previous
+
+
+def _cached(factory: Callable[[], T]) -> Callable[[], T]:
+    """One instance per sandbox, built on first use."""
+
+    @functools.wraps(factory)
+    def get() -> T:
+        built = _sandboxes.setdefault(_sandbox[0], {})
+        if factory.__name__ not in built:
+            built.setdefault(factory.__name__, factory())  # two first calls at once: the first stays
+        return built[factory.__name__]
+
+    return get
+
+
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-@lru_cache(maxsize=1)
+@_cached
 def state_store() -> DynamoStateStore:
     from continuity_core.adapters.dynamo_state import DynamoStateStore
 
@@ -50,7 +81,7 @@ def state_store() -> DynamoStateStore:
     )
 
 
-@lru_cache(maxsize=1)
+@_cached
 def checkpoint_store() -> DynamoCheckpointStore:
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
 
@@ -59,7 +90,7 @@ def checkpoint_store() -> DynamoCheckpointStore:
     )
 
 
-@lru_cache(maxsize=1)
+@_cached
 def checkpoint_writer() -> CheckpointWriter:
     from continuity_core.logic.writer import CheckpointWriter
 
@@ -68,42 +99,42 @@ def checkpoint_writer() -> CheckpointWriter:
     )
 
 
-@lru_cache(maxsize=1)
+@_cached
 def ledger_store() -> DynamoLedgerStore:
     from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
 
     return DynamoLedgerStore(required_env(TABLE_ENV))
 
 
-@lru_cache(maxsize=1)
+@_cached
 def checkpoint_reader() -> CheckpointReader:
     from continuity_core.logic.reads import CheckpointReader
 
     return CheckpointReader(checkpoint_store())
 
 
-@lru_cache(maxsize=1)
+@_cached
 def ledger_reader() -> LedgerReader:
     from continuity_core.logic.reads import LedgerReader
 
     return LedgerReader(ledger_store())
 
 
-@lru_cache(maxsize=1)
+@_cached
 def digest_service() -> DigestService:
     from continuity_core.logic.digests import DigestService
 
     return DigestService(state_store(), checkpoint_store(), ledger_store(), get_config(), utc_now)
 
 
-@lru_cache(maxsize=1)
+@_cached
 def tiered_recovery() -> TieredRecovery:
     from continuity_core.logic.tiers import TieredRecovery
 
     return TieredRecovery(checkpoint_store(), ledger_store(), utc_now, search=transcript_search())
 
 
-@lru_cache(maxsize=1)
+@_cached
 def transcript_storage() -> DynamoTranscriptStorage:
     from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
     from continuity_core.adapters.s3_bodies import S3BodyStore
@@ -115,7 +146,7 @@ def transcript_storage() -> DynamoTranscriptStorage:
     )
 
 
-@lru_cache(maxsize=1)
+@_cached
 def transcript_store() -> TranscriptReader:
     """What search, inheritance, the writer and the session API read of transcripts."""
     from continuity_core.logic.transcript_read import TranscriptReader
@@ -123,7 +154,7 @@ def transcript_store() -> TranscriptReader:
     return TranscriptReader(transcript_storage(), state_store(), utc_now)
 
 
-@lru_cache(maxsize=1)
+@_cached
 def transcript_appender() -> TranscriptAppender:
     from continuity_core.logic.transcript_append import TranscriptAppender
 
@@ -133,7 +164,7 @@ def transcript_appender() -> TranscriptAppender:
     )
 
 
-@lru_cache(maxsize=1)
+@_cached
 def search_index() -> SearchIndex:
     """Process-wide: a warm function keeps what it indexed and reads only what was appended since.
 
@@ -144,7 +175,7 @@ def search_index() -> SearchIndex:
     return SearchIndex(max_chars=memory_mb * 65_536)
 
 
-@lru_cache(maxsize=1)
+@_cached
 def transcript_search() -> TranscriptSearch | None:
     """Search over live transcripts (ranked full text over the sessions in scope)."""
     from continuity_core.logic.search import TranscriptSearchService
@@ -152,7 +183,7 @@ def transcript_search() -> TranscriptSearch | None:
     return TranscriptSearchService(transcript_store(), get_config(), search_index())
 
 
-@lru_cache(maxsize=1)
+@_cached
 def session_reader() -> SessionReader:
     """The session API: lists, transcript pages, and search over the scope it works out."""
     from continuity_core.logic.sessions import SessionReader
@@ -160,7 +191,7 @@ def session_reader() -> SessionReader:
     return SessionReader(transcript_store(), transcript_search())
 
 
-@lru_cache(maxsize=1)
+@_cached
 def dashboard_reader() -> DashboardReader:
     """The dashboard's pages: sessions with their state, a session's timeline, a checkpoint's diff."""
     from continuity_core.logic.dashboard import DashboardReader
@@ -168,14 +199,14 @@ def dashboard_reader() -> DashboardReader:
     return DashboardReader(transcript_store(), state_store(), checkpoint_store(), utc_now)
 
 
-@lru_cache(maxsize=1)
+@_cached
 def inheritance() -> InheritanceService:
     from continuity_core.logic.inherit import InheritanceService
 
     return InheritanceService(transcript_store(), checkpoint_store(), state_store(), get_config())
 
 
-@lru_cache(maxsize=1)
+@_cached
 def hook_service() -> HookService:
     from continuity_core.adapters.sqs_flush_queue import SqsFlushQueue
     from continuity_core.logic.ingest import HookService
@@ -192,7 +223,7 @@ def hook_service() -> HookService:
     )
 
 
-@lru_cache(maxsize=1)
+@_cached
 def token_service() -> TokenService:
     from continuity_core.adapters.dynamo_tokens import DynamoTokenStore
     from continuity_core.logic.tokens import TokenService
@@ -200,7 +231,7 @@ def token_service() -> TokenService:
     return TokenService(DynamoTokenStore(required_env(TABLE_ENV)), utc_now, os.environ.get(API_TOKEN_ENV))
 
 
-@lru_cache(maxsize=1)
+@_cached
 def rate_limiter() -> RateLimiter:
     from continuity_core.adapters.dynamo_rate import DynamoRateCounter
     from continuity_core.logic.ratelimit import RateLimiter
@@ -210,7 +241,7 @@ def rate_limiter() -> RateLimiter:
     )
 
 
-@lru_cache(maxsize=1)
+@_cached
 def pruner() -> Pruner:
     """The scheduled pruner: deletes what outlived its retention (``logic/retention.py``)."""
     from continuity_core.adapters.dynamo_retention import DynamoRetentionStore
@@ -221,29 +252,11 @@ def pruner() -> Pruner:
 
 
 def reset() -> None:
-    """Forget every cached service and the config (tests change the environment)."""
-    for factory in (
-        state_store,
-        checkpoint_store,
-        checkpoint_writer,
-        hook_service,
-        ledger_store,
-        checkpoint_reader,
-        ledger_reader,
-        session_reader,
-        dashboard_reader,
-        digest_service,
-        tiered_recovery,
-        transcript_storage,
-        transcript_store,
-        transcript_appender,
-        transcript_search,
-        inheritance,
-        token_service,
-        rate_limiter,
-        pruner,
-        get_config,
-    ):
-        factory.cache_clear()
-    if search_index.cache_info().currsize:
-        search_index().reset()
+    """Forget every sandbox's services and the config (tests change the environment); a search
+    index is emptied as it is let go (it holds an in-memory database)."""
+    for built in _sandboxes.values():
+        index = built.get(search_index.__name__)
+        if index is not None:
+            index.reset()
+    _sandboxes.clear()
+    get_config.cache_clear()

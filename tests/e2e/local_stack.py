@@ -17,6 +17,7 @@ from typing import IO, Any, TypeVar
 import requests
 
 from continuity_core.config import ContinuityConfig
+from infra.local.access_guard import LOG_MARK
 
 ROOT = Path(__file__).resolve().parents[2]
 FLUSH_DELAY_S = 1
@@ -68,10 +69,17 @@ class LocalStackProcess:
             if self._process.poll() is not None:
                 break
             time.sleep(0.1)
-        self.stop()
+        self._stop()
         raise RuntimeError(f"the local stack did not start:\n{self.output(offset)[-4000:]}")
 
     def stop(self) -> int | None:
+        """Stop the stack; fails if any function's AWS call was outside its grant meanwhile."""
+        code = self._stop()
+        denials = [line for line in self.output().splitlines() if LOG_MARK in line]
+        assert not denials, "calls outside a function's grant:\n" + "\n".join(denials[:20])
+        return code
+
+    def _stop(self) -> int | None:
         code = None
         if self._process is not None:
             self._process.send_signal(signal.SIGTERM)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,16 +10,10 @@ from aws_cdk.assertions import Template
 from aws_cdk.cx_api import CloudAssembly
 from constructs import IConstruct
 
-from infra.build_layer import REPO_ROOT
+from infra.app import DOCKER_FREE, cdk_json_context
 from infra.stack import ContinuityStack
 
-# Docker-free synth: no stack gets asset bundling (the layers are prebuilt by infra.build_layer).
-DOCKER_FREE: dict[str, Any] = {"aws:cdk:bundling-stacks": []}
-
-
-def cdk_json_context() -> dict[str, Any]:
-    """The context `cdk synth` would use: cdk.json's own."""
-    return dict(json.loads((REPO_ROOT / "cdk.json").read_text())["context"])
+__all__ = ["DOCKER_FREE", "Synthesized", "cdk_json_context", "logical_id"]
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,10 @@
-"""Each function's role grants exactly what its ``resources`` declare (least privilege)."""
+"""Least privilege, read from the synthesized template by the same evaluator the access guard uses.
+
+That the code calls only what it is granted is checked where the code runs: every integration and
+end-to-end test runs each function under its synthesized grant (infra/local/access_guard.py), and
+tests/integration/test_declared_access.py drives every function's paths under it. Here: the grant
+the guard enforces is the template's, and no function holds more than its job needs.
+"""
 
 from __future__ import annotations
 
@@ -7,86 +13,91 @@ from typing import TYPE_CHECKING
 import pytest
 
 from infra import wiring
+from infra.local import access_policies
+from infra.local.access_guard import AccessGuard, Request
+from infra.local.events import ACCOUNT_ID, REGION
 from infra.wiring import Access
 
 if TYPE_CHECKING:
     from tests.infra.synth import Synthesized
 
-SPECS = {spec.key: spec for spec in wiring.FUNCTIONS}
-TABLE_KEYS = {table.key for table in wiring.TABLES}
-QUEUE_KEYS = {queue.key for queue in wiring.QUEUES}
-TABLE_WRITES = {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}
-TABLE_READS = {"dynamodb:GetItem", "dynamodb:Query"}
-QUEUE_CONSUME = {"sqs:ReceiveMessage", "sqs:DeleteMessage"}
+NAMES = {"continuity_table": "table", "checkpoint_queue": "queue", "transcript_bucket": "bucket"}
+TABLE = f"arn:aws:dynamodb:{REGION}:{ACCOUNT_ID}:table/table"
+QUEUE = f"arn:aws:sqs:{REGION}:{ACCOUNT_ID}:queue"
+BODY = "arn:aws:s3:::bucket/transcripts/alice/s1/0.gz"
+SESSION_ITEM = ("A#alice#S#s1",)
+ITEM_WRITES = ("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem")
+KEYS = [spec.key for spec in wiring.FUNCTIONS]
+COUNTING = [spec.key for spec in wiring.FUNCTIONS if any(route.authorized for route in spec.routes)]
+READS_ONLY = [s.key for s in wiring.FUNCTIONS if s.resources.get(wiring.CONTINUITY_TABLE.key) is Access.READ]
 
 
-def _actions(synthesized: Synthesized, key: str) -> set[str]:
-    """All actions of the policies attached to the function's role."""
-    role = synthesized.stack.functions.functions[key].role
-    assert role is not None
-    role_id = synthesized.logical_id(role)
-    actions: set[str] = set()
-    for policy in synthesized.resources("AWS::IAM::Policy").values():
-        if {"Ref": role_id} not in policy["Properties"]["Roles"]:
-            continue
-        for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
-            assert statement["Effect"] == "Allow"
-            found = statement["Action"]
-            actions.update([found] if isinstance(found, str) else found)
-    return actions
+@pytest.fixture(scope="module")
+def access(synthesized: Synthesized) -> access_policies.StackAccess:
+    return access_policies.from_template(synthesized.template.to_json(), synthesized.stack)
 
 
-def _tables_with(spec: wiring.FunctionSpec, *accesses: Access) -> bool:
-    return any(key in TABLE_KEYS and access in accesses for key, access in spec.resources.items())
+@pytest.fixture(scope="module")
+def guard(access: access_policies.StackAccess) -> AccessGuard:
+    assert set(NAMES) == set(access.resources)
+    return AccessGuard(access, NAMES)
 
 
-@pytest.mark.parametrize("key", SPECS)
-def test_a_function_writes_the_table_only_if_it_declares_write_access(
-    synthesized: Synthesized, key: str
+def test_the_guard_enforces_the_synthesized_policies_not_a_stale_copy(
+    access: access_policies.StackAccess,
 ) -> None:
-    # Given the function's declared resources / When its role's actions are collected
-    spec, actions = SPECS[key], _actions(synthesized, key)
-    # Then table writes and reads are present exactly when declared
-    may_write = _tables_with(spec, Access.WRITE, Access.READ_WRITE)
-    may_read = _tables_with(spec, Access.READ, Access.READ_WRITE)
-    assert (actions >= TABLE_WRITES) == may_write
-    assert actions.isdisjoint(TABLE_WRITES) == (not may_write)
-    assert (actions >= TABLE_READS) == may_read
+    # When the policies are loaded as tests and the local stack load them (cache or synth)
+    loaded = access_policies.load()
+    # Then they are the ones this synth produced
+    assert loaded.to_json() == access.to_json()
 
 
-@pytest.mark.parametrize("key", SPECS)
-def test_a_function_sends_or_consumes_messages_only_if_it_declares_so(
-    synthesized: Synthesized, key: str
+@pytest.mark.parametrize("key", READS_ONLY)
+def test_a_function_that_only_reads_the_table_writes_nothing_in_it_but_rate_counters(
+    guard: AccessGuard, key: str
 ) -> None:
-    # Given the function's declared queue access and trigger
-    spec, actions = SPECS[key], _actions(synthesized, key)
-    sends = any(k in QUEUE_KEYS and a is Access.SEND for k, a in spec.resources.items())
-    consumes = spec.queue_trigger is not None
-    # Then SendMessage / ReceiveMessage+DeleteMessage follow the declaration
-    assert ("sqs:SendMessage" in actions) == sends
-    assert (actions >= QUEUE_CONSUME) == consumes
-    assert actions.isdisjoint(QUEUE_CONSUME) == (not consumes)
+    spec = wiring.function(key)
+    # Then no item write is allowed, on any item but the rate counters (and there only UpdateItem)
+    for action in ITEM_WRITES:
+        assert not guard.allows(key, Request(action, TABLE, SESSION_ITEM))
+    assert not guard.allows(key, Request("dynamodb:PutItem", TABLE, ("RATE#token",)))
+    # And a rate counter exactly when it answers authorized requests
+    counter = Request("dynamodb:UpdateItem", TABLE, ("RATE#token",))
+    assert guard.allows(key, counter) == bool(spec.item_grants)
 
 
-@pytest.mark.parametrize("key", SPECS)
-def test_a_function_may_only_write_to_its_own_log_group_beyond_its_resources(
-    synthesized: Synthesized, key: str
+@pytest.mark.parametrize("key", COUNTING)
+def test_every_function_that_answers_authorized_requests_may_count_them(guard: AccessGuard, key: str) -> None:
+    # The rate-limit middleware counts each token's requests in a shared counter item.
+    assert guard.allows(key, Request("dynamodb:UpdateItem", TABLE, ("RATE#token",)))
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_only_hooks_sends_checkpoint_requests_and_only_the_writer_receives_them(
+    guard: AccessGuard, key: str
 ) -> None:
-    # When the actions outside DynamoDB, SQS and S3 are collected
-    others = {a for a in _actions(synthesized, key) if not a.startswith(("dynamodb:", "sqs:", "s3:"))}
-    # Then only log writing remains, and no action is a wildcard
+    assert guard.allows(key, Request("sqs:SendMessage", QUEUE)) == (key == wiring.HOOKS.key)
+    consumes = key == wiring.CHECKPOINT_WRITER.key
+    for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"):
+        assert guard.allows(key, Request(action, QUEUE)) == consumes
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_only_hooks_writes_transcript_bodies_and_only_hooks_and_the_pruner_delete_them(
+    guard: AccessGuard, key: str
+) -> None:
+    assert guard.allows(key, Request("s3:PutObject", BODY)) == (key == wiring.HOOKS.key)
+    deletes = key in (wiring.HOOKS.key, wiring.PRUNER.key)
+    assert guard.allows(key, Request("s3:DeleteObject", BODY)) == deletes
+    assert not guard.allows(key, Request("s3:ListBucket", "arn:aws:s3:::bucket"))
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_a_function_holds_no_wildcard_action_and_nothing_beyond_logs_and_its_resources(
+    access: access_policies.StackAccess, key: str
+) -> None:
+    actions = {action for s in access.functions[key].statements for action in s.actions}
+    others = {a for a in actions if not a.startswith(("dynamodb:", "sqs:", "s3:"))}
     assert others == {"logs:CreateLogStream", "logs:PutLogEvents"}
-    assert not any("*" in action for action in _actions(synthesized, key))
-
-
-def test_read_api_cannot_put_hooks_can_send_and_the_writer_cannot_send(synthesized: Synthesized) -> None:
-    # Then read_api cannot put, hooks can send, the writer cannot send, the authorizer only reads
-    assert "dynamodb:PutItem" not in _actions(synthesized, wiring.READ_API.key)
-    assert "sqs:SendMessage" in _actions(synthesized, wiring.HOOKS.key)
-    assert "sqs:SendMessage" not in _actions(synthesized, wiring.CHECKPOINT_WRITER.key)
-    authorizer = _actions(synthesized, wiring.AUTHORIZER.key)
-    assert "dynamodb:GetItem" in authorizer
-    assert not any(a.startswith("sqs:") or a in WRITES for a in authorizer)
-
-
-WRITES = {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"}
+    assert not any("*" in action for action in actions)
+    assert all(s.effect == "Allow" for s in access.functions[key].statements)

@@ -6,6 +6,7 @@ import pytest
 
 from continuity_core import services
 from continuity_core.http import ERROR_CODES
+from infra import wiring
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
 
@@ -63,8 +64,7 @@ def test_a_token_over_its_rate_limit_gets_429_with_retry_after(
 ) -> None:
     monkeypatch.setenv("CONTINUITY_RATE_LIMIT_PER_MINUTE", "10")
     services.reset()
-    from functions.hooks import handler as hooks
-    from tests.support.lambda_events import FakeContext, http_event
+    from tests.support.lambda_events import http_event, invoke
 
     answers = []
     for n in range(12):
@@ -75,7 +75,7 @@ def test_a_token_over_its_rate_limit_gets_429_with_retry_after(
             body=prompt("limited", n),
             path_parameters={"event": "user-prompt-submit"},
         )
-        answers.append(hooks.lambda_handler(event, FakeContext()))
+        answers.append(invoke(wiring.HOOKS.key, event))
 
     assert [a["statusCode"] for a in answers].count(429) >= 1
     limited = next(a for a in answers if a["statusCode"] == 429)

@@ -9,6 +9,7 @@ import boto3
 import pytest
 
 from continuity_core import services
+from infra import wiring
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
 
@@ -53,11 +54,10 @@ def test_a_flush_message_delivered_twice_writes_one_checkpoint(service: InProces
     url = os.environ["CHECKPOINT_QUEUE_URL"]
     send_prompts(service, "twice", range(1, 11))
     message = sqs.receive_message(QueueUrl=url, AttributeNames=["All"])["Messages"][0]
-    from functions.checkpoint_writer import handler as writer
-    from tests.support.lambda_events import FakeContext, sqs_event
+    from tests.support.lambda_events import invoke, sqs_event
 
-    first = writer.lambda_handler(sqs_event([message, message]), FakeContext())
-    second = writer.lambda_handler(sqs_event([message]), FakeContext())
+    first = invoke(wiring.CHECKPOINT_WRITER.key, sqs_event([message, message]))
+    second = invoke(wiring.CHECKPOINT_WRITER.key, sqs_event([message]))
 
     assert first == {"batchItemFailures": []} and second == {"batchItemFailures": []}
     assert ranges(service.session_checkpoints("twice")) == [(1, 10, 10)]
@@ -95,8 +95,7 @@ def test_the_flush_waits_for_the_configured_sqs_delay(
 
 
 def test_a_poison_message_is_reported_as_a_batch_item_failure(service: InProcessService) -> None:
-    from functions.checkpoint_writer import handler as writer
-    from tests.support.lambda_events import FakeContext, sqs_event
+    from tests.support.lambda_events import invoke, sqs_event
 
     good = {
         "MessageId": "good",
@@ -104,6 +103,6 @@ def test_a_poison_message_is_reported_as_a_batch_item_failure(service: InProcess
     }
     bad = {"MessageId": "bad", "Body": "not json"}
 
-    result = writer.lambda_handler(sqs_event([good, bad]), FakeContext())
+    result = invoke(wiring.CHECKPOINT_WRITER.key, sqs_event([good, bad]))
 
     assert result == {"batchItemFailures": [{"itemIdentifier": "bad"}]}

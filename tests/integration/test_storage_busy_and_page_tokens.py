@@ -10,8 +10,9 @@ import pytest
 
 from continuity_core.adapters import dynamo_batch
 from continuity_core.adapters.dynamo_batch import Backoff
+from infra import wiring
 from tests.support.api import InProcessService
-from tests.support.lambda_events import FakeContext, http_event
+from tests.support.lambda_events import http_event, invoke
 
 DECISION = {"summary": "chose the queue", "decisions": [{"decision": "Use SQS for flushes"}]}
 
@@ -34,8 +35,6 @@ def throttled_batch_writes(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 
 
 def post_digest(session_key: str) -> dict[str, Any]:
-    from functions.agent_api import handler
-
     event = http_event(
         "POST",
         f"/api/sessions/{session_key}/digest",
@@ -43,7 +42,8 @@ def post_digest(session_key: str) -> dict[str, Any]:
         body={**DECISION},
         path_parameters={"session_key": session_key},
     )
-    return handler.lambda_handler(event, FakeContext("agent_api"))
+    answer: dict[str, Any] = invoke(wiring.AGENT_API.key, event)
+    return answer
 
 
 def test_decisions_the_store_keeps_throttling_are_a_503_to_retry_not_a_500(
@@ -71,13 +71,10 @@ def test_decisions_the_store_keeps_throttling_are_a_503_to_retry_not_a_500(
 def test_a_garbage_page_token_is_a_400_that_says_to_start_again(
     service: InProcessService, path: str, route: str, query: dict[str, str]
 ) -> None:
-    from functions.agent_api import handler as agent_api
-    from functions.sessions import handler as sessions
-
-    handler = agent_api if path == "/api/ledger" else sessions
+    function = wiring.AGENT_API.key if path == "/api/ledger" else wiring.SESSIONS.key
     event = http_event("GET", path, route, query={**query, "next_token": "not-a-token"})
 
-    answer = handler.lambda_handler(event, FakeContext())
+    answer = invoke(function, event)
 
     assert answer["statusCode"] == 400
     assert json.loads(answer["body"]) == {

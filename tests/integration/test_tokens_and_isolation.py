@@ -24,6 +24,8 @@ from infra.local.authorization import AuthorizerGate
 from infra.local.gateway import Gateway
 from infra.local.routes import RouteTable
 from infra.local.runtime import InProcessRuntime
+from tests.support.clock import install_clock
+from tests.support.isolation import as_function
 
 ADMIN = "bootstrap-admin-token"
 PROJECT = "/work/app"
@@ -48,7 +50,7 @@ def api(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[Api]:
     monkeypatch.setenv("CONTINUITY_FLUSH_DELAY_SECONDS", "0")
     monkeypatch.setenv(wiring.API_TOKEN_ENV_VAR, hashlib.sha256(ADMIN.encode()).hexdigest())
     services.reset()
-    runtime = InProcessRuntime(wiring.FUNCTIONS, enforce_timeouts=False)
+    runtime = InProcessRuntime(wiring.FUNCTIONS, enforce_timeouts=False, scope=as_function)
     no_cache = wiring.AuthorizerSpec(function=wiring.API_AUTHORIZER.function, cache_ttl_s=0)
     gateway = Gateway(runtime, RouteTable(wiring.FUNCTIONS), AuthorizerGate(runtime, no_cache))
     yield Api(Client(gateway))
@@ -198,12 +200,12 @@ def test_the_isolation_matrix(
 
 
 def test_an_expired_token_is_refused(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = install_clock(monkeypatch, datetime.now(UTC))
     token = create_token(api, "alice", "read", expires_in_days=1)
     path = "/api/checkpoints?project=/work/app"
     assert api.call("GET", path, token)[0] == 200
 
-    later = datetime.now(UTC) + timedelta(days=1, minutes=1)
-    monkeypatch.setattr(services.token_service(), "_clock", lambda: later)
+    clock.now += timedelta(days=1, minutes=1)
 
     assert api.call("GET", path, token)[0] == 403
 

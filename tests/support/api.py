@@ -9,16 +9,14 @@ from typing import Any
 import boto3
 
 from continuity_core.names import QUEUE_ENV
-from tests.support.lambda_events import FakeContext, http_event, sqs_event
+from infra import wiring
+from tests.support.lambda_events import http_event, invoke, sqs_event
 
 
 class InProcessService:
-    def __init__(self, agent_id: str = "default") -> None:
-        from functions.checkpoint_writer import handler as writer
-        from functions.hooks import handler as hooks
-        from functions.read_api import handler as read_api
+    """The functions called in-process, each as Lambda runs it (``lambda_events.invoke``)."""
 
-        self._hooks, self._writer, self._read_api = hooks, writer, read_api
+    def __init__(self, agent_id: str = "default") -> None:
         self.agent_id = agent_id
 
     def hook(self, event: str, body: Any = None, raw_body: str | None = None) -> tuple[int, Any]:
@@ -31,17 +29,15 @@ class InProcessService:
             path_parameters={"event": event},
             agent_id=self.agent_id,
         )
-        return _decode(self._hooks.lambda_handler(request, FakeContext()))
+        return _decode(invoke(wiring.HOOKS.key, request))
 
     def get(self, path: str, route: str, **kwargs: Any) -> tuple[int, Any]:
         request = http_event("GET", path, route, agent_id=self.agent_id, **kwargs)
-        return _decode(self._read_api.lambda_handler(request, FakeContext()))
+        return _decode(invoke(wiring.READ_API.key, request))
 
     def agent_api(self, method: str, path: str, route: str, **kwargs: Any) -> tuple[int, Any]:
-        from functions.agent_api import handler as agent_api
-
         request = http_event(method, path, route, agent_id=self.agent_id, **kwargs)
-        return _decode(agent_api.lambda_handler(request, FakeContext()))
+        return _decode(invoke(wiring.AGENT_API.key, request))
 
     def digest(self, session_key: str, body: dict[str, Any]) -> tuple[int, Any]:
         return self.agent_api(
@@ -78,7 +74,7 @@ class InProcessService:
             )
             if not messages:
                 return delivered
-            result = self._writer.lambda_handler(sqs_event(messages), FakeContext())
+            result = invoke(wiring.CHECKPOINT_WRITER.key, sqs_event(messages))
             failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
             for message in messages:
                 if message["MessageId"] not in failed:

@@ -30,11 +30,10 @@ def install_clock(monkeypatch: pytest.MonkeyPatch, start: datetime) -> Clock:
 
 def run_pruner(clock: Clock) -> dict[str, Any]:
     """One scheduled run of the pruner handler at the clock's time; its report."""
-    from functions.pruner import handler
     from infra import wiring
     from infra.local.events import scheduled_event
-    from tests.support.lambda_events import FakeContext
+    from tests.support.lambda_events import invoke
 
     event = scheduled_event("continuity-test-pruner-schedule", now=clock.now)
-    report: dict[str, Any] = handler.lambda_handler(event, FakeContext(wiring.PRUNER.key))
+    report: dict[str, Any] = invoke(wiring.PRUNER.key, event)
     return report

@@ -9,12 +9,22 @@ from typing import Any
 from infra import wiring
 from infra.local import events
 from infra.local.context import LambdaContext, lambda_context
+from infra.local.runtime import import_handler
+from tests.support.isolation import as_function
 
 ALL_SCOPES = "hooks,read,admin"
 
 
 def FakeContext(function: str = wiring.HOOKS.key) -> LambdaContext:
     return lambda_context(wiring.function(function))
+
+
+def invoke(function: str, event: dict[str, Any]) -> Any:
+    """The function's handler called in-process as Lambda calls it: with its own context and
+    environment, under its role's grant (``tests/support/isolation.py``)."""
+    handler = import_handler(wiring.function(function))
+    with as_function(function):
+        return handler(event, FakeContext(function))
 
 
 def http_event(

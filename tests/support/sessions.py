@@ -5,19 +5,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.support.lambda_events import FakeContext, http_event
+from infra import wiring
+from tests.support.lambda_events import http_event, invoke
 
 
 class SessionsApi:
     def __init__(self, agent_id: str = "default") -> None:
-        from functions.sessions import handler
-
-        self._handler = handler
         self.agent_id = agent_id
 
     def call(self, method: str, path: str, route: str, **kwargs: Any) -> tuple[int, Any]:
         request = http_event(method, path, route, agent_id=self.agent_id, **kwargs)
-        response = self._handler.lambda_handler(request, FakeContext())
+        response = invoke(wiring.SESSIONS.key, request)
         body = response.get("body")
         return response["statusCode"], json.loads(body) if body else None
 
