@@ -15,7 +15,8 @@ commands:
   hook <event> [--harness claude-code|codex|gemini|opencode|openclaw]
                       post one hook (run by the harness or our plugin; reads its JSON on stdin)
                       events: session-start, user-prompt-submit, remember,
-                      pre-compaction, session-end, subagent-start, stop
+                      pre-compaction, post-compaction, session-end, stop,
+                      subagent-start, subagent-stop
   login --url URL [--token TOKEN]
                       save the service URL and token (token read from stdin if omitted)
   install claude-code|codex|gemini|opencode|openclaw [--scope user|project] [--uninstall] [--no-mcp]

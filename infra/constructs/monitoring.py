@@ -15,6 +15,8 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.hooks import HookEvent
 from infra.constructs.defaults import construct_id
 
 METRICS_NAMESPACE = "Continuity"
@@ -163,15 +165,9 @@ class Monitoring(Construct):
         self.alarms.append(alarm)
 
 
-_EVENTS = (
-    "session-start",
-    "user-prompt-submit",
-    "remember",
-    "pre-compaction",
-    "session-end",
-    "subagent-start",
-)
-_TRIGGERS = ("periodic", "pre_compaction", "session_end", "agent", "explicit")
+# The dashboard's lines: one per hook event and per checkpoint trigger, as the models declare them.
+_EVENTS = tuple(event.value for event in HookEvent)
+_TRIGGERS = tuple(trigger.value for trigger in CheckpointTrigger)
 
 
 def _service_metric(name: str, dimension: str | None = None, value: str | None = None) -> cloudwatch.Metric:

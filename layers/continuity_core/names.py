@@ -72,6 +72,10 @@ LEDGER_ENTRY_PREFIX = "D#"
 LEDGER_HEAD_SK = "HEAD"
 LEDGER_HEAD_INDEX_SK = "LEDGER"
 TRANSCRIPT_SK = "TRANSCRIPT"
+# A sub-agent's own session (its transcript, from SubagentStop) is keyed
+# ``{parent session}{SUBAGENT_KEY_PART}{the harness's agent id}``. The client forms these keys
+# (client/continuity_client/hook/harness.py keeps the same string; a test holds them equal).
+SUBAGENT_KEY_PART = ":subagent:"
 TRANSCRIPT_APPEND_PREFIX = "TRANSCRIPT#D#"
 
 # Global items (under no agent): tokens by hash and their index, rate windows, the pruner's cursor.

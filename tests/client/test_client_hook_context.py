@@ -101,8 +101,11 @@ def test_no_figure_is_sent_before_the_first_response_or_after_a_compaction(
         ("codex", "user-prompt-submit", 7_500),
         ("gemini", "session-start", 9_000),
         ("gemini", "user-prompt-submit", 9_000),
+        ("codex", "subagent-start", 7_500),
         ("claude-code", "session-end", None),
-        ("gemini", "pre-compaction", None),
+        ("codex", "pre-compaction", None),
+        ("codex", "stop", None),
+        ("claude-code", "post-compaction", None),
     ],
 )
 def test_hooks_that_may_inject_carry_the_harness_cap(

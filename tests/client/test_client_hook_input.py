@@ -162,7 +162,7 @@ def test_harness_event_names_are_accepted_as_aliases(
     service: FakeService, client_env: dict[str, str]
 ) -> None:
     run_hook(["BeforeAgent", "--harness", "gemini"], GEMINI_BEFORE_AGENT, client_env)
-    run_hook(["PreCompress", "--harness", "gemini"], {"session_id": "g-1", "trigger": "auto"}, client_env)
+    run_hook(["PreCompress", "--harness", "gemini"], {"session_id": "g-1", "trigger": "manual"}, client_env)
     assert [r.event for r in service.requests] == ["user-prompt-submit", "pre-compaction"]
 
 

@@ -33,8 +33,24 @@ SETTINGS_PATHS = {
     "gemini": (".gemini", "settings.json"),
 }
 EXPECTED_EVENTS = {
-    "claude-code": {"SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd", "SubagentStart"},
-    "codex": {"SessionStart", "UserPromptSubmit", "PreCompact", "SubagentStart"},
+    "claude-code": {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreCompact",
+        "PostCompact",
+        "SessionEnd",
+        "SubagentStart",
+        "SubagentStop",
+    },
+    "codex": {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreCompact",
+        "PostCompact",
+        "Stop",
+        "SubagentStart",
+        "SubagentStop",
+    },
     "gemini": {"SessionStart", "BeforeAgent", "PreCompress", "SessionEnd"},
 }
 STYLES = {
@@ -141,7 +157,7 @@ def test_claude_code_entries_have_the_documented_shape(user_home: Path, client_e
     cli(["install", "claude-code"], client_env)
     found = ours(json.loads(settings_file(user_home, "claude-code").read_text()))
 
-    assert found["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
+    assert found["SessionStart"][0]["matcher"] == "startup|resume|clear|compact|fork"
     for event, (entry,) in found.items():
         assert entry["type"] == "command"
         assert isinstance(entry["timeout"], int) and 5 <= entry["timeout"] <= 60  # seconds

@@ -369,3 +369,57 @@ def test_stop_appends_the_turn_and_is_no_prompt(core: Core) -> None:
     state = core.stores.states.get(AGENT, "s1")
     assert state is not None and state.total_prompts == 1
     assert core.deliver() == 0
+
+
+# -- the harnesses' current surfaces: after a compaction, forks, turn ends, sub-agents --------------
+
+
+def test_post_compaction_writes_the_summary_into_the_digest_once(core: Core) -> None:
+    # Given a session, then Claude Code's PostCompact with its compact_summary
+    core.prompts("s1", range(1, 3))
+    summary = "We decided to use Decimal for all amounts instead of floats."
+    first = core.hook(HookEvent.POST_COMPACTION, trigger="auto", compact_summary=summary)
+    again = core.hook(HookEvent.POST_COMPACTION, trigger="auto", compact_summary=summary)
+    # Then one post_compaction checkpoint, whose digest holds the summary's decision
+    assert (first.checkpoint_written, again.checkpoint_written) == ("post_compaction", None)
+    latest = core.stores.checkpoints.latest_for_session(AGENT, "s1")
+    assert latest is not None and latest.session_digest is not None
+    assert any("Decimal" in fact.text for fact in latest.session_digest.facts)
+
+
+def test_post_compaction_without_a_summary_or_anything_pending_writes_nothing(core: Core) -> None:
+    assert core.hook(HookEvent.POST_COMPACTION, "quiet", trigger="manual").checkpoint_written is None
+
+
+def test_a_prompt_that_saw_a_compaction_checkpoints_and_answers_the_recovery_block(core: Core) -> None:
+    # Given a Gemini CLI session (no compact session start) with a rule said early
+    core.prompt("g1", 1, harness="gemini")
+    core.hook(HookEvent.USER_PROMPT_SUBMIT, "g1", harness="gemini", prompt="we must keep the API stable")
+    # When the next prompt's transcript shows a compaction
+    answer = core.hook(HookEvent.USER_PROMPT_SUBMIT, "g1", harness="gemini", prompt="go on", compacted=True)
+    # Then it checkpoints now and answers this session's recovery, rule included
+    assert answer.checkpoint_written == "post_compaction"
+    assert answer.recovery.source is RecoverySource.SAME_SESSION
+    assert "keep the API stable" in core.context(answer)
+
+
+def test_a_compacted_prompt_never_recovers_another_sessions_story(core: Core) -> None:
+    checkpointed(core, "other")
+    answer = core.hook(HookEvent.USER_PROMPT_SUBMIT, "new", harness="gemini", prompt="hi", compacted=True)
+    assert answer.recovery.checkpoint.session_key == "new"
+
+
+def test_a_fork_recovers_its_origin_and_says_so(core: Core) -> None:
+    checkpointed(core, "origin")
+    checkpointed(core, "newer")
+    answer = start(core, "fork", source="fork", previous_session_key="origin")
+    assert answer.recovery.source is RecoverySource.FORKED_SESSION
+    assert "session origin (the session this one was forked from)" in core.context(answer)
+
+
+def test_a_turn_end_and_a_subagents_stop_store_their_transcript_and_answer_nothing(core: Core) -> None:
+    for event, session in ((HookEvent.STOP, "codex-1"), (HookEvent.SUBAGENT_STOP, "s1:subagent:a1")):
+        answer = core.hook(event, session, harness="codex", transcript=delta(0, "Assistant: done\n\n"))
+        assert answer.response.additional_context is None
+        assert core.stores.states.get(AGENT, session) is not None
+        assert [a.text for a in core.transcripts.appends(AGENT, session, 0, True)] == ["Assistant: done\n\n"]

@@ -159,9 +159,32 @@ def test_claude_code_without_agent_id_has_no_parent() -> None:
     assert parent_of(hook("main"), FakeTranscripts(head("other", "x"))) is None
 
 
-def test_codex_never_has_a_parent() -> None:
+def test_a_codex_subagent_start_inherits_from_the_root_session_it_names() -> None:
+    # Given Codex's SubagentStart: its session_id is the root session's (Codex shares it with the
+    # sub-agents it spawns, openai/codex#22268), agent_id the child thread's id (openai/codex#22782)
+    transcripts = FakeTranscripts(head("root-thread", "User: port the billing job", harness="codex"))
+    # When the parent is looked up
+    found = parent_of(hook("root-thread", harness="codex", subagent_id="child-thread"), transcripts)
+    # Then it is the root session, found by Codex's session id
+    assert found is not None
+    assert (found.session_key, found.source) == ("root-thread", ParentSource.CODEX_SESSION)
+
+
+def test_codex_without_agent_id_has_no_parent() -> None:
     transcripts = FakeTranscripts(head("other", "x", harness="codex"))
-    assert parent_of(hook("child", harness="codex", subagent_id="a1"), transcripts) is None
+    assert parent_of(hook("main", harness="codex"), transcripts) is None
+
+
+def test_the_most_recent_session_is_never_another_sub_agents_own() -> None:
+    # Given the project's newest session is a sub-agent's own (stored from its SubagentStop)
+    transcripts = FakeTranscripts(
+        head("main-1", "a", updated_at=NOW - timedelta(minutes=5)),
+        head("main-1:subagent:a9", "b", updated_at=NOW),
+    )
+    # When a sub-agent of an unknown session starts
+    found = parent_of(hook("unknown", subagent_id="a1"), transcripts)
+    # Then its parent is the main session, not the sibling sub-agent
+    assert found is not None and found.session_key == "main-1"
 
 
 def test_the_sub_agent_id_is_never_used_as_a_storage_key() -> None:

@@ -1,21 +1,28 @@
 """The transcript's new part in a hook's body (``transcript_cursor`` builds it).
 
-``user-prompt-submit``, ``pre-compaction``, ``session-end`` and ``stop`` carry the new part of the
-transcript as readable text (``transcript``), its size since the last compaction
-(``transcript_chars``) and the context size the harness recorded (``context_tokens``), when it
-records one. Reading a transcript must never cost the hook: these functions log and go on.
+``user-prompt-submit``, ``pre-compaction``, ``post-compaction``, ``session-end``, ``stop`` and
+``subagent-stop`` carry the new part of the transcript as readable text (``transcript``), its size
+since the last compaction (``transcript_chars``) and the context size the harness recorded
+(``context_tokens``), when it records one. A prompt of a harness that starts no session after it
+compacts (Gemini CLI) also says when the new part shows a compaction (``compacted``): the service
+answers it with the recovery block. Reading a transcript must never cost the hook: these functions
+log and go on.
 """
 
 from __future__ import annotations
 
 import json
 
+from continuity_client.hook.harness import RECOVER_AT_PROMPT
+
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
     from continuity_client.hook.delivery import Log
 
 # Events that carry the transcript's new part.
-TRANSCRIPT_EVENTS = frozenset({"user-prompt-submit", "pre-compaction", "session-end", "stop"})
+TRANSCRIPT_EVENTS = frozenset(
+    {"user-prompt-submit", "pre-compaction", "post-compaction", "session-end", "stop", "subagent-stop"}
+)
 MAX_BODY_BYTES = 900_000  # the service refuses bodies over 1 MB (413)
 MIN_DELTA_BYTES = 4096  # with less room than this (a huge prompt), the delta waits for the next hook
 
@@ -51,6 +58,8 @@ def attach(body: dict, home: str, session: str, event: str, log: Log) -> bool:
         body["transcript"] = delta.body()
     else:
         body.pop("transcript", None)
+    if delta.compacted and event == "user-prompt-submit" and body.get("harness") in RECOVER_AT_PROMPT:
+        body["compacted"] = True
     return delta.more
 
 

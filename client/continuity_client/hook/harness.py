@@ -9,9 +9,12 @@ which events may inject context:
 |---|---|---|---|
 | session-start | SessionStart (context) | SessionStart (context) | SessionStart (context) |
 | user-prompt-submit | UserPromptSubmit (context) | UserPromptSubmit (context) | BeforeAgent (context) |
-| pre-compaction | PreCompact | PreCompact | PreCompress |
+| pre-compaction | PreCompact | PreCompact | PreCompress (``manual`` only) |
+| post-compaction | PostCompact | PostCompact | - (seen in the transcript) |
 | session-end | SessionEnd | - | SessionEnd |
+| stop | - | Stop | - |
 | subagent-start | SubagentStart (context) | SubagentStart (context) | - |
+| subagent-stop | SubagentStop | SubagentStop | - |
 | remember | (run by the agent or user, no harness event) | | |
 
 All three take ``{"hookSpecificOutput": {"hookEventName": <their name>, "additionalContext": ...}}``.
@@ -31,6 +34,17 @@ plugin injects the answer (OpenCode's pre-compaction answer goes into its compac
 | session-end | session.deleted | session_end, subagent_ended |
 | subagent-start | - (session.created names the parent) | subagent_spawned (ctx) |
 | stop | session.idle | - |
+Gemini CLI fires PreCompress on every turn, before it decides whether to compress: an ``auto``
+one is not posted. A compression shows in its chat file (the history re-written from a summary),
+and the next BeforeAgent says so (``compacted``): the service checkpoints and answers with the
+recovery block, as a compact session start would (Gemini CLI has none).
+
+Sub-agents: Claude Code and Codex give a sub-agent's hooks the parent's ``session_id`` and the
+sub-agent's ``agent_id``. SubagentStart keeps the parent's id (the service answers the inherited
+block). Every other hook carrying ``agent_id`` is the sub-agent's own: it is posted under
+``{session}:subagent:{agent_id}`` with the parent as ``parent_session_key``; SubagentStop's
+transcript is the sub-agent's (``agent_transcript_path``), other sub-agent hooks read none (their
+transcript is the sub-agent's stop's to send).
 
 How much context each injects: Claude Code 10,000 characters; Codex about 2,500 tokens (7,500
 characters at 3 a token, the safe side); other harnesses (Gemini CLI, OpenCode, OpenClaw) the client
@@ -57,9 +71,11 @@ EVENTS = (
     "user-prompt-submit",
     "remember",
     "pre-compaction",
+    "post-compaction",
     "session-end",
-    "subagent-start",
     "stop",
+    "subagent-start",
+    "subagent-stop",
 )
 
 # Our event -> the harness's event name, for the events each harness fires.
@@ -68,14 +84,19 @@ HARNESS_EVENTS: dict[str, dict[str, str]] = {
         "session-start": "SessionStart",
         "user-prompt-submit": "UserPromptSubmit",
         "pre-compaction": "PreCompact",
+        "post-compaction": "PostCompact",
         "session-end": "SessionEnd",
         "subagent-start": "SubagentStart",
+        "subagent-stop": "SubagentStop",
     },
     CODEX: {
         "session-start": "SessionStart",
         "user-prompt-submit": "UserPromptSubmit",
         "pre-compaction": "PreCompact",
+        "post-compaction": "PostCompact",
+        "stop": "Stop",
         "subagent-start": "SubagentStart",
+        "subagent-stop": "SubagentStop",
     },
     GEMINI: {
         "session-start": "SessionStart",
@@ -112,14 +133,49 @@ CONTEXT_EVENTS: dict[str, frozenset[str]] = {
 # The most characters of context the harness injects, where it is known.
 INJECTION_CAP_CHARS = {CLAUDE_CODE: 10_000, CODEX: 7_500}
 
+# Harnesses whose SessionStart has no ``compact`` source: recovery after a compaction rides on the
+# next prompt hook (``compacted``, see the module's docstring).
+RECOVER_AT_PROMPT = frozenset({GEMINI})
+# Harnesses that give a sub-agent's hooks the parent's session id and the sub-agent's agent_id.
+SHARED_SESSION = frozenset({CLAUDE_CODE, CODEX})
+# A sub-agent's own session key is ``{parent}{SUBAGENT_KEY_PART}{agent_id}``: the service's
+# continuity_core/names.py keeps the same string (a test holds them equal).
+SUBAGENT_KEY_PART = ":subagent:"
+# Events that keep the parent's session even when the hook carries a sub-agent's agent_id.
+PARENT_EVENTS = frozenset({"session-start", "subagent-start", "remember"})
+
 # Free-text fields are cut to this many characters: the service keeps only key terms and a short
 # snippet of them, and rejects bodies over 1 MB (413) - a pasted log must not cost the hook.
 MAX_TEXT_CHARS = 100_000
-TEXT_FIELDS = ("prompt", "content", "custom_instructions", "session_context", "sessionContext")
+TEXT_FIELDS = (
+    "prompt",
+    "content",
+    "custom_instructions",
+    "session_context",
+    "sessionContext",
+    "compact_summary",
+    "last_assistant_message",
+)
 
 # The environment variable a harness sets to the project root for its hooks.
 PROJECT_DIR_ENV = {CLAUDE_CODE: "CLAUDE_PROJECT_DIR", GEMINI: "GEMINI_PROJECT_DIR"}
 
+# Codex and Gemini CLI inject context as user messages; none of it is the user's words. The last
+# four are the starts of our own injected sections: the service's logic/injected.py keeps the same
+# (this distribution cannot import it; a test holds them equal).
+INJECTED_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<session_context>",
+    "# AGENTS.md instructions",
+    "<INSTRUCTIONS>",
+    "## Session Recovery Context",
+    "## Inherited from Parent Session",
+    "## Decision Ledger",
+    "Continuity: this session's context is about",
+)
+HOOK_CONTEXT_OPEN, HOOK_CONTEXT_CLOSE = "<hook_context>", "</hook_context>"
 # Harness event names (any harness) accepted in place of ours on the command line.
 EVENT_ALIASES = {
     name.lower(): event for names in HARNESS_EVENTS.values() for event, name in names.items()
@@ -164,6 +220,18 @@ def parse_stdin(raw: bytes) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def users_words(text: str) -> str:
+    """The user's own words in a user turn: ``<hook_context>`` blocks removed (Gemini CLI puts hook
+    context inside the user's turn), nothing when the rest is injected context."""
+    while HOOK_CONTEXT_OPEN in text:
+        start = text.index(HOOK_CONTEXT_OPEN)
+        end = text.find(HOOK_CONTEXT_CLOSE, start)
+        end = len(text) if end < 0 else end + len(HOOK_CONTEXT_CLOSE)
+        text = text[:start] + text[end:]
+    text = text.strip()
+    return "" if text.startswith(INJECTED_PREFIXES) else text
+
+
 def normalize_project(path: str) -> str:
     """The project's real path (symlinks resolved); the raw path when it cannot be resolved."""
     try:
@@ -188,6 +256,9 @@ def build_body(
     set, else ``cwd``: the root stays the same when the agent ``cd``s into a sub-folder.
     """
     body = dict(payload)
+    prompt = body.get("prompt")
+    if isinstance(prompt, str):  # Gemini CLI prefixes hook context to a headless prompt
+        body["prompt"] = users_words(prompt)
     for name in TEXT_FIELDS:
         value = body.get(name)
         if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
@@ -210,6 +281,21 @@ def build_body(
         body["project_normalized"] = normalize_project(project)
     body["harness"] = harness
     return body
+
+
+def route_subagent(body: dict, event: str, harness: str) -> None:
+    """A sub-agent's own hook goes under the sub-agent's own session (see the module's docstring)."""
+    agent = _string(body.get("agent_id"))
+    parent = _string(body.get("session_id"))
+    if harness not in SHARED_SESSION or event in PARENT_EVENTS or not agent or not parent:
+        return
+    body["session_id"] = f"{parent}{SUBAGENT_KEY_PART}{agent}"
+    body["parent_session_key"] = parent
+    own = _string(body.get("agent_transcript_path"))
+    if event == "subagent-stop" and own:
+        body["transcript_path"] = own
+    else:
+        body.pop("transcript_path", None)  # the parent's file, or one the sub-agent's stop sends
 
 
 def injection_cap(harness: str, event: str, configured: int) -> int | None:

@@ -60,7 +60,10 @@ if TYPE_CHECKING:
 
 WATCHDOG_GRACE_S = 0.25
 # Reads that matter most and happen rarely try the network even while the service is marked down.
-BYPASS_BACKOFF = frozenset({"session-start", "pre-compaction"})
+BYPASS_BACKOFF = frozenset({"session-start", "pre-compaction", "post-compaction"})
+# Claude Code session starts that continue another session (``/branch``, ``--fork-session``, a
+# resume under a new id): the client names that session as ``previous_session_key``.
+CONTINUING_SOURCES = frozenset({"fork", "resume"})
 MAX_RESENDS = 2  # re-posts after a 409 within one hook
 MAX_FOLLOW_UPS = 8
 
@@ -196,9 +199,17 @@ class HookRun:
         settings = self.settings
         assert settings is not None
         payload = harness.parse_stdin(self.raw)
+        gemini_auto = self.harness == harness.GEMINI and payload.get("trigger") != "manual"
+        if self.event == "pre-compaction" and gemini_auto:
+            # Gemini CLI fires PreCompress on every turn, before it decides whether to compress: a
+            # compression that happens shows in its chat file, and the next BeforeAgent recovers it
+            # (``compacted``). Posting this would checkpoint every turn.
+            return DONE
         if self.rest and "content" not in payload:
             payload["content"] = " ".join(self.rest)
         body = harness.build_body(payload, self.harness, self.env)
+        harness.route_subagent(body, self.event, self.harness)
+        self.link_origin(body)
         cap = harness.injection_cap(self.harness, self.event, settings.injection_cap_chars)
         if cap is not None:
             body["injection_cap_chars"] = cap
@@ -311,8 +322,35 @@ class HookRun:
 
     # ---- helpers --------------------------------------------------------------------------------
 
+    def link_origin(self, body: dict) -> None:
+        """A Claude Code fork (or resume under a new id) names the session it continues, so its
+        recovery finds that session's checkpoints: from the transcript's first records, else, for a
+        fork whose transcript is not written yet, the project's session the hooks saw last."""
+        if self.harness != harness.CLAUDE_CODE or self.event != "session-start":
+            return
+        source = body.get("source")
+        if source not in CONTINUING_SOURCES or body.get("previous_session_key"):
+            return
+        session, path = str(body.get("session_id") or ""), body.get("transcript_path")
+        origin = None
+        try:
+            from continuity_client.hook import transcript_cursor
+
+            origin = transcript_cursor.continued_from(path, session) if isinstance(path, str) else None
+        except Exception as error:  # a transcript that cannot be read must not cost the hook
+            self.log(f"transcript not read for the session's origin: {type(error).__name__}: {error}")
+        project = body.get("project_normalized")
+        if origin is None and source == "fork" and isinstance(project, str):
+            last = current.read(self.home, project)
+            seen = str(last.get("session_id") or "") if last else ""
+            origin = seen if seen and seen != session else None
+        if origin:
+            body["previous_session_key"] = origin
+
     def note_session(self, body: dict) -> None:
         project = body.get("project_normalized")
+        if harness.SUBAGENT_KEY_PART in self.session:
+            return  # a sub-agent's own hook: the project's current session stays its parent
         if isinstance(project, str) and self.session:
             path = body.get("transcript_path")
             current.record(

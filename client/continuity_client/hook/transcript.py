@@ -10,9 +10,15 @@ more blocks, each ended by a blank line::
     [Compact summary] This session is being continued from ...
 
 User and assistant text are kept, tool use becomes the tool's name and a short form of its input,
-tool results are trimmed, thinking and reasoning are dropped, and bookkeeping records (meta,
-progress, file-history snapshots, queue operations, token counts, ...) give nothing. A compaction
-is marked by a line of its own and its summary is labelled.
+tool results are trimmed (a sub-agent's report, the result of Claude Code's Task/Agent tool, is
+kept like the agent's own words), thinking and reasoning are dropped, and bookkeeping records
+(meta, progress, file-history snapshots, queue operations, token counts, ...) give nothing. A
+prompt typed while Claude Code works (its ``queued_command`` attachment) is the user's. A
+compaction is marked by a line of its own and its summary is labelled, never as ``User:``.
+
+Context a harness injected into the user's turn is never the user's words: Gemini CLI's
+``<hook_context>`` blocks are removed, and a user message that is our own injected block (the
+recovery block, the inherited block, the ledger line, the compaction nudge) gives nothing.
 
 The text of a record depends only on the record and on a small ``state`` carried from record to
 record (Gemini CLI re-writes a message as its tool calls complete), so the same file always gives
@@ -29,7 +35,7 @@ from __future__ import annotations
 import json
 
 from continuity_client.hook import context_usage
-from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI, OPENCODE
+from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI, OPENCODE, users_words
 
 MAX_TEXT_CHARS = 16_000  # one user or assistant block
 MAX_INPUT_CHARS = 200  # a tool's input, in short
@@ -38,6 +44,8 @@ SEPARATOR = "\n\n"
 # Gemini CLI: how many recent messages' emitted parts are remembered (it re-appends a message
 # with the same id as its tool calls complete; older ids are not touched again).
 GEMINI_WINDOW = 32
+# What Gemini CLI's compression summary holds (its compression prompt asks for one).
+SNAPSHOT_TAG = "<state_snapshot>"
 
 # Keys whose value says best what a tool call does, in order of preference.
 INPUT_KEYS = (
@@ -55,15 +63,9 @@ INPUT_KEYS = (
     "description",
     "prompt",
 )
-# Codex and Gemini CLI inject context as user messages; none of it is the user's words.
-INJECTED_PREFIXES = (
-    "<environment_context>",
-    "<user_instructions>",
-    "<permissions instructions>",
-    "<session_context>",
-    "# AGENTS.md instructions",
-    "<INSTRUCTIONS>",
-)
+# Claude Code's tools that run a sub-agent: their result is the sub-agent's final report.
+SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+REMEMBERED_AGENT_CALLS = 16
 
 
 class Rendered:
@@ -149,8 +151,8 @@ def tool_line(name: object, arguments: object) -> str:
     return f"Tool {name or '?'}: {shown}" if shown else f"Tool {name or '?'}"
 
 
-def result_line(value: object, error: bool = False) -> str:
-    text = cut(result_text(value), MAX_RESULT_CHARS)
+def result_line(value: object, error: bool = False, limit: int = MAX_RESULT_CHARS) -> str:
+    text = cut(result_text(value), limit)
     label = "Result (error)" if error else "Result"
     return f"{label}: {text}" if text else f"{label}: (empty)"
 
@@ -164,9 +166,36 @@ CLAUDE_SKIPPED_TYPES = frozenset(
 )
 
 
+def queued_prompt(record: dict) -> str:
+    """A prompt typed while Claude Code worked: it writes no user line for it, only an
+    ``attachment`` of type ``queued_command`` (``commandMode`` ``prompt``, ``origin.kind`` ``human``).
+    Other modes (task notifications) and other origins (another session, auto-continuation) are not
+    the user's words."""
+    attachment = record.get("attachment")
+    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+        return ""
+    if attachment.get("isMeta") or attachment.get("commandMode", "prompt") != "prompt":
+        return ""
+    origin = attachment.get("origin")
+    if isinstance(origin, dict) and origin.get("kind", "human") != "human":
+        return ""
+    return users_words(result_text(attachment.get("prompt")))
+
+
+def _sidechain(record: dict, state: dict) -> bool:
+    """Sub-agent lines inside the main transcript (older Claude Code) are skipped there; a sub-agent's
+    own transcript (``agent_transcript_path``) is all sidechain lines and is read whole."""
+    if "chain" not in state and record.get("type") in ("user", "assistant"):
+        state["chain"] = "side" if record.get("isSidechain") else "main"
+    return bool(record.get("isSidechain")) and state.get("chain") == "main"
+
+
 def render_claude(record: dict, state: dict) -> Rendered:
     kind = record.get("type")
-    if kind in CLAUDE_SKIPPED_TYPES or record.get("isMeta") or record.get("isSidechain"):
+    if kind == "attachment" and not record.get("isMeta"):
+        typed = queued_prompt(record)
+        return Rendered(blocks(f"User: {cut(typed, MAX_TEXT_CHARS)}" if typed else ""))
+    if kind in CLAUDE_SKIPPED_TYPES or record.get("isMeta") or _sidechain(record, state):
         return NOTHING
     if kind == "system":
         if record.get("subtype") != "compact_boundary":
@@ -184,18 +213,28 @@ def render_claude(record: dict, state: dict) -> Rendered:
         return Rendered(blocks(f"[Compact summary] {text}"), boundary=not state.get("compacted"))
     label = "User" if kind == "user" else "Assistant"
     if isinstance(content, str):
-        return Rendered(blocks(f"{label}: {cut(content, MAX_TEXT_CHARS)}" if content.strip() else ""))
+        text = users_words(content) if kind == "user" else content.strip()
+        return Rendered(blocks(f"{label}: {cut(text, MAX_TEXT_CHARS)}" if text else ""))
     parts: list[str] = []
     for block in content if isinstance(content, list) else ():
         if not isinstance(block, dict):
             continue
         kind_of = block.get("type")
         if kind_of == "text" and str(block.get("text") or "").strip():
-            parts.append(f"{label}: {cut(str(block['text']), MAX_TEXT_CHARS)}")
+            text = users_words(str(block["text"])) if kind == "user" else str(block["text"])
+            if text.strip():
+                parts.append(f"{label}: {cut(text, MAX_TEXT_CHARS)}")
         elif kind_of == "tool_use":
+            if block.get("name") in SUBAGENT_TOOLS and block.get("id"):
+                calls = state.setdefault("agents", [])
+                calls.append(str(block["id"]))
+                del calls[:-REMEMBERED_AGENT_CALLS]
             parts.append(tool_line(block.get("name"), block.get("input")))
         elif kind_of == "tool_result":
-            parts.append(result_line(block.get("content"), bool(block.get("is_error"))))
+            # A sub-agent's report is its findings: kept like prose, not trimmed like tool output.
+            report = str(block.get("tool_use_id") or "") in state.get("agents", ())
+            limit = MAX_TEXT_CHARS if report else MAX_RESULT_CHARS
+            parts.append(result_line(block.get("content"), bool(block.get("is_error")), limit))
         elif kind_of == "image":
             parts.append(f"{label}: [image]")
         # thinking, redacted_thinking and anything new: dropped
@@ -243,8 +282,10 @@ def render_codex(record: dict, state: dict) -> Rendered:
         text = _codex_message_text(payload.get("content")).strip()
         if not text or role not in ("user", "assistant"):
             return NOTHING  # developer/system messages are instructions, not the conversation
-        if role == "user" and text.startswith(INJECTED_PREFIXES):
-            return NOTHING
+        if role == "user":
+            text = users_words(text)
+            if not text:
+                return NOTHING
         label = "User" if role == "user" else "Assistant"
         return Rendered(blocks(f"{label}: {cut(text, MAX_TEXT_CHARS)}"))
     if item in ("function_call", "custom_tool_call"):
@@ -278,22 +319,30 @@ def _gemini_content(content: object) -> str:
     return "\n".join(texts)
 
 
-def _gemini_message(message: dict, state: dict) -> str:
-    """The parts of a message not emitted before: its text once, each tool call and result once."""
+def _gemini_entry(message: dict, state: dict) -> list:
+    """What of this message was emitted: [id, text emitted, calls emitted, results emitted]."""
     ident = str(message.get("id") or "")
     seen: list = state.setdefault("seen", [])
     entry = next((item for item in seen if item[0] == ident), None) if ident else None
     if entry is None:
-        entry = [ident, False, [], []]  # id, text emitted, calls emitted, results emitted
+        entry = [ident, False, [], []]
         if ident:
             seen.append(entry)
             del seen[:-GEMINI_WINDOW]
+    return entry
+
+
+def _gemini_message(message: dict, state: dict) -> str:
+    """The parts of a message not emitted before: its text once, each tool call and result once."""
+    entry = _gemini_entry(message, state)
     kind = message.get("type")
     parts: list[str] = []
     text = _gemini_content(message.get("content")).strip()
     if text and not entry[1]:
-        if kind == "user" and not text.startswith(INJECTED_PREFIXES):
-            parts.append(f"User: {cut(text, MAX_TEXT_CHARS)}")
+        if kind == "user":
+            words = users_words(text)
+            if words:
+                parts.append(f"User: {cut(words, MAX_TEXT_CHARS)}")
         elif kind == "gemini":
             parts.append(f"Assistant: {cut(text, MAX_TEXT_CHARS)}")
         entry[1] = True
@@ -314,6 +363,45 @@ def _gemini_message(message: dict, state: dict) -> str:
     return blocks(*parts)
 
 
+def _gemini_mark_read(message: dict, state: dict) -> None:
+    """Note a message as emitted without emitting it (it was read before, in another file)."""
+    entry = _gemini_entry(message, state)
+    entry[1] = True
+    calls = message.get("toolCalls")
+    for index, call in enumerate(calls if isinstance(calls, list) else ()):
+        if isinstance(call, dict):
+            call_id = str(call.get("id") or index)
+            entry[2].append(call_id)
+            if call.get("result") is not None or call.get("resultDisplay"):
+                entry[3].append(call_id)
+
+
+def _gemini_rewrite(messages: list, state: dict) -> Rendered:
+    """A ``{"$set": {"messages": [...]}}`` record: Gemini CLI re-writes its whole history when it
+    compresses it (and when it masks old tool output). Every message it had was first written as a
+    line of its own, so a re-write brings nothing new, however long, except the compression's
+    summary: a user turn the CLI writes itself, never seen before, holding the model's
+    ``<state_snapshot>`` (chatCompressionService.ts), followed by the model's acknowledgement. It is
+    labelled as a summary, never as ``User:``. Synthetic turns without a snapshot (the environment
+    context the CLI puts first) are not the conversation."""
+    seen = {item[0] for item in state.get("seen", ())}
+    for index, message in enumerate(messages):
+        ident = str(message.get("id") or "")
+        if message.get("type") != "user" or not ident or ident in seen or ident == state.get("summary"):
+            continue
+        summary = _gemini_content(message.get("content")).strip()
+        if SNAPSHOT_TAG not in summary:
+            continue
+        state["summary"] = ident
+        _gemini_mark_read(message, state)
+        after = messages[index + 1] if index + 1 < len(messages) else None
+        if isinstance(after, dict) and after.get("type") == "gemini":
+            _gemini_mark_read(after, state)  # "Got it. Thanks for the additional context!"
+        summary_block = f"[Compact summary] {cut(summary, MAX_TEXT_CHARS)}"
+        return Rendered(blocks("--- context compacted ---", summary_block), boundary=True)
+    return NOTHING
+
+
 def render_gemini(record: dict, state: dict) -> Rendered:
     """One line of Gemini CLI's JSONL chat file (or one message of its older JSON file)."""
     update = record.get("$set")
@@ -321,8 +409,14 @@ def render_gemini(record: dict, state: dict) -> Rendered:
         messages = update.get("messages")
         if not isinstance(messages, list):
             return NOTHING
-        return Rendered("".join(_gemini_message(m, state) for m in messages if isinstance(m, dict)))
+        return _gemini_rewrite([m for m in messages if isinstance(m, dict)], state)
     if record.get("type") in ("user", "gemini"):
+        if state.get("skip"):
+            # Migrated from the older JSON file (Gemini CLI copies every message into the new
+            # JSONL file when it resumes one): read there already.
+            state["skip"] -= 1
+            _gemini_mark_read(record, state)
+            return NOTHING
         return Rendered(_gemini_message(record, state))
     return NOTHING  # the metadata header, info and error lines
 
@@ -340,6 +434,7 @@ def _opencode_parts(label: str, parts: list) -> list[str]:
         kind = part.get("type")
         if kind == "text":
             text = str(part.get("text") or "")
+            text = users_words(text) if label == "User" else text  # never injected context
             # Synthetic text is OpenCode's own (a file it read for an @mention, a reminder), not the
             # user's or the model's words; ignored text never reached the model.
             if text.strip() and not part.get("synthetic") and not part.get("ignored"):

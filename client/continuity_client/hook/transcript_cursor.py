@@ -17,16 +17,24 @@ inside it (``partial``), where the last compaction started (``boundary``), the r
   re-rendering from the nearest mark (the text is deterministic given the file).
 - A file that is replaced or shrinks (a different path for the session, or the byte before
   ``pos`` is no longer a line end) starts a new segment at the current offset: the service's
-  copy only grows, so nothing already sent is overwritten.
+  copy only grows, so nothing already sent is overwritten. Two changes of path are the same file:
+  Codex compresses a rollout idle for seven days to ``<name>.jsonl.zst`` (and writes the plain
+  file back before it appends again), and Gemini CLI migrates an older ``<name>.json`` session
+  to ``<name>.jsonl`` when it resumes it, copying every message: those are read where the older
+  file left off, never twice.
 
-On the hook path: imports ``json``, ``os`` and (for the lock) ``fcntl``.
+On the hook path: imports ``json``, ``os`` and (for the lock) ``fcntl``; a compressed rollout
+also ``zstandard`` (or Python 3.14's ``compression.zstd``).
 """
 
 from __future__ import annotations
 
+import importlib
+import io
 import json
 import os
 from collections.abc import Iterator
+from typing import BinaryIO
 
 from continuity_client.hook import context_usage, transcript
 from continuity_client.hook.harness import CLAUDE_CODE, GEMINI
@@ -38,6 +46,8 @@ MAX_READ_BYTES = 8 * 1024 * 1024  # of transcript per hook; a catch-up continues
 MAX_LINE_BYTES = 64 * 1024 * 1024  # a longer line is skipped (a pasted image, not conversation)
 MAX_MARKS = 16
 MIN_SPLIT_BYTES = 1024  # a record is split only to fill at least this much of what is left
+ZSTD_SUFFIX = ".zst"  # Codex's compressed rollouts: rollout-*.jsonl.zst
+MAX_DECOMPRESSED_BYTES = 1 << 30
 
 
 class Delta:
@@ -46,7 +56,7 @@ class Delta:
     ``context_tokens``: the context size the harness recorded last, up to the cursor (None when
     it recorded none since the segment's start or the last compaction)."""
 
-    __slots__ = ("chars_since_compact", "context_tokens", "more", "offset", "text")
+    __slots__ = ("chars_since_compact", "compacted", "context_tokens", "more", "offset", "text")
 
     def __init__(
         self,
@@ -55,12 +65,14 @@ class Delta:
         chars_since_compact: int,
         more: bool,
         context_tokens: int | None = None,
+        compacted: bool = False,
     ) -> None:
         self.offset = offset
         self.text = text
         self.chars_since_compact = chars_since_compact
         self.more = more
         self.context_tokens = context_tokens
+        self.compacted = compacted  # the text shows a compaction (the harness's own record of it)
 
     def body(self) -> dict:
         return {"offset": self.offset, "text": self.text}
@@ -141,6 +153,56 @@ def _session_lock(home: str, session: str) -> FileLock:
 # ---------------------------------------------------------------------------------------------
 
 
+def resolve(path: str) -> tuple[str, str] | None:
+    """(the cursor's name for the file, the file to read now), or None when neither exists.
+
+    Codex compresses a rollout idle for seven days to ``<name>.jsonl.zst`` and writes the plain
+    file back before it appends to it again: one transcript, whichever form it has now (the plain
+    one first, when both exist for a moment). The decompressed bytes are the plain file's, so the
+    cursor's positions hold across the change."""
+    name = path[: -len(ZSTD_SUFFIX)] if path.endswith(".jsonl" + ZSTD_SUFFIX) else path
+    candidates = (name, name + ZSTD_SUFFIX) if name.endswith(".jsonl") else (name,)
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            return name, candidate
+    return None
+
+
+def _decompress(path: str) -> bytes:
+    """A zstd file's content (all frames: Codex appends frames to a compressed rollout)."""
+    try:
+        zstd = importlib.import_module("compression.zstd")  # Python 3.14+
+    except ImportError:
+        zstd = None
+    if zstd is not None:
+        with zstd.open(path, "rb") as handle:
+            return bytes(handle.read(MAX_DECOMPRESSED_BYTES))
+    try:
+        zstandard = importlib.import_module("zstandard")
+    except ImportError:
+        raise OSError(
+            f"{path} is compressed (zstd): install the zstandard package to read it "
+            "(pip install 'continuity-client[zstd]')"
+        ) from None
+    with open(path, "rb") as raw:
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+        chunks, size = [], 0
+        while size < MAX_DECOMPRESSED_BYTES:
+            chunk = reader.read(1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+
+
+def open_transcript(path: str) -> BinaryIO:
+    """The file's bytes, decompressed when it is a ``.zst`` (read whole: only cold rollouts are)."""
+    if path.endswith(ZSTD_SUFFIX):
+        return io.BytesIO(_decompress(path))
+    return open(path, "rb")
+
+
 def is_legacy_json(harness: str, path: str) -> bool:
     """Gemini CLI before its JSONL chat files wrote one JSON object, rewritten on every change."""
     return harness == GEMINI and path.endswith(".json")
@@ -167,7 +229,7 @@ class _Records:
         if is_legacy_json(self.harness, self.path):
             yield from self._legacy()
             return
-        with open(self.path, "rb") as handle:
+        with open_transcript(self.path) as handle:
             if self.pos > 0:
                 handle.seek(self.pos - 1)
                 if handle.read(1) != b"\n":
@@ -222,6 +284,23 @@ class _Records:
 # ---------------------------------------------------------------------------------------------
 
 
+def _is_migration(cursor: dict, path: str, harness: str) -> bool:
+    """Gemini CLI resuming an older ``<name>.json`` session writes ``<name>.jsonl``."""
+    old = cursor.get("path") or ""
+    return harness == GEMINI == cursor.get("harness") and old.endswith(".json") and path == old + "l"
+
+
+def _migrate(cursor: dict, path: str) -> dict:
+    """Read the migrated file from its start, skipping the messages the older file gave already
+    (``pos`` counts them there): the rest of the conversation continues the same segment."""
+    state = _copy(cursor["state"])
+    state["skip"] = cursor["pos"]
+    migrated = new_cursor(path, GEMINI, cursor["chars"], cursor["boundary"])
+    migrated["state"] = state
+    migrated["marks"] = [[0, cursor["chars"], cursor["boundary"], _copy(state)]]
+    return migrated
+
+
 def _restart(cursor: dict, path: str, harness: str) -> dict:
     """A new segment at the current offset: the file was replaced (or a new path), so the
     agent's context starts again there too."""
@@ -240,13 +319,14 @@ def _remember_mark(cursor: dict) -> None:
         del marks[1 : len(marks) - MAX_MARKS + 1]
 
 
-def _advance(cursor: dict, path: str, budget: int, final: bool) -> tuple[str, bool]:
-    """Read and render from the cursor, at most ``budget`` JSON bytes; (text, more)."""
+def _advance(cursor: dict, path: str, budget: int, final: bool) -> tuple[str, bool, bool]:
+    """Read and render from the cursor, at most ``budget`` JSON bytes; (text, more, compacted)."""
     harness = cursor["harness"]
     records = _Records(path, harness, cursor["pos"], final)
     taken: list[str] = []
     used = 0
     more = False
+    compacted = False
     for record, after in records:
         state_before = _copy(cursor["state"])
         rendered = transcript.render(harness, record, cursor["state"])
@@ -260,6 +340,7 @@ def _advance(cursor: dict, path: str, budget: int, final: bool) -> tuple[str, bo
             if piece:
                 if rendered.boundary and not skip:
                     cursor["boundary"] = cursor["chars"]
+                    compacted = True
                 taken.append(piece)
                 cursor["chars"] += len(piece)
                 cursor["partial"] = skip + len(piece)
@@ -267,6 +348,7 @@ def _advance(cursor: dict, path: str, budget: int, final: bool) -> tuple[str, bo
             break
         if rendered.boundary and not skip:
             cursor["boundary"] = cursor["chars"]
+            compacted = True
         taken.append(text)
         used += size
         cursor["chars"] += len(text)
@@ -275,9 +357,9 @@ def _advance(cursor: dict, path: str, budget: int, final: bool) -> tuple[str, bo
     else:
         more = not records.exhausted and not records.replaced
     if records.replaced:
-        cursor.update(_restart(cursor, path, harness))
-        return "".join(taken), True
-    return "".join(taken), more
+        cursor.update(_restart(cursor, cursor["path"], harness))
+        return "".join(taken), True, compacted
+    return "".join(taken), more, compacted
 
 
 def next_delta(
@@ -287,27 +369,32 @@ def next_delta(
 
     ``final`` (session end) also reads the last message of Gemini CLI's older JSON file.
     """
-    if not path or not os.path.isfile(path):
+    found = resolve(path) if path else None
+    if found is None:
         return None
+    name, actual = found
     with _session_lock(home, session):
         cursor = load(home, session)
         if cursor is None:
-            cursor = new_cursor(path, harness)
-        elif cursor.get("path") != path or cursor.get("harness") != harness:
-            cursor = _restart(cursor, path, harness)
+            cursor = new_cursor(name, harness)
+        elif _is_migration(cursor, name, harness):
+            cursor = _migrate(cursor, name)
+        elif cursor.get("path") != name or cursor.get("harness") != harness:
+            cursor = _restart(cursor, name, harness)
         offset = cursor["chars"]
-        signature = _signature(path) if is_legacy_json(harness, path) else None
+        signature = _signature(actual) if is_legacy_json(harness, actual) else None
+        compacted = False
         if signature is not None and signature == cursor.get("sig") and not final:
             text, more = "", False  # the rewritten file did not change: nothing to parse
         else:
             _remember_mark(cursor)
-            text, more = _advance(cursor, path, budget, final)
+            text, more, compacted = _advance(cursor, actual, budget, final)
             if more and not text:  # a restart: read the new segment now
-                text, more = _advance(cursor, path, budget, final)
+                text, more, compacted = _advance(cursor, actual, budget, final)
             cursor["sig"] = signature
         save(home, session, cursor)
         figure = context_usage.context_tokens(cursor["state"])
-        return Delta(offset, text, cursor["chars"] - cursor["boundary"], more, figure)
+        return Delta(offset, text, cursor["chars"] - cursor["boundary"], more, figure, compacted)
 
 
 def rewind(home: str, session: str, stored: int) -> bool:
@@ -340,6 +427,8 @@ def rewind(home: str, session: str, stored: int) -> bool:
 
 def _skip_to(cursor: dict, path: str, stored: int) -> None:
     harness = cursor["harness"]
+    found = resolve(path) if path else None
+    path = found[1] if found else path
     try:
         # No read cap: stopping short would leave the cursor pointing at text the service holds.
         records = _Records(path, harness, cursor["pos"], final=True, limit=1 << 62)
@@ -362,6 +451,41 @@ def _skip_to(cursor: dict, path: str, stored: int) -> None:
     # The file gives less than the service holds: new text goes after what it holds.
     cursor["chars"] = stored
     cursor["partial"] = 0
+
+
+LINEAGE_LINES = 64  # a fork's or resume's first records name where it came from
+
+
+def continued_from(path: str, session: str) -> str | None:
+    """The session a Claude Code transcript continues, from its first records: a fork's lines carry
+    ``forkedFrom.sessionId``; a resume under a new id copies the old lines with their own
+    ``sessionId``. None when the file is not there yet or names only ``session``."""
+    found = resolve(path) if path else None
+    if found is None:
+        return None
+    try:
+        with open_transcript(found[1]) as handle:
+            for _ in range(LINEAGE_LINES):
+                line = handle.readline(MAX_LINE_BYTES)
+                if not line:
+                    return None
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(record, dict):
+                    continue
+                fork = record.get("forkedFrom")
+                origin = fork.get("sessionId") if isinstance(fork, dict) else None
+                if not isinstance(origin, str) or not origin:
+                    origin = record.get("sessionId") if record.get("type") in ("user", "assistant") else None
+                if isinstance(origin, str) and origin and origin != session:
+                    return origin
+                if origin == session:
+                    return None  # the conversation's own lines start here
+    except OSError:
+        return None
+    return None
 
 
 def peek(home: str, session: str) -> dict | None:

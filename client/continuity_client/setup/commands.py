@@ -58,7 +58,11 @@ def install(argv: list[str]) -> int:
     parser.add_argument("--scope", choices=("user", "project"), default="user")
     parser.add_argument("--project-dir", default=None, help="project root for --scope project (default: cwd)")
     parser.add_argument("--file", default=None, help="the settings file to edit (overrides --scope)")
-    parser.add_argument("--command", default=None, help="the command hooks run (default: this continuity)")
+    parser.add_argument(
+        "--command",
+        default=None,
+        help="the command hooks run (default: this continuity; --scope project: `continuity` from the PATH)",
+    )
     parser.add_argument("--uninstall", action="store_true", help="remove exactly Continuity's hooks")
     parser.add_argument(
         "--no-mcp", action="store_true", help="leave the harness's MCP servers alone (hooks only)"
@@ -76,6 +80,11 @@ def install(argv: list[str]) -> int:
         path = args.file or locate(args.harness, args.scope, args.project_dir, os.environ)
         if args.uninstall:
             result = module.uninstall(path, args.harness, os.environ)
+        elif module is installer:
+            portable = args.scope == "project" and not args.file
+            result = installer.install(
+                path, args.harness, os.environ, command=args.command, portable=portable
+            )
         else:
             result = module.install(path, args.harness, os.environ, command=args.command)
     except installer.InstallError as error:
@@ -85,7 +94,10 @@ def install(argv: list[str]) -> int:
     if not args.no_mcp and install_mcp(args) != 0:
         return 1
     if not args.uninstall and result.changed:
-        for note in module.notes(args.harness):
+        notes = module.notes(args.harness)
+        if module is installer and args.scope == "project" and not args.file:
+            notes += installer.portable_notes(args.command)
+        for note in notes:
             print(f"note: {note}")
     return 0
 

@@ -5,6 +5,11 @@ with ``<hook> = {"type": "command", "command": ..., "timeout": ...}``. They diff
 location, event names and the unit of ``timeout`` (seconds for Claude Code and Codex,
 milliseconds for Gemini CLI).
 
+A project-scope file is shared with the team, so its entries run ``continuity`` from the PATH, not
+this machine's path to it, and do nothing where it is not installed:
+``command -v continuity >/dev/null 2>&1 || exit 0; continuity hook <event> --harness <h>`` (the
+harnesses run hook commands through a shell).
+
 Our entries are recognised by their command (``... continuity hook <event> ...``), so install is
 idempotent (an entry of ours is updated in place, never duplicated) and uninstall removes
 exactly ours, leaving every other key, group and hook of the user's file as it was. Before any
@@ -28,7 +33,10 @@ from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI, HARNESS_E
 from continuity_client.setup import config, jsonfile
 
 HOOK_TIMEOUT_S = 10  # the harness's limit; our own deadline (2-4 s) ends the hook well before
-SESSION_START_MATCHER = {CLAUDE_CODE: "startup|resume|clear|compact"}
+# Claude Code's SessionStart sources; ``fork`` is a /branch or --fork-session (a forked session
+# that reported ``resume`` in older versions), matched so its start links to the session it forks.
+SESSION_START_MATCHER = {CLAUDE_CODE: "startup|resume|clear|compact|fork"}
+PORTABLE_COMMAND = "continuity"
 OURS = re.compile(r"""(?:^|[\s/\\"'])(?:continuity(?:\.exe)?|-m\s+continuity_client)["']?\s+hook\s""")
 BACKUP_DIR = "backups"
 
@@ -77,6 +85,12 @@ def default_command() -> str:
     return f"{shlex.quote(sys.executable)} -m continuity_client"
 
 
+def hook_command(command: str, event: str, harness: str, portable: bool = False) -> str:
+    """The command of one hook entry; ``portable`` (a project file): skipped where not installed."""
+    run = f"{command} hook {event} --harness {harness}"
+    return f"command -v {command} >/dev/null 2>&1 || exit 0; {run}" if portable else run
+
+
 def is_ours(entry: object) -> bool:
     if not isinstance(entry, dict):
         return False
@@ -84,11 +98,11 @@ def is_ours(entry: object) -> bool:
     return isinstance(command, str) and OURS.search(command) is not None
 
 
-def desired_entries(harness: str, command: str) -> dict[str, tuple[str | None, dict]]:
+def desired_entries(harness: str, command: str, portable: bool = False) -> dict[str, tuple[str | None, dict]]:
     """Harness event -> (matcher or None, our hook entry)."""
     out: dict[str, tuple[str | None, dict]] = {}
     for event, name in HARNESS_EVENTS[harness].items():
-        hook: dict = {"type": "command", "command": f"{command} hook {event} --harness {harness}"}
+        hook: dict = {"type": "command", "command": hook_command(command, event, harness, portable)}
         if harness == GEMINI:
             hook = {"name": f"continuity-{event}", **hook, "timeout": HOOK_TIMEOUT_S * 1000}
             hook["description"] = f"Continuity: {event.replace('-', ' ')}"
@@ -99,7 +113,7 @@ def desired_entries(harness: str, command: str) -> dict[str, tuple[str | None, d
     return out
 
 
-def merge(data: dict, harness: str, command: str) -> dict:
+def merge(data: dict, harness: str, command: str, portable: bool = False) -> dict:
     """A copy of ``data`` with our entries present exactly once per event, others untouched."""
     result = json.loads(json.dumps(data))
     hooks = result.get("hooks")
@@ -107,7 +121,7 @@ def merge(data: dict, harness: str, command: str) -> dict:
         hooks = result["hooks"] = {}
     if not isinstance(hooks, dict):
         raise InstallError('"hooks" in the settings file is not an object; fix it by hand first')
-    wanted = desired_entries(harness, command)
+    wanted = desired_entries(harness, command, portable)
     for name in list(hooks):
         if name not in wanted:
             _remove_ours(hooks, name)
@@ -285,8 +299,13 @@ def _read(path: str) -> tuple[dict, jsonfile.Style, bytes | None]:
         raise InstallError(f"cannot read {path}: {error}") from None
 
 
-def install(path: str, harness: str, env: Mapping[str, str], command: str | None = None) -> Result:
-    return apply_edit(path, harness, env, lambda data: merge(data, harness, command or default_command()))
+def install(
+    path: str, harness: str, env: Mapping[str, str], command: str | None = None, portable: bool = False
+) -> Result:
+    """Merge our entries into ``path``. ``portable`` (a project file shared with a team): the hooks
+    run ``continuity`` from the PATH (or ``command``), skipped on a machine without it."""
+    chosen = command or (PORTABLE_COMMAND if portable else default_command())
+    return apply_edit(path, harness, env, lambda data: merge(data, harness, chosen, portable))
 
 
 def uninstall(path: str, harness: str, env: Mapping[str, str]) -> Result:
@@ -328,13 +347,28 @@ def revert_edit(
     return Result(path, action, changed=True, backup=saved)
 
 
+def portable_notes(command: str | None) -> list[str]:
+    """After a project-scope install: whether the shared command runs on this machine."""
+    import shutil
+
+    chosen = command or PORTABLE_COMMAND
+    if shutil.which(chosen):
+        return []
+    return [
+        f"the project file runs `{chosen}` from the PATH so it works on a teammate's machine too; it is "
+        f"not on this machine's PATH, so the hooks do nothing here: `pipx install ./client`, or put "
+        f"{os.path.dirname(sys.executable)} on the PATH"
+    ]
+
+
 def notes(harness: str) -> list[str]:
     """What the user still has to do after an install, per harness."""
     if harness == CODEX:
         return [
             "Codex runs hooks only once you trust them: open Codex and review them (/hooks).",
             "older Codex versions also need `[features]\\ncodex_hooks = true` in ~/.codex/config.toml.",
-            "Codex has no session-end hook; sessions close on the server's idle timeout.",
+            "Codex has no session-end hook: its Stop hook sends each turn's transcript; sessions close on "
+            "the server's idle timeout.",
         ]
     if harness == GEMINI:
         return ['Gemini CLI versions where hooks are off by default need `"hooksConfig": {"enabled": true}`.']

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from continuity_core.logic.injected import is_injected, strip_injected
 from continuity_core.logic.rolling import Statement
 from continuity_core.logic.sticky import Role
 from continuity_core.models.session_digest import FactKind, FactSource, PromptNote
@@ -30,6 +31,9 @@ _NOT_WORDS = re.compile(
     r"Caveat: The messages below|\[Request interrupted|\[image\])",
 )
 MATCH_CHARS = 60
+# Tools that run a sub-agent (Claude Code's Task, renamed Agent): their result is the sub-agent's
+# final report, the agent's own findings as much as its prose is.
+SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 
 
 @dataclass(frozen=True)
@@ -60,8 +64,17 @@ def transcript_blocks(text: str) -> list[Block]:
     return [Block(b.label, b.text.strip()) for b in blocks if b.text.strip()]
 
 
+def _runs_subagent(block: Block) -> bool:
+    """``Tool Task: <description>`` (or ``Tool Agent``): the block the sub-agent's report answers."""
+    if block.label != "Tool":
+        return False
+    name = block.text[len("Tool ") :].split(":", 1)[0].strip()
+    return name in SUBAGENT_TOOLS
+
+
 def is_users_words(text: str) -> bool:
-    return bool(text.strip()) and not _NOT_WORDS.match(text)
+    """Not a slash command, hook or system text, nor context a harness injected into the turn."""
+    return bool(text.strip()) and not _NOT_WORDS.match(text) and not is_injected(text)
 
 
 def _flat(text: str) -> str:
@@ -103,7 +116,8 @@ def digest_inputs(
             if index not in numbers:
                 continue
             number = numbers[index] or number
-            statement = Statement(block.text, Role.USER, FactSource.PROMPT, number, now)
+            words = strip_injected(block.text) or block.text
+            statement = Statement(words, Role.USER, FactSource.PROMPT, number, now)
             from_transcript.append(statement)
             last_user = statement
         elif block.label == "Assistant":
@@ -116,6 +130,8 @@ def digest_inputs(
             from_transcript.append(
                 Statement(block.text, Role.SUMMARY, FactSource.COMPACTION_SUMMARY, number, now)
             )
+        elif block.label == "Result" and index and _runs_subagent(blocks[index - 1]):
+            from_transcript.append(Statement(block.text, Role.AGENT, FactSource.AGENT, number, now))
     first_matched = min(matched) if matched else None
     before: list[Statement] = []
     after: list[Statement] = []

@@ -99,6 +99,8 @@ class HookService:
             HookEvent.SESSION_END: self._session_end,
             HookEvent.SUBAGENT_START: self._subagent_start,
             HookEvent.STOP: self._stop,
+            HookEvent.POST_COMPACTION: self._post_compaction,
+            HookEvent.SUBAGENT_STOP: self._stop,
         }[hook.event]
         try:
             return handler(agent_id, hook)
@@ -163,12 +165,32 @@ class HookService:
             previous = state.transcript_prev_end
             hint = TranscriptHint(-1 if previous is None else previous, state.transcript_head_at)
         self._append_transcript(agent_id, hook, hint)
+        if hook.compacted:
+            return self._recover_after_compaction(agent_id, hook, requested, merged)
         nudge = self._nudge(agent_id, state, now)
         return HookOutcome(
             HookResponse(event=hook.event, additional_context=nudge),
             flush_requested=requested,
             flush_merged=merged,
             nudged=nudge is not None,
+        )
+
+    def _recover_after_compaction(
+        self, agent_id: str, hook: Hook, requested: bool, merged: bool
+    ) -> HookOutcome:
+        """The harness compacted and starts no session for it (Gemini CLI): checkpoint what the
+        session holds now (its compaction summary included, from the transcript) and answer this
+        prompt with the recovery block a compact session start would have had."""
+        trigger, worth = CheckpointTrigger.POST_COMPACTION, _worth_after_compaction
+        result = self._writer.flush(agent_id, hook.session_key, trigger, worth_writing=worth)
+        recovery, injection = self._own_recovery(agent_id, hook, self._clock())
+        return HookOutcome(
+            HookResponse(event=hook.event, additional_context=injection.text),
+            flush_requested=requested,
+            flush_merged=merged,
+            recovery=recovery,
+            checkpoint_written=_written(result),
+            truncated=injection.truncated,
         )
 
     def _remember(self, agent_id: str, hook: Hook) -> HookOutcome:
@@ -222,6 +244,11 @@ class HookService:
         so the summary the compaction writes keeps what the digest holds. Others get nothing."""
         if hook.injection_cap_chars is None:
             return None, Injection(None, False)
+        return self._own_recovery(agent_id, hook, now)
+
+    def _own_recovery(self, agent_id: str, hook: Hook, now: datetime) -> tuple[Recovery | None, Injection]:
+        """The recovery block of this session's own latest checkpoint (the story that was just
+        compacted), with the ledger line, inside the harness's cap."""
         limit = injection_limit(hook)
         start = find_start_context(
             self._checkpoints,
@@ -234,11 +261,38 @@ class HookService:
             start_source="compact",
             harness=hook.harness,
         )
+        recovery = start.recovery
+        if recovery is not None and recovery.source is not RecoverySource.SAME_SESSION:
+            recovery = None  # another session's story is no recovery of this one's compaction
         sections = [
-            recovery_section(start.recovery, self._config, now, limit),
+            recovery_section(recovery, self._config, now, limit),
             ledger_line(start.recent_decisions, now),
         ]
-        return start.recovery, assemble([s for s in sections if s], limit)
+        return recovery, assemble([s for s in sections if s], limit)
+
+    def _post_compaction(self, agent_id: str, hook: Hook) -> HookOutcome:
+        """After the harness compacted: its summary goes into the rolling digest at once, in a
+        checkpoint the next recovery reads (the same summary read again from the transcript later
+        is the same fact, merged)."""
+        self._append_transcript(agent_id, hook)
+        now = self._clock()
+        self._states.touch(agent_id, _identity(hook), now)
+        summary = (hook.compact_summary or "").strip()
+
+        def worth_writing(state: SessionState) -> bool:
+            if state.has_pending:
+                return True
+            # A replay of the same hook finds this trigger already last: nothing new to write.
+            return bool(summary) and state.last_checkpoint_trigger != CheckpointTrigger.POST_COMPACTION.value
+
+        result = self._writer.flush(
+            agent_id,
+            hook.session_key,
+            CheckpointTrigger.POST_COMPACTION,
+            worth_writing=worth_writing,
+            extra=_summary_statements(summary, now),
+        )
+        return HookOutcome(HookResponse(event=hook.event), checkpoint_written=_written(result))
 
     def _session_end(self, agent_id: str, hook: Hook) -> HookOutcome:
         self._append_transcript(agent_id, hook)
@@ -258,7 +312,8 @@ class HookService:
         return HookOutcome(HookResponse(event=hook.event), checkpoint_written=_written(result))
 
     def _stop(self, agent_id: str, hook: Hook) -> HookOutcome:
-        # The turn ended: its transcript lands and the session counts as active; no prompt, no checkpoint.
+        # The turn ended (stop), or a sub-agent finished (subagent-stop, under the sub-agent's own key):
+        # its transcript lands and the session counts as active; no prompt, no checkpoint.
         self._states.touch(agent_id, _identity(hook), self._clock())
         self._append_transcript(agent_id, hook)
         return HookOutcome(HookResponse(event=hook.event))
@@ -360,6 +415,18 @@ def _worth_clearing(state: SessionState) -> bool:
     if state.has_pending:
         return True
     return state.total_prompts > 0 and state.last_checkpoint_trigger != CheckpointTrigger.CLEAR.value
+
+
+def _worth_after_compaction(state: SessionState) -> bool:
+    """The prompt that found the compaction is pending; a replay finds this trigger already last."""
+    return state.has_pending or state.last_checkpoint_trigger != CheckpointTrigger.POST_COMPACTION.value
+
+
+def _summary_statements(summary: str, now: datetime) -> list[Statement]:
+    """The harness's compaction summary, read for the rules, decisions and findings it states."""
+    if not summary:
+        return []
+    return [Statement(summary, Role.SUMMARY, FactSource.COMPACTION_SUMMARY, None, now)]
 
 
 def _compaction_context(hook: Hook, now: datetime) -> list[Statement]:

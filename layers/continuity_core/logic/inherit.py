@@ -4,10 +4,12 @@ Parent detection, first match wins:
 
 1. an explicit ``parent_session_key`` (OpenCode's ``parentID``);
 2. an OpenClaw key ``agent:{id}:subagent:{uuid}`` → ``agent:{id}:main``;
-3. a Claude Code payload with ``agent_id`` (the harness's sub-agent id): its ``session_id`` when that
-   session is known here (Claude Code's SubagentStart carries the parent's session id), else the most
-   recently updated other session of the same project and harness (the tenant is always the scope);
-4. anything else, Codex included: no parent, no block.
+3. a Claude Code or Codex payload with ``agent_id`` (the harness's sub-agent id): its ``session_id``
+   when that session is known here (both harnesses' SubagentStart carry the parent's session id:
+   Codex shares its root session id with the sub-agents it spawns), else the most recently updated
+   other session of the same project and harness that is not itself a sub-agent's (the tenant is
+   always the scope);
+4. anything else: no parent, no block.
 
 The harness's sub-agent id is lineage metadata only; storage is always keyed by the tenant's agent id.
 The block (``## Inherited from Parent Session``) holds the parent's key, its active constraints and
@@ -35,10 +37,14 @@ from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.hooks import Hook
 from continuity_core.models.session_digest import FactKind
 from continuity_core.models.transcripts import TranscriptHead
+from continuity_core.names import SUBAGENT_KEY_PART
 from continuity_core.ports import CheckpointStore, StateStore, TranscriptStore
 
 INHERIT_HEADING = "## Inherited from Parent Session"
 CLAUDE_CODE = "claude-code"
+CODEX = "codex"
+# Harnesses whose sub-agent hooks carry the parent's session id next to the sub-agent's agent_id.
+SHARED_SESSION_HARNESSES = frozenset({CLAUDE_CODE, CODEX})
 OPENCLAW_SUBAGENT = re.compile(r"agent:(?P<agent>[^:]+):subagent:.+")
 MAX_CONSTRAINTS = 12
 MAX_DECISIONS = 8
@@ -53,6 +59,7 @@ class ParentSource(StrEnum):
     EXPLICIT = "explicit parent_session_key"
     OPENCLAW = "OpenClaw session key"
     CLAUDE_CODE_SESSION = "Claude Code session id"
+    CODEX_SESSION = "Codex session id"
     CLAUDE_CODE_RECENT = "most recent session of the project"
 
 
@@ -74,17 +81,18 @@ def find_parent(
     openclaw = OPENCLAW_SUBAGENT.fullmatch(own)
     if openclaw:
         return Parent(f"agent:{openclaw['agent']}:main", ParentSource.OPENCLAW)
-    if hook.subagent_id and hook.harness == CLAUDE_CODE:
+    if hook.subagent_id and hook.harness in SHARED_SESSION_HARNESSES:
         head = transcripts.assembled_head(agent_id, own, consistent=True)
         checkpoint = checkpoints.latest_for_session(agent_id, own)
         if (head is not None and head.length) or checkpoint is not None:
-            return Parent(own, ParentSource.CLAUDE_CODE_SESSION, head, checkpoint, looked_up=True)
+            source = ParentSource.CODEX_SESSION if hook.harness == CODEX else ParentSource.CLAUDE_CODE_SESSION
+            return Parent(own, source, head, checkpoint, looked_up=True)
         if hook.project_normalized:
             recent, _ = transcripts.recent_sessions(
                 agent_id, hook.project_normalized, RECENT_CANDIDATES, harness=hook.harness
             )
             # The index lists by start; the summaries carry the state's last activity.
-            others = [s for s in recent if s.session_key != own]
+            others = [s for s in recent if s.session_key != own and SUBAGENT_KEY_PART not in s.session_key]
             other = max(others, key=lambda s: s.updated_at, default=None)
             if other is not None:
                 return Parent(other.session_key, ParentSource.CLAUDE_CODE_RECENT)

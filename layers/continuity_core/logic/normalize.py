@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from continuity_core.logic.injected import strip_injected
 from continuity_core.logic.paths import normalize_project
 from continuity_core.models.hooks import Hook, HookEvent, HookRequest
 from continuity_core.redaction import redact_value
@@ -11,14 +12,17 @@ DEFAULT_HARNESS = "claude-code"
 
 def normalize_hook(event: HookEvent, request: HookRequest) -> Hook:
     """One Hook, its free text redacted before anything stores it (the transcript delta is redacted
-    where it is appended: its offsets are in the client's characters)."""
+    where it is appended: its offsets are in the client's characters). Context a harness injected
+    into the prompt (``<hook_context>``, our own recovery block) is not the user's: it is dropped."""
     report: dict[str, int] = {}
     text = redact_value(
         {
-            "prompt": request.prompt,
+            "prompt": strip_injected(request.prompt),
             "content": request.content,
             "custom_instructions": request.custom_instructions,
             "session_context": request.session_context,
+            "compact_summary": request.compact_summary,
+            "last_assistant_message": request.last_assistant_message,
         },
         report,
     )
@@ -39,6 +43,9 @@ def normalize_hook(event: HookEvent, request: HookRequest) -> Hook:
         session_context=text["session_context"],
         reason=request.reason,
         content=text["content"],
+        compact_summary=text["compact_summary"],
+        last_assistant_message=text["last_assistant_message"],
+        compacted=request.compacted,
         subagent_id=request.subagent_id,
         subagent_type=request.subagent_type,
         previous_session_key=(request.previous_session_key or "").strip() or None,

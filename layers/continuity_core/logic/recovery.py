@@ -1,6 +1,7 @@
 """Recovery at session start: find what to hand back, and render it.
 
-Lookup order: the same session (no time limit) → an explicit previous session → after a /clear, the
+Lookup order: the same session (no time limit) → an explicit previous session (the session a fork
+or a resume under a new id continues: the client reads it from the harness's transcript) → after a /clear, the
 session just cleared (its ``clear`` checkpoint, same harness) → the same project within the recovery
 window (unless ``crossSessionRecovery`` is off). The project index query also brings the ledger's
 newest decisions, so recovery costs the same few requests however many checkpoints are stored.
@@ -35,6 +36,7 @@ RECENT = 4
 class RecoverySource(StrEnum):
     SAME_SESSION = "same_session"
     PREVIOUS_SESSION = "previous_session"
+    FORKED_SESSION = "forked_session"  # the previous session, named by a fork's start (source=fork)
     CLEARED_SESSION = "cleared_session"
     SAME_PROJECT = "same_project"
 
@@ -43,6 +45,7 @@ UNBOUNDED = 10**9
 # A session-start with source=clear follows its session-end(reason=clear) within moments.
 CLEAR_LINK_WINDOW = timedelta(minutes=10)
 CLEAR_SOURCES = frozenset({"clear"})
+FORK_SOURCES = frozenset({"fork"})
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,8 @@ def find_start_context(
     source = RecoverySource.SAME_SESSION
     if not own and previous_session_key and previous_session_key != session_key:
         own = store.recent_for_session(agent_id, previous_session_key, RECENT)
-        source = RecoverySource.PREVIOUS_SESSION
+        forked = (start_source or "").lower() in FORK_SOURCES
+        source = RecoverySource.FORKED_SESSION if forked else RecoverySource.PREVIOUS_SESSION
     decisions: list[LedgerEntry] = []
     if project_normalized:
         since = now - timedelta(hours=config.recovery_window_hours)
@@ -144,6 +148,7 @@ def describe_decision(entry: LedgerEntry, now: datetime) -> str:
 _ORIGINS = {
     RecoverySource.SAME_SESSION: "this session",
     RecoverySource.PREVIOUS_SESSION: "session {key} (named as the previous session)",
+    RecoverySource.FORKED_SESSION: "session {key} (the session this one was forked from)",
     RecoverySource.CLEARED_SESSION: "session {key} (the session you just cleared)",
     RecoverySource.SAME_PROJECT: "session {key} (an earlier session of this project: check it still applies)",
 }

@@ -13,6 +13,9 @@ from continuity_core.models.session_digest import SessionDigest
 class CheckpointTrigger(StrEnum):
     PERIODIC = "periodic"
     PRE_COMPACTION = "pre_compaction"
+    # After the harness compacted: the digest takes in its compaction summary (PostCompact), or the
+    # transcript shows a compaction the harness announced no session start for (Gemini CLI).
+    POST_COMPACTION = "post_compaction"
     SESSION_END = "session_end"
     AGENT = "agent"
     EXPLICIT = "explicit"

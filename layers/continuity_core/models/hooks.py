@@ -18,9 +18,11 @@ class HookEvent(StrEnum):
     PRE_COMPACTION = "pre-compaction"
     SESSION_END = "session-end"
     SUBAGENT_START = "subagent-start"
-    # The agent finished its turn (OpenCode's session.idle): the last reply's transcript lands now,
-    # not with the next prompt (which may never come).
+    # The agent finished its turn (OpenCode's session.idle, Codex's Stop): the last reply's transcript
+    # lands now, not with the next prompt (which may never come).
     STOP = "stop"
+    POST_COMPACTION = "post-compaction"  # the harness compacted (Claude Code's and Codex's PostCompact)
+    SUBAGENT_STOP = "subagent-stop"  # a sub-agent finished: its own transcript, under its own key
 
     @property
     def claude_code_name(self) -> str:
@@ -35,6 +37,8 @@ _CLAUDE_CODE_NAMES = {
     HookEvent.PRE_COMPACTION: "PreCompact",
     HookEvent.SESSION_END: "SessionEnd",
     HookEvent.SUBAGENT_START: "SubagentStart",
+    HookEvent.POST_COMPACTION: "PostCompact",
+    HookEvent.SUBAGENT_STOP: "SubagentStop",
     HookEvent.STOP: "Stop",
 }
 
@@ -80,7 +84,23 @@ class HookRequest(BaseModel):
     session_context: str | None = Field(None, validation_alias=_choices("sessionContext", "session_context"))
     reason: str | None = Field(None, max_length=256)
     content: str | None = None
-    # The harness's sub-agent id (Claude Code's agent_id), not the tenant.
+    compact_summary: str | None = Field(
+        None,
+        validation_alias=_choices("compact_summary", "compactSummary"),
+        description="The harness's own compaction summary (Claude Code's PostCompact); it feeds the "
+        "rolling digest.",
+    )
+    last_assistant_message: str | None = Field(
+        None,
+        validation_alias=_choices("last_assistant_message", "lastAssistantMessage"),
+        description="The final reply of the turn or sub-agent (Stop, SubagentStop).",
+    )
+    compacted: bool = Field(
+        False,
+        description="The transcript delta shows a compaction since the last hook, and the harness has no "
+        "session start for it (Gemini CLI): the answer to this prompt carries the recovery block.",
+    )
+    # The harness's sub-agent id (Claude Code's and Codex's agent_id), not the tenant.
     subagent_id: str | None = Field(None, max_length=256, validation_alias=_choices("agent_id", "agentId"))
     subagent_type: str | None = Field(
         None, max_length=256, validation_alias=_choices("agent_type", "agentType")
@@ -100,7 +120,8 @@ class HookRequest(BaseModel):
     )
     transcript: TranscriptDelta | None = Field(
         None,
-        description="Client-sent transcript delta (user-prompt-submit, pre-compaction, session-end, stop).",
+        description="Client-sent transcript delta (user-prompt-submit, pre-compaction, post-compaction, "
+        "session-end, stop, subagent-stop).",
     )
     transcript_chars: int | None = Field(
         None,
@@ -158,6 +179,9 @@ class Hook(BaseModel):
     session_context: str | None = None
     reason: str | None = None
     content: str | None = None
+    compact_summary: str | None = None
+    last_assistant_message: str | None = None
+    compacted: bool = False
     subagent_id: str | None = None
     subagent_type: str | None = None
     previous_session_key: str | None = None
