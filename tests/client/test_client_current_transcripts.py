@@ -28,7 +28,7 @@ CLAUDE, CODEX, GEMINI = harness.CLAUDE_CODE, harness.CODEX, harness.GEMINI
 RECOVERY = "## Session Recovery Context"
 
 
-def claude_user(text: str, sidechain: bool = False, **extra: object) -> dict:
+def claude_user(text: object, sidechain: bool = False, **extra: object) -> dict:
     return {"type": "user", "isSidechain": sidechain, "message": {"role": "user", "content": text}, **extra}
 
 
@@ -270,3 +270,11 @@ def test_without_a_zstd_library_the_reason_is_said(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(transcript_cursor.importlib, "import_module", missing)
     with pytest.raises(OSError, match=r"install the zstandard package .*continuity-client\[zstd\]"):
         transcript_cursor.next_delta(str(tmp_path / "home"), "y", str(path), CODEX)
+
+
+def test_a_background_subagents_notification_is_its_report_not_the_users_words() -> None:
+    # Claude Code reports a background sub-agent as a <task-notification> turn (found by the real-CLI stage)
+    note = "<task-notification><status>completed</status><result>The quokka fixture seeds the clock.</result>"
+    records = [claude_user(note), claude_user([{"type": "text", "text": note}]), claude_user("thanks")]
+    text = transcript.render_all(CLAUDE, records)
+    assert text == f"Result: {note}\n\nResult: {note}\n\nUser: thanks\n\n"

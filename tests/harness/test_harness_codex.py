@@ -97,10 +97,6 @@ def test_the_hooks_reach_the_service(work: Run, api: Api) -> None:
     assert stored_transcript(api, work.thread)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Codex Stop hook not installed yet: the last turn of each `codex exec` never reaches the service",
-)
 def test_the_stored_transcript_is_the_cli_own_rollout_as_the_client_renders_it(work: Run, api: Api) -> None:
     own = rendered("codex", work.codex.rollout(work.thread))
 
@@ -117,10 +113,6 @@ def test_after_an_auto_compaction_the_next_request_carries_the_recovery_block(wo
     assert after.contains(KEPT)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Codex SubagentStart answer not landed: the service finds no parent for a Codex sub-agent",
-)
 def test_a_subagent_first_request_carries_the_inherited_block(work: Run) -> None:
     first = work.model.prompted("SUBAGENT_TASK")
 

@@ -83,20 +83,10 @@ def test_a_resumed_session_reaches_the_model_with_the_recovery_block(work: Run) 
     assert work.model.prompted("AFTER").contains(RECOVERY)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Gemini PreCompress fires every turn and writes a pre-compaction checkpoint; the fix "
-    "(a checkpoint only when the transcript shows a compression) has not landed",
-)
 def test_turns_without_a_compression_write_no_pre_compaction_checkpoint(work: Run, api: Api) -> None:
     assert "pre_compaction" not in triggers(api, work.session)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Gemini delivers our block as <hook_context> inside the user's turn and the client stores "
-    "it as the user's words; the fix has not landed",
-)
 def test_the_injected_block_is_never_stored_as_the_user_words(work: Run, api: Api) -> None:
     # Given the resumed turns carried the recovery block inside the user's turn
     assert work.model.prompted("AFTER").contains("<hook_context>")

@@ -83,3 +83,8 @@ def test_a_subagents_report_is_read_as_the_agents_own_findings() -> None:
     statements = digest_inputs(_state(), transcript, [], NOW).statements
     agent = [s.text for s in statements if s.source is FactSource.AGENT and not s.tool]
     assert agent == ["It turns out the quokka fixture seeds the clock from time.time()."]
+
+
+def test_a_harness_notice_sent_as_a_prompt_is_not_the_users() -> None:
+    # Claude Code sends a background sub-agent's <task-notification> through UserPromptSubmit
+    assert strip_injected("<task-notification><status>completed</status></task-notification>") == ""

@@ -160,9 +160,10 @@ TEXT_FIELDS = (
 # The environment variable a harness sets to the project root for its hooks.
 PROJECT_DIR_ENV = {CLAUDE_CODE: "CLAUDE_PROJECT_DIR", GEMINI: "GEMINI_PROJECT_DIR"}
 
-# Codex and Gemini CLI inject context as user messages; none of it is the user's words. The last
-# four are the starts of our own injected sections: the service's logic/injected.py keeps the same
-# (this distribution cannot import it; a test holds them equal).
+TASK_NOTIFICATION = "<task-notification>"
+# Codex and Gemini CLI inject context as user messages; none of it is the user's words. The four
+# "## …"/"Continuity: …" entries are the starts of our own injected sections: the service's
+# logic/injected.py keeps the same (this distribution cannot import it; a test holds them equal).
 INJECTED_PREFIXES = (
     "<environment_context>",
     "<user_instructions>",
@@ -174,6 +175,9 @@ INJECTED_PREFIXES = (
     "## Inherited from Parent Session",
     "## Decision Ledger",
     "Continuity: this session's context is about",
+    # Claude Code's report of a background sub-agent, sent as a prompt (the transcript keeps it as
+    # the sub-agent's result, transcript.py).
+    TASK_NOTIFICATION,
 )
 HOOK_CONTEXT_OPEN, HOOK_CONTEXT_CLOSE = "<hook_context>", "</hook_context>"
 # Harness event names (any harness) accepted in place of ours on the command line.

@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 
 WATCHDOG_GRACE_S = 0.25
 # Reads that matter most and happen rarely try the network even while the service is marked down.
-BYPASS_BACKOFF = frozenset({"session-start", "pre-compaction", "post-compaction"})
+BYPASS_BACKOFF = frozenset({"session-start", "pre-compaction"})
 # Claude Code session starts that continue another session (``/branch``, ``--fork-session``, a
 # resume under a new id): the client names that session as ``previous_session_key``.
 CONTINUING_SOURCES = frozenset({"fork", "resume"})

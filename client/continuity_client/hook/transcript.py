@@ -35,7 +35,14 @@ from __future__ import annotations
 import json
 
 from continuity_client.hook import context_usage
-from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI, OPENCODE, users_words
+from continuity_client.hook.harness import (
+    CLAUDE_CODE,
+    CODEX,
+    GEMINI,
+    OPENCODE,
+    TASK_NOTIFICATION,
+    users_words,
+)
 
 MAX_TEXT_CHARS = 16_000  # one user or assistant block
 MAX_INPUT_CHARS = 200  # a tool's input, in short
@@ -182,6 +189,12 @@ def queued_prompt(record: dict) -> str:
     return users_words(result_text(attachment.get("prompt")))
 
 
+def subagent_report(text: str) -> str:
+    """Claude Code's ``<task-notification>`` turn: a background sub-agent's report, sent as if the
+    user said it. Kept whole as the sub-agent's result, never as ``User:``."""
+    return f"Result: {cut(text, MAX_TEXT_CHARS)}"
+
+
 def _sidechain(record: dict, state: dict) -> bool:
     """Sub-agent lines inside the main transcript (older Claude Code) are skipped there; a sub-agent's
     own transcript (``agent_transcript_path``) is all sidechain lines and is read whole."""
@@ -213,6 +226,8 @@ def render_claude(record: dict, state: dict) -> Rendered:
         return Rendered(blocks(f"[Compact summary] {text}"), boundary=not state.get("compacted"))
     label = "User" if kind == "user" else "Assistant"
     if isinstance(content, str):
+        if kind == "user" and content.lstrip().startswith(TASK_NOTIFICATION):
+            return Rendered(blocks(subagent_report(content)))
         text = users_words(content) if kind == "user" else content.strip()
         return Rendered(blocks(f"{label}: {cut(text, MAX_TEXT_CHARS)}" if text else ""))
     parts: list[str] = []
@@ -221,7 +236,11 @@ def render_claude(record: dict, state: dict) -> Rendered:
             continue
         kind_of = block.get("type")
         if kind_of == "text" and str(block.get("text") or "").strip():
-            text = users_words(str(block["text"])) if kind == "user" else str(block["text"])
+            raw = str(block["text"])
+            if kind == "user" and raw.lstrip().startswith(TASK_NOTIFICATION):
+                parts.append(subagent_report(raw))
+                continue
+            text = users_words(raw) if kind == "user" else raw
             if text.strip():
                 parts.append(f"{label}: {cut(text, MAX_TEXT_CHARS)}")
         elif kind_of == "tool_use":

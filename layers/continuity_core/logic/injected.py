@@ -23,6 +23,9 @@ OWN_BLOCK_STARTS = (
     "## Decision Ledger",
     "Continuity: this session's context is about",
 )
+# What a harness itself sends as a prompt: Claude Code reports a background sub-agent's result as a
+# ``<task-notification>`` turn through UserPromptSubmit. The sub-agent's words, not the user's.
+HARNESS_NOTICE_STARTS = ("<task-notification>",)
 _HOOK_CONTEXT = re.compile(r"<hook_context>.*?(?:</hook_context>|\Z)", re.DOTALL | re.IGNORECASE)
 
 
@@ -32,7 +35,7 @@ def strip_injected(text: str | None) -> str | None:
     if text is None:
         return None
     kept = _HOOK_CONTEXT.sub("", text) if "<hook_context>" in text.lower() else text
-    if kept.lstrip().startswith(OWN_BLOCK_STARTS):
+    if kept.lstrip().startswith(OWN_BLOCK_STARTS + HARNESS_NOTICE_STARTS):
         return ""
     return kept.strip() if kept is not text else text
 
