@@ -319,7 +319,7 @@ class HookService:
         return HookOutcome(HookResponse(event=hook.event))
 
     def _subagent_start(self, agent_id: str, hook: Hook) -> HookOutcome:
-        # Claude Code's SubagentStart carries the parent's session: inherit, record nothing.
+        # Claude Code's and Codex's SubagentStart carry the parent's session: inherit, record nothing.
         limit = injection_limit(hook)
         section = self._inherited_section(agent_id, hook, limit)
         injection = assemble([section] if section else [], limit)
