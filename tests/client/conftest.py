@@ -1,4 +1,5 @@
-"""Fixtures for the client tests: a fake service and an isolated home (helpers: client_support)."""
+"""Fixtures for the client tests: the real service in-process, a fake one for faults, an isolated home
+(helpers: client_support)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.client.fake_continuity_service import FakeService
+from tests.client.real_service import RealService, admin_token_sha256
 
 
 @pytest.fixture
@@ -38,5 +40,39 @@ def client_env(tmp_path: Path, home: Path, service: FakeService) -> dict[str, st
         CONTINUITY_TOKEN="good-token",
         CONTINUITY_HOOK_TIMEOUT_S="2",
         CONTINUITY_BACKOFF_S="0",
+    )
+    return env
+
+
+@pytest.fixture
+def real_service(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[RealService]:
+    """The service itself (every function, the authorizer, moto) on 127.0.0.1; no debounce delay."""
+    from continuity_core import services
+    from infra import wiring
+
+    monkeypatch.setenv("CONTINUITY_FLUSH_DELAY_SECONDS", "0")
+    monkeypatch.setenv(wiring.API_TOKEN_ENV_VAR, admin_token_sha256())
+    services.reset()
+    served = RealService().start()
+    yield served
+    served.stop()
+    services.reset()
+
+
+@pytest.fixture
+def real_env(tmp_path: Path, home: Path, real_service: RealService) -> dict[str, str]:
+    """``client_env``'s isolation, pointed at the real service with a hooks+read token of agent alice."""
+    user_home = tmp_path / "user"
+    user_home.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CONTINUITY_", "CLAUDE_", "GEMINI_"))}
+    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        env.pop(name, None)
+    env.update(
+        HOME=str(user_home),
+        CONTINUITY_HOME=str(home),
+        CONTINUITY_URL=real_service.url,
+        CONTINUITY_TOKEN=real_service.create_token("alice")["token"],
+        CONTINUITY_HOOK_TIMEOUT_S="5",
+        CONTINUITY_BACKOFF_S="10",
     )
     return env
