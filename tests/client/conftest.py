@@ -25,23 +25,24 @@ def home(tmp_path: Path) -> Path:
     return tmp_path / "continuity-home"
 
 
-@pytest.fixture
-def client_env(tmp_path: Path, home: Path, service: FakeService) -> dict[str, str]:
-    """An environment with HOME and CONTINUITY_HOME in tmp, pointed at the fake service."""
+def isolated_env(tmp_path: Path, home: Path, url: str, token: str, **settings: str) -> dict[str, str]:
+    """This process's environment without our, the harnesses' and proxy variables; HOME and
+    CONTINUITY_HOME in tmp; the client pointed at ``url`` with ``token``."""
     user_home = tmp_path / "user"
-    user_home.mkdir()
+    user_home.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CONTINUITY_", "CLAUDE_", "GEMINI_"))}
     for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
         env.pop(name, None)
-    env.update(
-        HOME=str(user_home),
-        CONTINUITY_HOME=str(home),
-        CONTINUITY_URL=service.url,
-        CONTINUITY_TOKEN="good-token",
-        CONTINUITY_HOOK_TIMEOUT_S="2",
-        CONTINUITY_BACKOFF_S="0",
+    env.update(HOME=str(user_home), CONTINUITY_HOME=str(home), CONTINUITY_URL=url, CONTINUITY_TOKEN=token)
+    return env | settings
+
+
+@pytest.fixture
+def client_env(tmp_path: Path, home: Path, service: FakeService) -> dict[str, str]:
+    """An environment with HOME and CONTINUITY_HOME in tmp, pointed at the fake service."""
+    return isolated_env(
+        tmp_path, home, service.url, "good-token", CONTINUITY_HOOK_TIMEOUT_S="2", CONTINUITY_BACKOFF_S="0"
     )
-    return env
 
 
 @pytest.fixture
@@ -61,18 +62,9 @@ def real_service(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterat
 
 @pytest.fixture
 def real_env(tmp_path: Path, home: Path, real_service: RealService) -> dict[str, str]:
-    """``client_env``'s isolation, pointed at the real service with a hooks+read token of agent alice."""
-    user_home = tmp_path / "user"
-    user_home.mkdir(exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CONTINUITY_", "CLAUDE_", "GEMINI_"))}
-    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        env.pop(name, None)
-    env.update(
-        HOME=str(user_home),
-        CONTINUITY_HOME=str(home),
-        CONTINUITY_URL=real_service.url,
-        CONTINUITY_TOKEN=real_service.create_token("alice")["token"],
-        CONTINUITY_HOOK_TIMEOUT_S="5",
-        CONTINUITY_BACKOFF_S="10",
+    """``client_env``'s isolation, pointed at the real service with a hooks+read token of agent alice
+    (and the default back-off, so a test sees whether the client presumes the service down)."""
+    token = real_service.create_token("alice")["token"]
+    return isolated_env(
+        tmp_path, home, real_service.url, token, CONTINUITY_HOOK_TIMEOUT_S="5", CONTINUITY_BACKOFF_S="10"
     )
-    return env

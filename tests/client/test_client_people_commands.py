@@ -211,14 +211,14 @@ def test_logout_removes_the_url_and_token_and_keeps_the_other_settings(
     assert "no service URL" in run_cli(["doctor"], env).stdout
 
 
-def test_uninstall_removes_every_hook_and_mcp_server_install_wrote(
+def test_uninstall_removes_every_hook_plugin_and_mcp_server_install_wrote(
     real_env: dict[str, str], project: Path, tmp_path: Path
 ) -> None:
     user = Path(real_env["HOME"])
     (user / ".gemini").mkdir()
     theirs = '{"theme": "dark"}\n'
     (user / ".gemini" / "settings.json").write_text(theirs)
-    for args in (["claude-code"], ["gemini"], ["codex", "--scope", "project"]):
+    for args in (["claude-code"], ["gemini"], ["opencode"], ["codex", "--scope", "project"]):
         assert run_cli(["install", *args], real_env, cwd=project).returncode == 0
 
     done = run_cli(["uninstall"], real_env, cwd=project)
@@ -231,7 +231,7 @@ def test_uninstall_removes_every_hook_and_mcp_server_install_wrote(
         [p.read_text() for p in user.rglob("*.json") if ".continuity" not in str(p)]
     )
     again = run_cli(["uninstall"], real_env, cwd=project)
-    assert "no hooks or MCP server of Continuity found" in again.stdout
+    assert "no hooks, plugin or MCP server of Continuity found" in again.stdout
 
 
 def test_uninstall_purge_deletes_the_local_state_unless_hooks_wait_in_the_spool(

@@ -3,14 +3,11 @@ DynamoDB + S3 (moto) alike. Data is written through the stores' own ports, as th
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
 
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
-from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.state import SessionIdentity
 from continuity_core.ports import (
     CheckpointStore,
@@ -25,6 +22,7 @@ from continuity_core.ports import (
     TranscriptStorage,
 )
 from tests.contract.conftest import BACKENDS, T0, bucket_name, table_name
+from tests.contract.test_checkpoint_and_ledger_contract import checkpoint, decision
 from tests.fakes.stores import RETENTION, in_memory_stores
 from tests.support.clock import Clock
 
@@ -75,32 +73,11 @@ def identity(session: str, project: str = PROJECT) -> SessionIdentity:
     )
 
 
-def checkpoint(session: str, minute: int, project: str = PROJECT) -> Checkpoint:
-    return Checkpoint(
-        id=str(uuid.uuid4()),
-        session_key=session,
-        harness="claude-code",
-        project=project,
-        project_normalized=project,
-        trigger=CheckpointTrigger.AGENT,
-        digest=f"digest of {session}",
-        prompt_count=1,
-        sequence=minute,
-        created_at=T0 + timedelta(minutes=minute),
-    )
-
-
-def decision(session: str, text: str, project: str = PROJECT) -> LedgerEntry:
-    return LedgerEntry(
-        id=str(uuid.uuid4()), project_normalized=project, session_key=session, decision=text, created_at=T0
-    )
-
-
 def seed_session(b: Backend, agent: str, session: str, project: str = PROJECT) -> None:
     """A state, two checkpoints, a transcript with two appends and one S3 chunk, one decision."""
     b.states.record_prompt(agent, identity(session, project), PromptRecord("a prompt"), T0)
     for minute in (1, 2):
-        b.checkpoints.put(agent, checkpoint(session, minute, project), T0, [])
+        b.checkpoints.put(agent, checkpoint(session, T0 + timedelta(minutes=minute), minute, project), T0, [])
     assert b.transcripts.start_head(agent, identity(session, project), T0)
     b.transcripts.put_append(agent, session, 0, "User: hello\n", T0, None)
     b.transcripts.put_append(agent, session, 12, "Assistant: hi\n", T0, None)
@@ -108,7 +85,7 @@ def seed_session(b: Backend, agent: str, session: str, project: str = PROJECT) -
     assert head is not None
     b.transcripts.put_chunk(agent, session, 0, "c0", "User: hello\n")
     assert b.transcripts.update_head(agent, identity(session, project), head, 26, T0, ChunkMove("c0", 12))
-    b.ledger.append(agent, [decision(session, f"{session} chose postgres", project)])
+    b.ledger.append(agent, [decision(f"{session} chose postgres", T0, project, session)])
 
 
 # -- what a session holds ------------------------------------------------------------------------
@@ -190,7 +167,7 @@ def test_a_checkpoint_commit_never_lands_on_a_tombstone(backend: Backend, agent:
 
     # Then its commit is refused as a race, and nothing is written
     with pytest.raises(StateChangedError):
-        backend.checkpoints.commit(agent, checkpoint("s1", 3), read, LATER)
+        backend.checkpoints.commit(agent, checkpoint("s1", T0 + timedelta(minutes=3)), read, LATER)
     assert backend.checkpoints.list_for_session(agent, "s1", 10) == []
 
 
@@ -221,7 +198,9 @@ def test_a_projects_sessions_include_those_with_only_a_state(backend: Backend, a
 def test_deleting_one_sessions_decisions_keeps_the_others_in_the_ledger_and_its_head(
     backend: Backend, agent: str
 ) -> None:
-    backend.ledger.append(agent, [decision("s1", "s1 chose postgres"), decision("s2", "s2 chose redis")])
+    backend.ledger.append(
+        agent, [decision("s1 chose postgres", T0), decision("s2 chose redis", T0, session="s2")]
+    )
     items = backend.erasure.ledger_items(agent, PROJECT)
     assert sorted(i.session_key or "" for i in items) == ["s1", "s2"]
 
@@ -233,7 +212,7 @@ def test_deleting_one_sessions_decisions_keeps_the_others_in_the_ledger_and_its_
 
 
 def test_deleting_a_whole_ledger_takes_its_head(backend: Backend, agent: str) -> None:
-    backend.ledger.append(agent, [decision("s1", "s1 chose postgres")])
+    backend.ledger.append(agent, [decision("s1 chose postgres", T0)])
     backend.erasure.delete_ledger_items(agent, PROJECT, backend.erasure.ledger_items(agent, PROJECT), None)
 
     assert backend.ledger.page(agent, PROJECT, 10).entries == []

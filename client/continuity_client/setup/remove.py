@@ -14,7 +14,7 @@ import argparse
 import os
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from continuity_client.hook import harness, spool
 from continuity_client.setup import config
@@ -95,17 +95,32 @@ def remove_everywhere(
         locate = plugin_install.config_path if name in harness.PLUGIN_HARNESSES else installer.settings_path
         for scope in scopes:
             targets = (
-                (ours.uninstall, locate(name, scope, project_dir, env)),
-                (mcp_install.uninstall, mcp_install.config_path(name, scope, project_dir, env)),
+                (ours.uninstall, _located(locate, name, scope, project_dir, env)),
+                (mcp_install.uninstall, _located(mcp_install.config_path, name, scope, project_dir, env)),
             )
             for remove, path in targets:
-                if (remove.__module__, path) in seen or not os.path.exists(path):
+                if path is None or (remove.__module__, path) in seen or not os.path.exists(path):
                     continue
                 seen.add((remove.__module__, path))
                 result = remove(path, name, env)
                 if result.changed:
                     done.append(result)
     return done
+
+
+def _located(
+    locate: Callable[[str, str, str | None, Mapping[str, str]], str],
+    name: str,
+    scope: str,
+    project_dir: str | None,
+    env: Mapping[str, str],
+) -> str | None:
+    """The file ``install`` writes for this harness and scope; None where it has none (OpenClaw's
+    plugins are configured per user only)."""
+    try:
+        return locate(name, scope, project_dir, env)
+    except installer.InstallError:
+        return None
 
 
 def purge(force: bool) -> int:
