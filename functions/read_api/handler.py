@@ -55,15 +55,12 @@ def session_checkpoints(session_key: Annotated[str, Path(min_length=1, max_lengt
 @app.get("/api/preview", responses=ERROR_RESPONSES)
 def preview(
     project: Annotated[str, Query(min_length=1, max_length=4096)],
-    harness: Annotated[str | None, Query(max_length=64)] = None,
     injection_cap_chars: Annotated[int | None, Query(ge=200, le=100_000)] = None,
 ) -> PreviewAnswer:
     """What a session starting now in ``project`` would be given at its start: the same recovery
     composition as the session-start hook, for a new session, writing nothing."""
     agent_id = caller(app, Scope.READ).agent_id
-    return start_preview().preview(
-        agent_id, normalize_project(project) or project, harness, injection_cap_chars
-    )
+    return start_preview().preview(agent_id, normalize_project(project) or project, injection_cap_chars)
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -165,7 +165,7 @@ def test_the_preview_is_what_a_session_starting_now_gets_and_writes_nothing(core
     preview = StartPreview(core.stores.checkpoints, core.config, core.clock)
     writes_before = core.stores.states.writes
 
-    shown = preview.preview(AGENT, PROJECT, "claude-code", None)
+    shown = preview.preview(AGENT, PROJECT, None)
     started = core.hook(HookEvent.SESSION_START, "fresh", source="startup")
 
     assert shown.text and shown.text == core.context(started)
@@ -174,13 +174,11 @@ def test_the_preview_is_what_a_session_starting_now_gets_and_writes_nothing(core
 
 
 def test_the_preview_of_an_empty_project_has_nothing_to_inject(core: Core) -> None:
-    shown = StartPreview(core.stores.checkpoints, core.config, core.clock).preview(
-        AGENT, "/nowhere", None, None
-    )
+    shown = StartPreview(core.stores.checkpoints, core.config, core.clock).preview(AGENT, "/nowhere", None)
     assert shown.text is None and shown.session_key is None
 
 
 def test_the_preview_fits_the_harness_cap(core: Core) -> None:
     lived(core, "s1")
-    shown = StartPreview(core.stores.checkpoints, core.config, core.clock).preview(AGENT, PROJECT, None, 300)
+    shown = StartPreview(core.stores.checkpoints, core.config, core.clock).preview(AGENT, PROJECT, 300)
     assert shown.text is not None and len(shown.text) <= 300

@@ -185,9 +185,10 @@ class Client:
         query = {"project": project, "limit": limit, "next_token": next_token}
         return self.call("GET", "/api/ledger", query=query)
 
-    def preview(self, project: str, harness: str | None = None, cap: int | None = None) -> dict:
-        """What a session starting now in ``project`` would be given (nothing is written)."""
-        query = {"project": project, "harness": harness, "injection_cap_chars": cap}
+    def preview(self, project: str, cap: int | None = None) -> dict:
+        """What a session starting now in ``project`` would be given, within ``cap`` characters (the
+        harness's injection cap; the service's default when None). Nothing is written."""
+        query = {"project": project, "injection_cap_chars": cap}
         return self.call("GET", "/api/preview", query=query)
 
     def forget_session(self, session: str) -> dict:

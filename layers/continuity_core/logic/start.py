@@ -71,9 +71,7 @@ class StartPreview:
         self._config = config
         self._clock = clock
 
-    def preview(
-        self, agent_id: str, project_normalized: str, harness: str | None, cap: int | None
-    ) -> PreviewAnswer:
+    def preview(self, agent_id: str, project_normalized: str, cap: int | None) -> PreviewAnswer:
         now = self._clock()
         start = find_start_context(
             self._checkpoints,
@@ -84,7 +82,6 @@ class StartPreview:
             self._config,
             now,
             start_source=STARTUP,
-            harness=harness,
         )
         composed = compose_start(start, self._config, now, cap or MAX_INJECTION_CHARS, lambda budget: None)
         recovered = composed.recovery.checkpoint if composed.recovery is not None else None
