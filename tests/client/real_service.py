@@ -3,8 +3,10 @@ local stack's gateway and authorizer, on moto, served over HTTP on 127.0.0.1.
 
 The client talks to it as to a deployment, so what a user reads after an error is what the service
 really answers (the fake in ``fake_continuity_service`` is for faults the service cannot be made to
-show: hangs, 5xx, malformed answers). ``stop()`` closes the port, ``restart()`` opens it again on
-the same port with the data kept, as a restarted local stack does.
+show: hangs, 5xx, malformed answers). Each function runs under its own grant, and requests come
+one at a time (functions sharing a process must not run at once: ``tests/support/isolation.py``).
+``stop()`` closes the port, ``restart()`` opens it again on the same port with the data kept, as a
+restarted local stack does.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from infra.local.authorization import AuthorizerGate
 from infra.local.gateway import Gateway, GatewayServer
 from infra.local.routes import RouteTable
 from infra.local.runtime import InProcessRuntime
+from tests.support.isolation import as_function
 
 ADMIN_TOKEN = "client-tests-admin-token"
 
@@ -38,7 +41,8 @@ class RealService:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> RealService:
-        runtime = InProcessRuntime(wiring.FUNCTIONS, enforce_timeouts=False)
+        # Each function under its synthesized grant (the access guard the ``aws`` fixture installs).
+        runtime = InProcessRuntime(wiring.FUNCTIONS, enforce_timeouts=False, scope=as_function)
         no_cache = wiring.AuthorizerSpec(function=wiring.API_AUTHORIZER.function, cache_ttl_s=0)
         self.gateway = Gateway(runtime, RouteTable(wiring.FUNCTIONS), AuthorizerGate(runtime, no_cache))
         return self._serve()

@@ -12,8 +12,9 @@ import boto3
 import pytest
 
 from continuity_core.names import BUCKET_ENV
+from infra import wiring
 from tests.support.api import InProcessService
-from tests.support.lambda_events import FakeContext, http_event
+from tests.support.lambda_events import http_event, invoke
 
 PROJECT = "/work/app"
 
@@ -21,8 +22,6 @@ PROJECT = "/work/app"
 def forget(
     method_path: str, query: dict[str, str] | None = None, scopes: str | None = None
 ) -> tuple[int, Any]:
-    from functions.forget import handler
-
     if method_path.startswith("/api/sessions/"):
         key = method_path.rsplit("/", 1)[1]
         request = http_event(
@@ -32,7 +31,7 @@ def forget(
         request = http_event("DELETE", method_path, method_path, query=query)
     if scopes is not None:
         request["requestContext"]["authorizer"]["lambda"]["scopes"] = scopes
-    response = handler.lambda_handler(request, FakeContext("forget"))
+    response = invoke(wiring.FORGET.key, request)  # under the forget function's own grant
     return response["statusCode"], json.loads(response["body"])
 
 
