@@ -71,6 +71,12 @@ synth: layer
 openapi: setup
 	$(PY) -m infra.openapi
 
+# The client as a wheel a user installs without the repository: pipx install dist/continuity_client-*.whl
+CLIENT_DIST ?= dist
+client: setup
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir $(CLIENT_DIST) ./client
+	@ls $(CLIENT_DIST)/continuity_client-*.whl
+
 # The README's configuration table, from the config model (a test fails when it differs).
 config-table: setup
 	$(PY) -m infra.config_table
@@ -114,4 +120,4 @@ redrive: setup
 		$(if $(PROFILE),--profile $(PROFILE),) $(if $(DRY_RUN),--dry-run,)
 
 clean:
-	rm -rf cdk.out build .pytest_cache .mypy_cache .ruff_cache
+	rm -rf cdk.out build dist client/build .pytest_cache .mypy_cache .ruff_cache

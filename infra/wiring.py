@@ -238,12 +238,13 @@ READ_API = FunctionSpec(
     key="read_api",
     source_dir="functions/read_api",
     handler="handler.lambda_handler",
-    description="Read API for checkpoints, and health.",
+    description="Read API for checkpoints, the session-start preview, and health.",
     routes=(
         HttpRoute("GET", "/api/health", authorized=False),
         HttpRoute("GET", "/api/openapi.json", authorized=False),
         HttpRoute("GET", "/api/checkpoints"),
         HttpRoute("GET", "/api/checkpoints/{session_key}"),
+        HttpRoute("GET", "/api/preview"),
     ),
     resources={CONTINUITY_TABLE.key: Access.READ},
     environment={**SERVICE_ENVIRONMENT},
@@ -313,6 +314,22 @@ TOKENS = FunctionSpec(
     memory_mb=256,
 )
 
+FORGET = FunctionSpec(
+    key="forget",
+    source_dir="functions/forget",
+    handler="handler.lambda_handler",
+    description="Deletes a session's or a project's data now (hooks or admin scope, own agent only).",
+    routes=(
+        HttpRoute("DELETE", "/api/sessions/{session_key}"),
+        HttpRoute("DELETE", "/api/projects"),
+    ),
+    # Deletes items (BatchWriteItem, DeleteItem), puts the tombstone, rewrites the ledger's head;
+    # deletes transcript bodies in S3 and nothing else there.
+    resources={CONTINUITY_TABLE.key: Access.READ_WRITE, TRANSCRIPT_BUCKET.key: Access.DELETE},
+    environment={**SERVICE_ENVIRONMENT},
+    timeout_s=30,
+)
+
 PRUNER = FunctionSpec(
     key="pruner",
     source_dir="functions/pruner",
@@ -349,6 +366,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     AGENT_API,
     SESSIONS,
     TOKENS,
+    FORGET,
     PRUNER,
     DASHBOARD,
 )

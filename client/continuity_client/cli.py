@@ -11,25 +11,44 @@ import sys
 
 USAGE = """usage: continuity <command> [options]
 
-commands:
+set-up:
+  login --url URL [--token TOKEN] [--no-check]
+                      check the service URL and token against the service, then save them
+                      (token read from stdin if omitted)
+  install claude-code|codex|gemini|opencode|openclaw [--scope user|project] [--uninstall] [--no-mcp]
+                      add (or remove) Continuity's hooks (OpenCode, OpenClaw: its plugin) and MCP server
+  doctor              check configuration, service, clock, installed hooks and spool
+  logout              remove the saved URL and token
+  uninstall [HARNESS...] [--scope user|project|all] [--purge]
+                      remove what install wrote: every harness by default, or those named
+                      (--purge: ~/.continuity too)
+
+the current session and project (each takes --project DIR and --session KEY):
+  status              what the service holds for the current session and project
+  remember TEXT       keep a note for the session's next checkpoint
+  checkpoint          write an explicit checkpoint of the current session now
+  recover 1|2|3 [--query Q]
+                      tiered recovery: brief, with decisions and search hits, everything
+  preview             what a session starting now in this project would be given
+  search QUERY [--scope project|session|all]
+                      search the stored transcripts
+  sessions            the project's sessions with a stored transcript
+  transcript [SESSION]
+                      a session's stored transcript
+  ledger [--all]      the project's decisions
+  forget SESSION | --project [DIR] [--yes]
+                      delete a session's (or a whole project's) data on the service now
+
+for the harness and the agent:
   hook <event> [--harness claude-code|codex|gemini|opencode|openclaw]
                       post one hook (run by the harness or our plugin; reads its JSON on stdin)
                       events: session-start, user-prompt-submit, remember,
                       pre-compaction, post-compaction, session-end, stop,
                       subagent-start, subagent-stop
-  login --url URL [--token TOKEN]
-                      save the service URL and token (token read from stdin if omitted)
-  install claude-code|codex|gemini|opencode|openclaw [--scope user|project] [--uninstall] [--no-mcp]
-                      add (or remove) Continuity's hooks (OpenCode, OpenClaw: its plugin) and MCP server
-  uninstall <harness> [--scope user|project]
-                      the same as install --uninstall
-  status              what the service holds for the current session and project
-  checkpoint          write an explicit checkpoint of the current session now
-  recover 1|2|3 [--query Q]
-                      tiered recovery: brief, with decisions and search hits, everything
   mcp                 run the MCP server on stdio (needs continuity-client[mcp])
-  doctor              check configuration, service, clock, installed hooks and spool
   flush               replay spooled hooks now
+
+administration:
   token create --agent ID [--scopes hooks,read] [--expires 30d] [--json] | list | revoke ID
                       manage API tokens (needs an admin token)
   local [args...]     run the local stack (development install only)
@@ -40,12 +59,20 @@ commands:
 COMMANDS = {
     "login": ("continuity_client.setup.commands", "login"),
     "install": ("continuity_client.setup.commands", "install"),
-    "uninstall": ("continuity_client.setup.commands", "uninstall"),
     "doctor": ("continuity_client.setup.doctor", "main"),
+    "logout": ("continuity_client.setup.remove", "logout"),
+    "uninstall": ("continuity_client.setup.remove", "uninstall"),
     "flush": ("continuity_client.hook.flush", "main"),
     "status": ("continuity_client.agent.commands", "status"),
+    "remember": ("continuity_client.agent.commands", "remember"),
     "checkpoint": ("continuity_client.agent.commands", "checkpoint"),
     "recover": ("continuity_client.agent.commands", "recover"),
+    "preview": ("continuity_client.agent.browse", "preview"),
+    "search": ("continuity_client.agent.browse", "search"),
+    "sessions": ("continuity_client.agent.browse", "sessions"),
+    "transcript": ("continuity_client.agent.browse", "transcript"),
+    "ledger": ("continuity_client.agent.browse", "ledger"),
+    "forget": ("continuity_client.agent.forget", "main"),
     "mcp": ("continuity_client.agent.mcp_server", "main"),
     "token": ("continuity_client.admin.tokens", "main"),
     "local": ("continuity_client.admin.local", "main"),

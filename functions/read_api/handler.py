@@ -1,4 +1,4 @@
-"""GET /api/checkpoints[...] and /api/health."""
+"""GET /api/checkpoints[...], /api/preview and /api/health."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from continuity_core.http import ERROR_RESPONSES, caller, create_app, resolve
+from continuity_core.logic.paths import normalize_project
 from continuity_core.models.checkpoint import CheckpointList
+from continuity_core.models.recovery import PreviewAnswer
 from continuity_core.models.tokens import Scope
 from continuity_core.observability import logger, metrics
-from continuity_core.services import checkpoint_reader
+from continuity_core.services import checkpoint_reader, start_preview
 
 app = create_app()
 
@@ -48,6 +50,17 @@ def project_checkpoints(
 def session_checkpoints(session_key: Annotated[str, Path(min_length=1, max_length=256)]) -> CheckpointList:
     """One session's checkpoints, oldest first."""
     return checkpoint_reader().for_session(caller(app, Scope.READ).agent_id, session_key)
+
+
+@app.get("/api/preview", responses=ERROR_RESPONSES)
+def preview(
+    project: Annotated[str, Query(min_length=1, max_length=4096)],
+    injection_cap_chars: Annotated[int | None, Query(ge=200, le=100_000)] = None,
+) -> PreviewAnswer:
+    """What a session starting now in ``project`` would be given at its start: the same recovery
+    composition as the session-start hook, for a new session, writing nothing."""
+    agent_id = caller(app, Scope.READ).agent_id
+    return start_preview().preview(agent_id, normalize_project(project) or project, injection_cap_chars)
 
 
 @logger.inject_lambda_context(clear_state=True)

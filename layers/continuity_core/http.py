@@ -16,6 +16,7 @@ from continuity_core.ports import (
     FlushConflictError,
     InvalidPageTokenError,
     KeyTooLongError,
+    SessionDeletedError,
     StorageUnavailableError,
     TranscriptGapError,
 )
@@ -100,7 +101,7 @@ ERROR_RESPONSES: dict[int, Any] = {
     403: _described(403, "The token is refused, or lacks the route's scope"),
     404: _described(404, "Nothing stored under this key for the caller's agent"),
     409: _described(409, "A transcript append past the stored end: resend from stored_length"),
-    410: _described(410, "Part of this transcript has expired"),
+    410: _described(410, "Part of this transcript has expired, or the session was deleted"),
     413: _described(413, "Body over the limit"),
     415: _described(415, "The body is not JSON"),
     422: _described(422, "The request does not validate"),
@@ -181,6 +182,11 @@ def create_app(redact_responses: bool = True) -> APIGatewayHttpResolver:
     def _busy_session(error: FlushConflictError) -> Response:
         return error_response(503, str(error), retry_after=RETRY_AFTER_SECONDS)
 
+    @app.exception_handler(SessionDeletedError)
+    def _deleted(error: SessionDeletedError) -> Response:
+        # 410, not 2xx: the client drops the hook (a 4xx) instead of spooling it, and logs why.
+        return error_response(410, str(error))
+
     @app.exception_handler(InvalidPageTokenError)
     def _bad_page_token(error: InvalidPageTokenError) -> Response:
         return error_response(400, str(error))
@@ -204,10 +210,11 @@ def create_app(redact_responses: bool = True) -> APIGatewayHttpResolver:
     return app
 
 
-def caller(app: APIGatewayHttpResolver, scope: str | None = None) -> Caller:
+def caller(app: APIGatewayHttpResolver, scope: str | None = None, *alternatives: str) -> Caller:
     """The tenant and scopes from the authorizer's context (never from the body or query).
 
-    With ``scope``, a token without it is refused (403): every route names the scope it needs.
+    With ``scope``, a token without it (or one of ``alternatives``) is refused (403): every route
+    names the scope it needs.
     """
     context = (app.current_event.raw_event.get("requestContext") or {}).get("authorizer") or {}
     claims = context.get("lambda") or {}
@@ -215,8 +222,10 @@ def caller(app: APIGatewayHttpResolver, scope: str | None = None) -> Caller:
     if not agent_id:
         raise UnauthorizedError()
     scopes = frozenset(s for s in str(claims.get("scopes", "")).split(",") if s)
-    if scope is not None and scope not in scopes:
-        raise ForbiddenError(f"this token lacks the {scope!r} scope")
+    wanted = [str(name) for name in (scope, *alternatives) if name is not None]
+    if wanted and scopes.isdisjoint(wanted):
+        # str(): a Scope's repr is "<Scope.HOOKS: 'hooks'>", which a user should never read.
+        raise ForbiddenError(f"this token lacks the {' or '.join(repr(name) for name in wanted)} scope")
     return Caller(agent_id=str(agent_id), scopes=scopes)
 
 

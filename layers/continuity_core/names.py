@@ -76,6 +76,12 @@ TRANSCRIPT_SK = "TRANSCRIPT"
 # ``{parent session}{SUBAGENT_KEY_PART}{the harness's agent id}``. The client forms these keys
 # (client/continuity_client/hook/harness.py keeps the same string; a test holds them equal).
 SUBAGENT_KEY_PART = ":subagent:"
+# A deleted session's state item becomes its tombstone: this attribute set, every later state write
+# refused on it (logic/forget.py) until it expires.
+DELETED_AT_ATTRIBUTE = "deleted_at"
+# Under a project's key (A#{agent}#P#{project}), one item per session, written when the session's
+# state is created: a project's sessions are found before they have a checkpoint or a transcript.
+PROJECT_SESSION_PREFIX = "SESSION#"
 TRANSCRIPT_APPEND_PREFIX = "TRANSCRIPT#D#"
 
 # Global items (under no agent): tokens by hash and their index, rate windows, the pruner's cursor.

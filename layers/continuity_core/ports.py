@@ -38,6 +38,15 @@ class StorageUnavailableError(Exception):
     """The store throttled or failed; the caller may retry later."""
 
 
+class SessionDeletedError(Exception):
+    """The session was deleted (``DELETE /api/sessions/{key}``): its tombstone refuses every write
+    until it expires, so a hook spooled before the delete stores nothing when it arrives."""
+
+    def __init__(self, session_key: str) -> None:
+        super().__init__(f"session {session_key!r} was deleted (continuity forget); nothing was stored")
+        self.session_key = session_key
+
+
 @dataclass(frozen=True)
 class PromptRecord:
     snippet: str | None  # the prompt, cut; its key terms are derived from it when a checkpoint is due
@@ -49,7 +58,12 @@ class PromptRecord:
 
 class StateStore(Protocol):
     def touch(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
-        """Create the session's state if missing and mark activity; returns the state after."""
+        """Create the session's state if missing and mark activity; returns the state after.
+
+        Every write that marks activity (this, ``record_prompt``, ``record_remember``,
+        ``record_digest``) raises SessionDeletedError for a deleted session and writes nothing. The
+        write that creates a state also notes the session under its project (``ErasureStore.
+        project_sessions`` finds it before it has a checkpoint or a transcript)."""
         ...
 
     def record_prompt(
@@ -79,7 +93,13 @@ class StateStore(Protocol):
 
     def release_flush(self, agent_id: str, session_key: str, token: str) -> None: ...
 
-    def get(self, agent_id: str, session_key: str) -> SessionState | None: ...
+    def get(self, agent_id: str, session_key: str) -> SessionState | None:
+        """The live state; None when there is none, it is past its TTL, or the session was deleted."""
+        ...
+
+    def deleted(self, agent_id: str, session_key: str) -> bool:
+        """Whether the session was deleted (its tombstone is there): one small read."""
+        ...
 
     def get_many(self, agent_id: str, session_keys: list[str]) -> dict[str, SessionState]:
         """The live states of these sessions, keyed by session (eventually consistent)."""
@@ -399,4 +419,75 @@ class TokenStore(Protocol):
 
     def revoke(self, token_id: str, now: datetime) -> TokenRecord | None:
         """Mark revoked (kept for the record); None if no such token."""
+        ...
+
+
+# -- deleting a session's or a project's data now (``logic/forget.py``) -------------------------------
+
+
+@dataclass(frozen=True)
+class SessionContents:
+    """What is stored under one session's key, as the erasure store reads it."""
+
+    items: tuple[
+        str, ...
+    ]  # every item but the state (the tombstone replaces it), by an id only the store reads
+    states: int  # 0 or 1: a live state (not a tombstone)
+    checkpoints: int
+    transcripts: int  # transcript heads: 0 or 1
+    transcript_parts: int  # the transcript's stored appends
+    chunk_ids: tuple[str, ...]  # the transcript's bodies in S3, in order
+    projects: frozenset[str]  # every project the items (the tombstone included) name
+    deleted: bool  # a tombstone is there: the session was deleted before
+
+
+@dataclass(frozen=True)
+class LedgerItem:
+    """One ledger entry, by an id only the store reads, and the session that recorded it."""
+
+    item_id: str
+    session_key: str | None
+
+
+class ErasureStore(Protocol):
+    """Reads and deletes everything a session or a project left; what goes, in which order, is
+    ``logic/forget.py``'s."""
+
+    def session_contents(self, agent_id: str, session_key: str) -> SessionContents:
+        """Every item under the session's key (consistent reads, paged to the end)."""
+        ...
+
+    def put_tombstone(
+        self, agent_id: str, session_key: str, projects: frozenset[str], now: datetime, until: datetime
+    ) -> None:
+        """Replace the session's state by a tombstone kept until ``until`` (the pruner and TTL take
+        it then): from now on every state write of the session raises SessionDeletedError."""
+        ...
+
+    def delete_items(self, agent_id: str, session_key: str, items: tuple[str, ...]) -> None:
+        """Delete these items of the session (batched; one already gone is no error)."""
+        ...
+
+    def delete_bodies(self, agent_id: str, session_key: str, chunk_ids: tuple[str, ...]) -> int:
+        """Delete the transcript's S3 bodies; how many went."""
+        ...
+
+    def project_sessions(self, agent_id: str, project_normalized: str) -> set[str]:
+        """The project's sessions: with a checkpoint or a transcript in its indexes, with a decision
+        in its ledger, or noted under it when their state was created."""
+        ...
+
+    def ledger_items(self, agent_id: str, project_normalized: str) -> list[LedgerItem]:
+        """Every entry of the project's ledger."""
+        ...
+
+    def delete_ledger_items(
+        self, agent_id: str, project_normalized: str, items: list[LedgerItem], session_key: str | None
+    ) -> None:
+        """Delete these entries, and from the ledger's head the decisions of ``session_key``
+        (None: the whole head, the project's ledger is going)."""
+        ...
+
+    def delete_project_entries(self, agent_id: str, project_normalized: str, session_keys: set[str]) -> int:
+        """Delete the notes that these sessions belong to the project; how many there were."""
         ...

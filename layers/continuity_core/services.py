@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
     from continuity_core.logic.dashboard import DashboardReader
     from continuity_core.logic.digests import DigestService
+    from continuity_core.logic.forget import Forgetter
     from continuity_core.logic.ingest import HookService
     from continuity_core.logic.inherit import InheritanceService
     from continuity_core.logic.ratelimit import RateLimiter
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from continuity_core.logic.retention import Pruner
     from continuity_core.logic.search import SearchIndex
     from continuity_core.logic.sessions import SessionReader
+    from continuity_core.logic.start import StartPreview
     from continuity_core.logic.tiers import TieredRecovery
     from continuity_core.logic.tokens import TokenService
     from continuity_core.logic.transcript_append import TranscriptAppender
@@ -118,6 +120,14 @@ def ledger_reader() -> LedgerReader:
     from continuity_core.logic.reads import LedgerReader
 
     return LedgerReader(ledger_store())
+
+
+@_cached
+def start_preview() -> StartPreview:
+    """What a session starting now would be given (``GET /api/preview``): reads only."""
+    from continuity_core.logic.start import StartPreview
+
+    return StartPreview(checkpoint_store(), get_config(), utc_now)
 
 
 @_cached
@@ -239,6 +249,16 @@ def rate_limiter() -> RateLimiter:
     return RateLimiter(
         DynamoRateCounter(required_env(TABLE_ENV)), get_config().rate_limit_per_minute, utc_now
     )
+
+
+@_cached
+def forgetter() -> Forgetter:
+    """Deleting a session's or a project's data now (``logic/forget.py``)."""
+    from continuity_core.adapters.dynamo_erase import DynamoErasureStore
+    from continuity_core.adapters.s3_bodies import S3BodyStore
+    from continuity_core.logic.forget import Forgetter
+
+    return Forgetter(DynamoErasureStore(required_env(TABLE_ENV), S3BodyStore()), get_config(), utc_now)
 
 
 @_cached

@@ -42,11 +42,12 @@ def run_hook_cli(args: list[str], payload: dict | str | None, env: dict[str, str
 
 
 def run_cli(
-    args: list[str], env: dict[str, str], cwd: Path | None = None
+    args: list[str], env: dict[str, str], cwd: Path | None = None, stdin: str = ""
 ) -> subprocess.CompletedProcess[str]:
     """Any ``continuity`` command as a person runs it: a process, its output as text."""
     return subprocess.run(
         [sys.executable, "-m", "continuity_client", *args],
+        input=stdin,
         capture_output=True,
         text=True,
         env=env,

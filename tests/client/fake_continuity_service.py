@@ -1,5 +1,11 @@
 """A tiny stand-in for the Continuity service: records hook requests and can be told to fail.
 
+For the faults the real service cannot be made to show on demand (a hang, a 5xx, a malformed
+answer); what a user reads after an error is tested against the real service in-process
+(``real_service``). Its error answers have the service's shape, ``{"error", "detail"}`` (see
+``service_error``), and API Gateway's own ``{"message"}`` where the gateway answers (no route, a
+refused token, a failed function).
+
 It de-duplicates by idempotency key the way the real service must, so tests can check that a
 replayed hook is counted once (``effects``) while seeing every delivery (``requests``).
 
@@ -97,7 +103,7 @@ class FakeService:
                 elif self.headers.get("Authorization") == "Bearer good-token":
                     service.agent_api(self, "GET", {})
                 else:
-                    self._send(401, b'{"statusCode":401,"message":"Unauthorized"}')
+                    self._send(401, b'{"message":"Unauthorized"}')
 
             def _send(self, status: int, body: bytes, extra: dict[str, str] | None = None) -> None:
                 self.send_response(status)
@@ -187,17 +193,17 @@ class FakeService:
             return 200, {"entries": entries[: int(query.get("limit", 50))], "next_token": None}
         if method == "POST" and parts == ["api", "sessions", "search"] and self.search_route:
             return 200, {"results": self.search(body)}
-        return 404, {"statusCode": 404, "message": "Not Found"}
+        return 404, {"message": "Not Found"}  # API Gateway: no such route
 
     def write_checkpoint(self, session: str, kind: str, body: dict) -> tuple[int, dict]:
         project = self.sessions.get(session) or body.get("project_normalized") or body.get("project")
         if kind not in ("digest", "checkpoint"):
-            return 404, {"statusCode": 404, "message": "Not Found"}
+            return 404, {"message": "Not Found"}
         if not project:
             status = 404 if kind == "checkpoint" else 422
-            return status, {"statusCode": status, "message": f"session {session!r} is unknown"}
+            return status, service_error(status, f"session {session!r} is unknown")
         if kind == "digest" and not body.get("summary"):
-            return 422, {"statusCode": 422, "message": "summary is required"}
+            return 422, service_error(422, "invalid request: body.summary: Field required")
         existing = self.checkpoints.setdefault(session, [])
         checkpoint = {
             "id": f"cp-{len(existing) + 1}",
@@ -225,7 +231,7 @@ class FakeService:
                 c for cps in self.checkpoints.values() for c in cps if c["project_normalized"] == project
             ]
         if not found:
-            return 404, {"statusCode": 404, "message": "nothing to recover"}
+            return 404, service_error(404, "nothing to recover")
         latest = found[-1]
         level = int(query.get("level", 1))
         decisions = [e["decision"] for e in self.ledger.get(latest["project_normalized"], [])[:3]]
@@ -262,7 +268,7 @@ class FakeService:
         if self.delay:
             time.sleep(self.delay)
         if self.fail_after is not None and len(self.requests) > self.fail_after:
-            send(500, b'{"message":"Internal Server Error"}')
+            send(500, b'{"message":"Internal Server Error"}')  # API Gateway: the function failed
             return
         if self.mode == HANG:
             self.release.wait(HANG_S)
@@ -270,23 +276,32 @@ class FakeService:
         if self.mode == ERROR_500:
             send(500, b'{"message":"Internal Server Error"}')
         elif self.mode == TOO_MANY:
-            send(429, b'{"message":"Too Many Requests"}', {"Retry-After": self.retry_after or "0"})
+            answer = service_error(429, "rate limit reached; retry later")
+            send(429, json.dumps(answer).encode(), {"Retry-After": self.retry_after or "0"})
         elif self.mode == THROTTLED:
-            send(503, b'{"statusCode":503,"message":"throttled"}', {"Retry-After": self.retry_after or "0"})
+            answer = service_error(503, "storage is busy; retry shortly")
+            send(503, json.dumps(answer).encode(), {"Retry-After": self.retry_after or "0"})
         elif self.mode == UNAUTHORIZED:
-            send(401, b'{"message":"Unauthorized"}')
+            send(401, b'{"message":"Unauthorized"}')  # API Gateway: no token
         elif self.mode == BAD_REQUEST:
-            send(400, b'{"statusCode":400,"message":"bad hook"}')
+            send(400, json.dumps(service_error(400, "malformed JSON body")).encode())
         elif self.mode == MALFORMED:
             send(200, b"<html>not json{")
         else:
             stored = self.append_transcript(received.body)
             if stored is not None:
-                gap = {"statusCode": 409, "message": "transcript gap", "stored_length": stored}
-                send(409, json.dumps(gap).encode())
+                detail = f"transcript gap: the service holds {stored} characters"
+                send(409, json.dumps(service_error(409, detail, stored_length=stored)).encode())
                 return
             answer = self.answers.get(received.event, {})
             send(200, json.dumps(answer).encode())
+
+
+def service_error(status: int, detail: str, **extra: object) -> dict:
+    """An error answer as the service's handlers give it (``continuity_core.http.error_body``)."""
+    from continuity_core.http import error_body
+
+    return error_body(status, detail, **extra)
 
 
 def closed_port() -> int:

@@ -48,7 +48,8 @@ def test_login_writes_a_private_config_file_that_hooks_use(
 
 
 def test_login_reads_the_token_from_stdin_when_not_given(client_env: dict[str, str], home: Path) -> None:
-    done = cli_run(["login", "--url", "https://api.example.com"], without_service_env(client_env), "s3cret\n")
+    env = without_service_env(client_env)
+    done = cli_run(["login", "--url", "https://api.example.com", "--no-check"], env, "s3cret\n")
     assert done.returncode == 0, done.stderr
     assert json.loads((home / "config.json").read_text())["token"] == "s3cret"
 
@@ -99,7 +100,7 @@ def test_doctor_says_what_to_fix(service: FakeService, client_env: dict[str, str
     code, text = doctor_output(env)
 
     assert code == 1
-    assert "rejected the token" in text
+    assert "the service refused the token (401)" in text
     assert "continuity install claude-code" in text
     assert "1 hook(s) of 1 session(s) waiting" in text
     assert "chmod 600" in text

@@ -98,7 +98,7 @@ def test_a_4xx_is_logged_and_dropped_not_spooled(
     result = run_hook(["user-prompt-submit"], PROMPT, client_env)
     assert (result.code, result.stdout, spooled(home)) == (0, "", [])
     assert "dropped s-1:user-prompt-submit:1" in log_text(home)
-    assert "bad hook" in log_text(home)
+    assert "the service refused it (HTTP 400: malformed JSON body)" in log_text(home)
 
 
 def test_a_malformed_answer_counts_as_delivered_and_prints_nothing(

@@ -34,10 +34,12 @@ from continuity_core.ports import (
     DuplicateHookError,
     ProjectSnapshot,
     PromptRecord,
+    SessionDeletedError,
     StateChangedError,
 )
 
 RETENTION = timedelta(days=7)
+TOMBSTONE = "deleted_at"  # a deleted session's state holds it (names.DELETED_AT_ATTRIBUTE)
 Key = tuple[str, str]  # (agent, session or project)
 
 
@@ -61,6 +63,8 @@ class Memory:
     ledger: dict[Key, dict[str, LedgerEntry]] = field(default_factory=dict)  # by sort key
     ledger_heads: dict[Key, list[LedgerEntry]] = field(default_factory=dict)  # oldest first
     tokens: dict[str, TokenRecord] = field(default_factory=dict)  # by hash
+    # (agent, project) -> {session: TTL epoch}: the notes written when a session's state is created
+    project_sessions: dict[Key, dict[str, int]] = field(default_factory=dict)
 
 
 class InMemoryStateStore:
@@ -117,7 +121,7 @@ class InMemoryStateStore:
 
     def end_session(self, agent_id: str, session_key: str, now: datetime) -> None:
         stored = self._memory.states.get((agent_id, session_key))
-        if stored is None:
+        if stored is None or "started_at" not in stored.values:  # none, or a tombstone
             return
         self.writes += 1
         values = stored.values
@@ -184,9 +188,13 @@ class InMemoryStateStore:
 
     def get(self, agent_id: str, session_key: str) -> SessionState | None:
         stored = self._memory.states.get((agent_id, session_key))
-        if stored is None or is_expired(stored.ttl_epoch, self._clock()):
+        if stored is None or is_expired(stored.ttl_epoch, self._clock()) or TOMBSTONE in stored.values:
             return None
         return SessionState.model_validate(stored.values)
+
+    def deleted(self, agent_id: str, session_key: str) -> bool:
+        stored = self._memory.states.get((agent_id, session_key))
+        return stored is not None and TOMBSTONE in stored.values
 
     def get_many(self, agent_id: str, session_keys: list[str]) -> dict[str, SessionState]:
         found = {key: self.get(agent_id, key) for key in dict.fromkeys(session_keys)}
@@ -205,7 +213,10 @@ class InMemoryStateStore:
         """One atomic update, as the adapter's UpdateItem: activity, then the change; a replayed
         idempotency key changes nothing and raises DuplicateHookError."""
         digest = hook_key_digest(idempotency_key) if idempotency_key else None
+        created = (agent_id, identity.session_key) not in self._memory.states
         stored = self._memory.states.setdefault((agent_id, identity.session_key), _Stored({}))
+        if TOMBSTONE in stored.values:
+            raise SessionDeletedError(identity.session_key)  # the update's other condition
         if digest is not None and digest in stored.hook_keys:
             raise DuplicateHookError(identity.session_key)  # the update's condition: nothing changes
         self.writes += 1
@@ -222,6 +233,9 @@ class InMemoryStateStore:
             stored.hook_keys.append(digest)
             if len(stored.hook_keys) > 2 * MAX_HOOK_KEYS:
                 del stored.hook_keys[:MAX_HOOK_KEYS]
+        if created and identity.project_normalized:
+            noted = self._memory.project_sessions.setdefault((agent_id, identity.project_normalized), {})
+            noted[identity.session_key] = stored.ttl_epoch
         return SessionState.model_validate(values)
 
 
@@ -241,8 +255,11 @@ class InMemoryCheckpointStore:
     ) -> None:
         stored = self._memory.states.get((agent_id, checkpoint.session_key))
         version = stored.values.get("version", 0) if stored is not None else 0
-        if version != consumed.version or _sort_key(checkpoint) in self._session(
-            agent_id, checkpoint.session_key
+        tombstone = stored is not None and TOMBSTONE in stored.values
+        if (
+            tombstone
+            or version != consumed.version
+            or _sort_key(checkpoint) in self._session(agent_id, checkpoint.session_key)
         ):
             raise StateChangedError(checkpoint.session_key)  # the transaction is cancelled whole
         self._put(agent_id, checkpoint, evict)

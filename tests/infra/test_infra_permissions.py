@@ -83,11 +83,11 @@ def test_only_hooks_sends_checkpoint_requests_and_only_the_writer_receives_them(
 
 
 @pytest.mark.parametrize("key", KEYS)
-def test_only_hooks_writes_transcript_bodies_and_only_hooks_and_the_pruner_delete_them(
+def test_only_hooks_writes_transcript_bodies_and_only_hooks_the_pruner_and_forget_delete_them(
     guard: AccessGuard, key: str
 ) -> None:
     assert guard.allows(key, Request("s3:PutObject", BODY)) == (key == wiring.HOOKS.key)
-    deletes = key in (wiring.HOOKS.key, wiring.PRUNER.key)
+    deletes = key in (wiring.HOOKS.key, wiring.PRUNER.key, wiring.FORGET.key)
     assert guard.allows(key, Request("s3:DeleteObject", BODY)) == deletes
     assert not guard.allows(key, Request("s3:ListBucket", "arn:aws:s3:::bucket"))
 

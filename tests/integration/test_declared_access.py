@@ -82,7 +82,7 @@ def test_a_call_outside_a_functions_grant_fails_naming_the_function_action_and_r
 
 def test_every_function_runs_its_paths_within_its_grant(service: InProcessService, clock: Clock) -> None:
     # Given each function driven through the paths it has: hooks with a transcript that moves to
-    # S3, the writer, both read APIs, the agent API, tokens and the authorizer, the pruner
+    # S3, the writer, both read APIs, the agent API, tokens and the authorizer, a delete, the pruner
     transcript = Transcript("s1")
     service.hook("session-start", {"session_id": "s1", "cwd": "/work/app"})
     for n in range(1, 12):
@@ -103,6 +103,12 @@ def test_every_function_runs_its_paths_within_its_grant(service: InProcessServic
     sessions.search(query="writer", project="/work/app")
     token = _create_token()
     assert _authorize(token)["isAuthorized"] is True
+    # the delete of a second session whose transcript went to S3 too
+    other = Transcript("s2")
+    for n in range(1, 4):
+        other.grow(f"User: step {n}\n\nAssistant: " + "checked the reader. " * 400 + "\n\n")
+        service.hook("user-prompt-submit", other.hook_body(hook_event_name="UserPromptSubmit", prompt="go"))
+    assert _forget("/api/sessions/s2")["deleted"]["transcript_bodies"] >= 1
     # And every function that answers authorized requests adds to its rate counter (6 s apart)
     for call in _http_calls(service, sessions):
         call()
@@ -222,7 +228,21 @@ def _http_calls(service: InProcessService, sessions: SessionsApi) -> list[Any]:
         lambda: service.recover(project="/work/app"),
         lambda: sessions.sessions(project="/work/app"),
         lambda: _tokens("GET", "/api/tokens"),
+        lambda: _forget("/api/projects", {"project": "/work/elsewhere"}),
     ]
+
+
+def _forget(path: str, query: dict[str, str] | None = None) -> dict[str, Any]:
+    import json
+
+    if query is None:
+        route, parameters = "/api/sessions/{session_key}", {"session_key": path.rsplit("/", 1)[1]}
+    else:
+        route, parameters = path, None
+    request = http_event("DELETE", path, route, path_parameters=parameters, query=query)
+    answer = invoke(wiring.FORGET.key, request)
+    assert answer["statusCode"] == 200, answer
+    return dict(json.loads(answer["body"]))
 
 
 def _tokens(method: str, path: str, body: Any = None) -> tuple[int, Any]:

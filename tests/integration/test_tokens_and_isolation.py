@@ -140,6 +140,9 @@ ROUTES = [
     ("GET", "/api/sessions/overview?project=/work/app", "read", 200),
     ("GET", "/api/sessions/{session}/timeline", "read", 200),
     ("GET", "/api/sessions/{session}/checkpoints/1", "read", 200),
+    ("GET", "/api/preview?project=/work/app", "read", 200),
+    ("DELETE", "/api/sessions/{session}", "hooks", 200),
+    ("DELETE", "/api/projects?project=/work/app", "hooks", 200),
 ]
 
 
@@ -175,8 +178,9 @@ def test_the_isolation_matrix(
     path = template.format(session="alice-session")
     body = request_body(path, "alice-session")
 
-    own = api.call(method, path, tenants["alice"], body)
+    # Another agent first: its delete must leave alice's data for alice's own call to find.
     other = api.call(method, path, tenants["bob"], body)
+    own = api.call(method, path, tenants["alice"], body)
     wrong_scope = api.call(
         method, path, tenants["alice_read_only" if scope == "hooks" else "alice_hooks_only"], body
     )
@@ -197,6 +201,11 @@ def test_the_isolation_matrix(
             assert not (other[1].get("events") or other[1].get("turns") or other[1].get("checkpoint"))
     if path.endswith("/search"):
         assert own[1]["results"] and not other[1]["results"]
+    if path.startswith("/api/preview"):
+        assert "alice-session" in json.dumps(own[1]) and other[1]["text"] is None
+    if method == "DELETE":
+        assert own[1]["deleted"]["checkpoints"] >= 1 and own[1]["deleted"]["ledger_entries"] == 1
+        assert other[1]["deleted"]["checkpoints"] == other[1]["deleted"]["ledger_entries"] == 0
 
 
 def test_an_expired_token_is_refused(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -264,8 +264,9 @@ def test_the_first_append_starts_the_transcript_without_reading(service: InProce
     transcript = Transcript("s1")
     transcript.grow("User: one\n")
     assert service.hook("user-prompt-submit", prompt_with(transcript, 1))[0] == 200
-    # state update, the head, the append, the state's hint: no read
-    assert calls == ["UpdateItem", "PutItem", "PutItem", "UpdateItem"]
+    # state update (and the project's note of the new session), the head, the append, the state's
+    # hint: no read
+    assert calls == ["UpdateItem", "PutItem", "PutItem", "PutItem", "UpdateItem"]
 
 
 def test_moving_text_to_s3_reads_only_what_it_moves(small_inline: InProcessService) -> None:

@@ -10,11 +10,15 @@ import argparse
 import json
 import re
 import sys
+import urllib.parse
 
 from continuity_client.hook import transport
+from continuity_client.hook.delivery import describe_error
 from continuity_client.setup import config
 
 TIMEOUT_S = 10.0
+TOKEN_PREFIX = "ctn_"  # what the service's tokens start with (continuity_core/logic/tokens.py)
+TOKEN_ID_MAX = 32  # ids are 16 hex characters; a secret is much longer
 _DURATION = re.compile(r"^(\d+)d$")
 
 
@@ -74,7 +78,19 @@ def main(argv: list[str]) -> int:
         for record in [] if args.json else answer["tokens"]:
             print(_describe(record))
         return 0
-    status, answer = call("DELETE", url, f"/api/tokens/{args.token_id}", admin)
+    if looks_like_a_token(args.token_id, admin):
+        sys.stderr.write(
+            "continuity token revoke: that is a token (its secret), not its id: revoke takes the id "
+            "that `continuity token list` shows (16 characters); nothing revoked\n"
+        )
+        return 1
+    status, answer = call("DELETE", url, f"/api/tokens/{urllib.parse.quote(args.token_id, safe='')}", admin)
+    if status == 404 and "error" in answer:
+        sys.stderr.write(
+            f"continuity token revoke: no token with id {args.token_id!r}; "
+            "`continuity token list` shows the ids\n"
+        )
+        return 1
     if status != 200:
         return fail(status, answer)
     print(f"revoked {answer['token_id']} (agent {answer['agent_id']})")
@@ -94,9 +110,18 @@ def call(method: str, url: str, path: str, token: str, body: object = None) -> t
         return response.status, {"detail": response.body.decode(errors="replace")[:200]}
 
 
+def looks_like_a_token(text: str, admin: str) -> bool:
+    """A secret where an id belongs: ours start with ``ctn_``; ids are 16 hex characters."""
+    return text.startswith(TOKEN_PREFIX) or text == admin or len(text) > TOKEN_ID_MAX
+
+
 def fail(status: int, answer: dict) -> int:
-    reason = answer.get("detail") or answer.get("message") or answer
-    sys.stderr.write(f"continuity token: {status or 'service unreachable'}: {reason}\n")
+    if not status:
+        reason = f"service unreachable: {answer.get('detail')}"
+    else:
+        raw = json.dumps(answer).encode()
+        reason = describe_error(status, answer, raw)
+    sys.stderr.write(f"continuity token: {reason}\n")
     return 1
 
 

@@ -107,9 +107,7 @@ class Client:
         except ValueError:
             parsed = {}
         if not 200 <= answer.status < 300:
-            message = parsed.get("message") if isinstance(parsed, dict) else None
-            text = message or answer.body[:200].decode("utf-8", "replace") or "no message"
-            raise ServiceError(f"HTTP {answer.status}: {text}", answer.status)
+            raise ServiceError(delivery.describe_error(answer.status, parsed, answer.body), answer.status)
         return parsed if isinstance(parsed, dict) else {}
 
     # ---- what the agent writes ----------------------------------------------------------------
@@ -171,6 +169,34 @@ class Client:
             body["project"] = target.project
         results = self.call("POST", "/api/sessions/search", body).get("results")
         return [r for r in results if isinstance(r, dict)] if isinstance(results, list) else []
+
+    def sessions(self, project: str, limit: int = 20, next_token: str | None = None) -> dict:
+        """One page of the project's sessions with a transcript, newest first."""
+        query = {"project": project, "limit": limit, "next_token": next_token}
+        return self.call("GET", "/api/sessions", query=query)
+
+    def transcript(self, session: str, offset: int = 0, limit: int | None = None) -> dict:
+        """One page of a session's stored transcript (``next_offset`` while there is more)."""
+        quoted = urllib.parse.quote(session, safe="")
+        query = {"offset": offset, "limit": limit}
+        return self.call("GET", f"/api/sessions/{quoted}/transcript", query=query)
+
+    def ledger(self, project: str, limit: int = 50, next_token: str | None = None) -> dict:
+        query = {"project": project, "limit": limit, "next_token": next_token}
+        return self.call("GET", "/api/ledger", query=query)
+
+    def preview(self, project: str, cap: int | None = None) -> dict:
+        """What a session starting now in ``project`` would be given, within ``cap`` characters (the
+        harness's injection cap; the service's default when None). Nothing is written."""
+        query = {"project": project, "injection_cap_chars": cap}
+        return self.call("GET", "/api/preview", query=query)
+
+    def forget_session(self, session: str) -> dict:
+        quoted = urllib.parse.quote(session, safe="")
+        return self.call("DELETE", f"/api/sessions/{quoted}")
+
+    def forget_project(self, project: str) -> dict:
+        return self.call("DELETE", "/api/projects", query={"project": project})
 
     def ledger_size(self, project: str) -> tuple[int, bool]:
         """(decisions counted, whether there are more than one page)."""

@@ -1,4 +1,4 @@
-"""``continuity status``, ``continuity checkpoint`` and ``continuity recover``: the agent API for people.
+"""``continuity status``, ``checkpoint``, ``recover`` and ``remember``: the agent API for people.
 
 The same content the MCP server gives the agent (``continuity mcp``), from a terminal. Each finds
 the current session the way ``api.Target.resolve`` says; ``--session`` and ``--project``
@@ -14,33 +14,37 @@ import sys
 from continuity_client.agent import api
 
 
-def _parser(prog: str, description: str) -> argparse.ArgumentParser:
+def command_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--project", default=None, help="the project directory (default: the current one)")
     parser.add_argument("--session", default=None, help="the session key (default: the last one seen)")
     return parser
 
 
-def _fail(command: str, error: Exception) -> int:
+def fail(command: str, error: Exception) -> int:
     print(f"continuity {command}: {error}", file=sys.stderr)
     return 1
 
 
 def status(argv: list[str]) -> int:
-    parser = _parser("continuity status", "What the service holds for the current session and project.")
+    parser = command_parser(
+        "continuity status", "What the service holds for the current session and project."
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     client = api.Client()
     try:
         report = client.status(client.target(args.project, args.session))
     except api.ServiceError as error:
-        return _fail("status", error)
+        return fail("status", error)
     print(json.dumps(report, indent=2) if args.json else api.describe_status(report))
     return 0
 
 
 def checkpoint(argv: list[str]) -> int:
-    parser = _parser("continuity checkpoint", "Write an explicit checkpoint of the current session now.")
+    parser = command_parser(
+        "continuity checkpoint", "Write an explicit checkpoint of the current session now."
+    )
     args = parser.parse_args(argv)
     client = api.Client()
     try:
@@ -49,7 +53,7 @@ def checkpoint(argv: list[str]) -> int:
     except api.ServiceError as error:
         if error.status == 404:
             error = api.ServiceError(f"the service has not seen session {target.session!r} yet")
-        return _fail("checkpoint", error)
+        return fail("checkpoint", error)
     prompts = ""
     if written.get("prompt_count"):
         prompts = f", prompts {written.get('first_prompt')}-{written.get('last_prompt')}"
@@ -61,7 +65,7 @@ def checkpoint(argv: list[str]) -> int:
 
 
 def recover(argv: list[str]) -> int:
-    parser = _parser(
+    parser = command_parser(
         "continuity recover",
         "Tiered recovery: 1 = the state in brief, 2 = with decisions and search hits, 3 = everything.",
     )
@@ -74,6 +78,37 @@ def recover(argv: list[str]) -> int:
     except api.ServiceError as error:
         if error.status == 404:
             error = api.ServiceError("nothing stored for this session or project yet")
-        return _fail("recover", error)
+        return fail("recover", error)
     print(str(answer.get("text") or "").rstrip())
+    return 0
+
+
+def remember(argv: list[str]) -> int:
+    parser = command_parser(
+        "continuity remember",
+        "Keep a note for the current session: it goes into the session's next checkpoint, so the "
+        "next session (or this one after a compaction) gets it back.",
+    )
+    parser.add_argument("text", nargs="*", help="what to remember (read from stdin when omitted)")
+    args = parser.parse_args(argv)
+    text = " ".join(args.text).strip()
+    if not text and not sys.stdin.isatty():
+        text = sys.stdin.read().strip()
+    if not text:
+        return fail(
+            "remember", api.ServiceError("nothing to remember: give the text as arguments or on stdin")
+        )
+    client = api.Client()
+    try:
+        target = client.target(args.project, args.session)
+        outcome = client.remember(target, text)
+    except api.ServiceError as error:
+        return fail("remember", error)
+    if outcome == "sent":
+        print(f"remembered for session {target.session}: it goes into the session's next checkpoint")
+    else:
+        print(
+            f"the service is unreachable: kept for session {target.session} in the local spool; "
+            "the next hook (or `continuity flush`) delivers it"
+        )
     return 0

@@ -7,7 +7,9 @@ A record is ``{"event", "key", "at", "body"}``: the hook as first seen, with its
   the next live hook mends the transcript's gap);
 - GAP: a live hook's 409 with the service's ``stored_length`` (the caller resends from there);
 - RETRY: what a later attempt can fix (network, 5xx, 401, 403, 408, 429): the service is marked
-  down for its Retry-After or the configured back-off;
+  down for its Retry-After or the configured back-off, except after a refused connection (nothing
+  listened: it cost no time, and the service may be back a moment later, when the next
+  session-start must reach it for its recovery);
 - DROPPED: any other 4xx, logged (a later attempt would be refused the same way).
 
 Used by the hook run and by ``continuity flush``.
@@ -48,6 +50,13 @@ def classify(response: Response) -> str:
     return spool.RETRY if retryable(status) else spool.DROPPED
 
 
+def _json(body: bytes) -> object:
+    try:
+        return json.loads(body or b"{}")
+    except ValueError:
+        return None
+
+
 def stored_length(body: bytes) -> int | None:
     """``stored_length`` from a 409 answer, or None."""
     try:
@@ -55,6 +64,19 @@ def stored_length(body: bytes) -> int | None:
     except (ValueError, AttributeError):
         return None
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def describe_error(status: int, parsed: object, raw: bytes) -> str:
+    """An error answer in words: the service's ``detail`` ({"error", "detail"}), or API Gateway's
+    own ``message`` (its 401/403 for a missing or refused token, 404 for no route)."""
+    answer = parsed if isinstance(parsed, dict) else {}
+    detail = answer.get("detail") or answer.get("message")
+    if "error" not in answer and status in (401, 403):
+        return f"HTTP {status}: the service refused the token (`continuity login`, or check CONTINUITY_TOKEN)"
+    if "error" not in answer and status == 404:
+        return "HTTP 404: no such route at this URL (is it the service's base URL? `continuity doctor`)"
+    text = detail if isinstance(detail, str) and detail else raw[:200].decode("utf-8", "replace")
+    return f"HTTP {status}: {text or 'no message'}"
 
 
 def retry_after(response: Response | None, default: float) -> float:
@@ -84,14 +106,14 @@ class Delivery:
         try:
             response = self._send(record, replayed)
         except TransportError as error:
-            return self._retry(None, str(error))
+            return self._retry(None, str(error), back_off=not error.refused)
         if response.status == 409:
             return self._gap(record, response, replayed)
         outcome = classify(response)
         if outcome == spool.SENT:
             spool.mark_up(self.settings.home)
             return outcome, self._parse(record, response)
-        reason = f"HTTP {response.status}: {response.body[:200].decode('utf-8', 'replace')}"
+        reason = describe_error(response.status, _json(response.body), response.body)
         if outcome == spool.DROPPED:
             self.log(f"dropped {record['key']}: the service refused it ({reason})")
             return outcome, reason
@@ -127,9 +149,11 @@ class Delivery:
             self.log(f"malformed answer to {record['key']}: {response.body[:120]!r}")
             return None
 
-    def _retry(self, response: Response | None, reason: str) -> tuple[str, object]:
-        """RETRY, and the service marked down for its Retry-After or the configured back-off."""
-        spool.mark_down(self.settings.home, retry_after(response, self.settings.backoff_s))
+    def _retry(self, response: Response | None, reason: str, back_off: bool = True) -> tuple[str, object]:
+        """RETRY, and (``back_off``) the service marked down for its Retry-After or the configured
+        back-off."""
+        if back_off:
+            spool.mark_down(self.settings.home, retry_after(response, self.settings.backoff_s))
         return spool.RETRY, reason
 
     def replay(self, paths: list[str], stop_at: float) -> tuple[str, int]:

@@ -4,7 +4,10 @@ The rules, because this runs inside the agent's loop:
 
 - It exits 0 whatever happens, prints nothing unless there is context to inject, and never
   writes to stderr. Failures go to ``$CONTINUITY_HOME/client.log``. (Exit 2 would block the
-  user's prompt in Claude Code and Gemini CLI.)
+  user's prompt in Claude Code and Gemini CLI.) The one exception is ``remember``, which no
+  harness fires (a person or an agent runs it): without a session to file it under, found in
+  the input, ``CONTINUITY_SESSION_ID`` or the project's current session, it says so on stderr
+  and exits 1 instead of losing the text.
 - It has a deadline per event (``config.Settings.timeout_for``). Sockets get the time left; a
   watchdog thread covers what sockets cannot time out (DNS), spools the hook and exits 0.
 - Nothing is lost quietly: a hook is delivered, refused by the service (logged), or spooled; a
@@ -156,6 +159,7 @@ class HookRun:
         self.answer: object = None  # the service's answer to the post
         self.reason = ""  # why the hook goes to the spool
         self.transcript_more = False  # the transcript has more than the current delta carries
+        self.exit_code = 0  # 1 only for a ``remember`` that has no session to go to
 
     # ---- the machine ------------------------------------------------------------------------
 
@@ -210,6 +214,8 @@ class HookRun:
         body = harness.build_body(payload, self.harness, self.env)
         harness.route_subagent(body, self.event, self.harness)
         self.link_origin(body)
+        if self.event == "remember" and not body.get("session_id") and not self.find_session(body):
+            return DONE
         cap = harness.injection_cap(self.harness, self.event, settings.injection_cap_chars)
         if cap is not None:
             body["injection_cap_chars"] = cap
@@ -231,12 +237,20 @@ class HookRun:
         return CATCH_UP
 
     def catch_up(self) -> str:
-        """Keep the session's order: a marked-down service or an undrained own spool means spool."""
+        """Keep the session's order: a marked-down service or an undrained own spool means spool.
+
+        A session start first replays the other sessions' spools (within half its budget): its
+        recovery reads what they carry, e.g. the end of the session that ran while the service was
+        away."""
         assert self.delivery is not None
         self.own_spool = spool.spool_file(self.home, self.session)
         down = spool.down_until(self.home)
         if self.event not in BYPASS_BACKOFF and down > time.time():
             return self.to_spool(f"service marked unavailable for {down - time.time():.0f}s more")
+        if self.event == "session-start":
+            others = [path for path in spool.pending_files(self.home) if path != self.own_spool]
+            if others:
+                self.delivery.replay(others, self.half)
         if not spool.has_pending(self.own_spool):
             return POST
         status, _ = self.delivery.replay([self.own_spool], self.half)
@@ -347,6 +361,23 @@ class HookRun:
         if origin:
             body["previous_session_key"] = origin
 
+    def find_session(self, body: dict) -> bool:
+        """A ``remember`` run by hand: the project's current session (what its hooks last saw), as
+        every other command finds it; False, said on stderr, when there is none."""
+        project = str(body.get("project_normalized") or "")
+        root, seen = current.find(self.home, project) if project else (project, None)
+        if seen is not None:
+            body["session_id"] = str(seen["session_id"])
+            return True
+        self.exit_code = 1
+        sys.stderr.write(
+            f"continuity hook remember: nothing remembered: no current session for {root or 'this folder'} "
+            "(no hook has reported one there yet). Run it in the project's folder, or set "
+            "CONTINUITY_SESSION_ID to the session's id.\n"
+        )
+        self.log("remember without a session: refused, said on stderr")
+        return False
+
     def note_session(self, body: dict) -> None:
         project = body.get("project_normalized")
         if harness.SUBAGENT_KEY_PART in self.session:
@@ -432,7 +463,8 @@ def main(
     env: Mapping[str, str] | None = None,
     exit_process: Callable[[int], object] = os._exit,
 ) -> int:
-    """Run one hook; always 0. ``stdin``/``stdout``/``env`` default to the process's own.
+    """Run one hook; 0 (1 only for a ``remember`` with no session). ``stdin``/``stdout``/``env``
+    default to the process's own.
 
     ``exit_process`` ends the process when the watchdog fires (tests running in-process replace it).
     """
@@ -452,4 +484,4 @@ def main(
             run.finished = True
         if stdout is None:
             _settle_stdout()
-    return 0
+    return run.exit_code

@@ -19,7 +19,16 @@ LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 class TransportError(Exception):
-    """The service could not be reached or answered something that is not HTTP."""
+    """The service could not be reached or answered something that is not HTTP.
+
+    ``refused``: the connection was refused at once (nothing listens there: the service is
+    restarting, or not started yet). That costs no time, so it is no reason to presume the service
+    down for a while, as a time-out is.
+    """
+
+    def __init__(self, message: str, refused: bool = False) -> None:
+        super().__init__(message)
+        self.refused = refused
 
 
 class Response:
@@ -98,7 +107,8 @@ def request(
     try:
         sock = socket.create_connection(address, timeout=_remaining(deadline))  # type: ignore[arg-type]
     except OSError as error:
-        raise TransportError(f"cannot connect to {host}:{port}: {error}") from None
+        refused = isinstance(error, ConnectionRefusedError)
+        raise TransportError(f"cannot connect to {host}:{port}: {error}", refused) from None
     try:
         if scheme == "https":
             sock = _wrap_tls(sock, host, deadline)
@@ -222,7 +232,9 @@ def _request_urllib(
     except urllib.error.HTTPError as error:
         return Response(error.code, _lower(error.headers.items()), error.read(MAX_RESPONSE_BYTES))
     except (OSError, ValueError) as error:
-        raise TransportError(f"{type(error).__name__}: {error}") from None
+        reason = getattr(error, "reason", error)  # urllib wraps the socket's error
+        refused = isinstance(reason, ConnectionRefusedError)
+        raise TransportError(f"{type(error).__name__}: {error}", refused) from None
 
 
 def _lower(items: Iterable[tuple[str, str]]) -> dict[str, str]:

@@ -8,18 +8,24 @@ import sys
 import types
 
 from continuity_client.hook import harness
-from continuity_client.setup import config
+from continuity_client.setup import config, probe
 from continuity_client.setup import install as installer
 
 
 def login(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="continuity login", description="Save the service URL and token.")
+    parser = argparse.ArgumentParser(
+        prog="continuity login",
+        description="Check the service URL and token against the service, then save them.",
+    )
     parser.add_argument(
         "--url", required=True, help="the service URL, e.g. https://abc.execute-api.eu-west-1.amazonaws.com"
     )
     parser.add_argument("--token", help="the bearer token; read from stdin (or a prompt) when omitted")
+    parser.add_argument(
+        "--no-check", action="store_true", help="save without asking the service (e.g. it is not up yet)"
+    )
     args = parser.parse_args(argv)
-    url = args.url.strip().rstrip("/")
+    url, note = probe.normalise_url(args.url)
     if not url.startswith(("https://", "http://")):
         parser.error("--url must start with https:// (or http:// for a local stack)")
     token = args.token
@@ -33,6 +39,17 @@ def login(argv: list[str]) -> int:
     token = token.strip()
     if not token:
         parser.error("an empty token")
+    if note:
+        print(f"note: {note}")
+    if not args.no_check:
+        try:
+            probe.health(url, os.environ)
+            accepted = probe.token_accepted(url, token, os.environ)
+        except probe.ProbeError as error:
+            fix = f" ({error.fix})" if error.fix else ""
+            print(f"continuity login: {error}{fix}; nothing saved (--no-check saves anyway)", file=sys.stderr)
+            return 1
+        print(f"{url}: the Continuity service; {accepted}")
     path = config.write_login(os.environ, url, token)
     print(f"saved {path} (mode 0600)")
     if url.startswith("http://") and not _is_local(url):
@@ -100,11 +117,6 @@ def install(argv: list[str]) -> int:
         for note in notes:
             print(f"note: {note}")
     return 0
-
-
-def uninstall(argv: list[str]) -> int:
-    """``continuity uninstall <harness> [...]``: ``install --uninstall`` by its own name."""
-    return install([*argv, "--uninstall"])
 
 
 def install_mcp(args: argparse.Namespace) -> int:

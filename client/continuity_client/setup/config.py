@@ -163,6 +163,26 @@ def write_login(env: Mapping[str, str], url: str, token: str) -> str:
     data = read_file_config(path)
     data["url"] = url.strip().rstrip("/")
     data["token"] = token.strip()
+    _write_private(path, data)
+    return path
+
+
+def clear_login(env: Mapping[str, str]) -> tuple[str, bool]:
+    """Remove url and token from the user config file (other keys stay; a file left empty goes).
+    (path, whether there was a login to remove)."""
+    path = config_path(env)
+    data = read_file_config(path)
+    had = "url" in data or "token" in data
+    data.pop("url", None)
+    data.pop("token", None)
+    if had and not data:
+        os.unlink(path)
+    elif had:
+        _write_private(path, data)
+    return path, had
+
+
+def _write_private(path: str, data: dict) -> None:
     temporary = path + ".tmp"
     # Created 0600 from the start: the token is never readable by others, not even briefly.
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -173,4 +193,3 @@ def write_login(env: Mapping[str, str], url: str, token: str) -> str:
         os.fsync(handle.fileno())
     os.chmod(temporary, 0o600)
     os.replace(temporary, path)
-    return path

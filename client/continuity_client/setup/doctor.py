@@ -1,7 +1,7 @@
 """``continuity doctor``: check what a hook needs and say what to fix.
 
 Checks the config file (present, mode 0600), URL, token, the service (``GET /api/health``), the
-token (``GET /api/checkpoints?limit=1``: 401/403 means rejected), the clock (the answer's
+token (``GET /api/checkpoints?limit=1``: API Gateway's 401/403 means refused), the clock (the answer's
 ``Date`` header against ours), the hooks installed for each harness (user and project scope) and
 the spool (pending hooks, the back-off mark, the last log lines). Exit 1 when anything failed.
 """
@@ -18,11 +18,11 @@ from email.utils import parsedate_to_datetime
 from typing import TextIO
 
 from continuity_client.hook import harness, locallog, spool
-from continuity_client.hook.transport import Response, TransportError, request, split_url
-from continuity_client.setup import config, install
+from continuity_client.hook.transport import Response, TransportError, split_url
+from continuity_client.setup import config, install, probe
 
 CLOCK_SKEW_LIMIT_S = 60.0
-PROBE_TIMEOUT_S = 5.0
+PROBE_TIMEOUT_S = probe.PROBE_TIMEOUT_S
 
 
 class Report:
@@ -89,6 +89,9 @@ def check_config(report: Report, settings: config.Settings) -> None:
             report.ok(f"config file {path} (mode {mode:o})")
     if not settings.url:
         report.fail("no service URL", login_fix + "  (or set CONTINUITY_URL)")
+    elif probe.base_url_problem(settings.url):
+        where = settings.sources.get("url", "")
+        report.fail(f"{probe.base_url_problem(settings.url)} (from {where})", probe.BASE_URL_FIX)
     else:
         try:
             scheme, host, _, _ = split_url(settings.url)
@@ -113,34 +116,17 @@ def check_config(report: Report, settings: config.Settings) -> None:
 def check_service(report: Report, settings: config.Settings, env: Mapping[str, str]) -> None:
     report.section("service")
     try:
-        health = request("GET", settings.url, "/api/health", None, {}, PROBE_TIMEOUT_S, env)
-    except TransportError as error:
-        fix = "check the URL and your network"
-        if "CERTIFICATE" in str(error).upper():
-            fix = "install CA certificates for this Python (or set SSL_CERT_FILE)"
-        report.fail(f"cannot reach {settings.url}: {error}", fix)
+        health = probe.health(settings.url, env, PROBE_TIMEOUT_S)
+    except probe.ProbeError as error:
+        # A wrong base URL is a failure, not a warning: every hook would be dropped as a 404.
+        report.fail(str(error), error.fix)
         return
-    if 200 <= health.status < 300:
-        report.ok(f"GET /api/health: {health.status}")
-    else:
-        report.warn(
-            f"GET /api/health answered {health.status}", "check the URL (it should be the API's base URL)"
-        )
+    report.ok(f"GET /api/health: {health.status}")
     check_clock(report, health)
-    headers = {"Authorization": f"Bearer {settings.token}"}
     try:
-        answer = request("GET", settings.url, "/api/checkpoints?limit=1", None, headers, PROBE_TIMEOUT_S, env)
-    except TransportError as error:
-        report.fail(f"token check failed: {error}")
-        return
-    if answer.status in (401, 403):
-        report.fail(
-            f"the service rejected the token ({answer.status})", "continuity login --url URL --token TOKEN"
-        )
-    elif answer.status >= 500:
-        report.warn(f"token check: the service answered {answer.status}")
-    else:
-        report.ok(f"token accepted ({answer.status})")
+        report.ok(probe.token_accepted(settings.url, settings.token, env, PROBE_TIMEOUT_S))
+    except probe.ProbeError as error:
+        report.fail(str(error), error.fix or "continuity login --url URL --token TOKEN")
 
 
 def check_clock(report: Report, response: Response) -> None:

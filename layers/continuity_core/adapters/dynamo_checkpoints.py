@@ -27,6 +27,7 @@ from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.state import SessionState
 from continuity_core.names import (
     CHECKPOINT_PREFIX,
+    DELETED_AT_ATTRIBUTE,
     LEDGER_HEAD_INDEX_SK,
     PK,
     PROJECT_INDEX,
@@ -108,11 +109,13 @@ class DynamoCheckpointStore:
                     "last_checkpoint_trigger = :trigger "
                     "REMOVE flush_token, flush_requested_at ADD version :one, checkpoints_written :one"
                 ),
-                # A state only touched (session start, digest) has no version yet: it reads as 0.
+                # A state only touched (session start, digest) has no version yet: it reads as 0. A
+                # deleted session's tombstone has none either: the checkpoint must not land on it.
                 "ConditionExpression": (
                     "version = :version"
                     if consumed.version
-                    else "(attribute_not_exists(version) OR version = :version)"
+                    else f"(attribute_not_exists(version) OR version = :version) "
+                    f"AND attribute_not_exists({DELETED_AT_ATTRIBUTE})"
                 ),
                 "ExpressionAttributeValues": {
                     ":zero": to_attribute(0),

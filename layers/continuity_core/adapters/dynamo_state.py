@@ -1,4 +1,11 @@
-"""Session state in DynamoDB: one item per session, every change one atomic UpdateItem."""
+"""Session state in DynamoDB: one item per session, every change one atomic UpdateItem.
+
+A deleted session's state is its tombstone (``deleted_at``): every write that marks activity is
+conditioned on its absence, so nothing of a deleted session is stored again until it expires. The
+write that creates a state also puts a small item under the project's key
+(``PROJECT_SESSION_PREFIX``), so deleting a project finds sessions that have no checkpoint or
+transcript yet: one more write per session, none per prompt.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +17,15 @@ from typing import Any
 from continuity_core.adapters.aws import call
 from continuity_core.adapters.dynamo_batch import batch_get
 from continuity_core.adapters.dynamo_expiry import bucket_key, expiry_sort_key, item_expired
-from continuity_core.adapters.dynamo_items import from_attributes, parse_timestamp, session_pk, timestamp
+from continuity_core.adapters.dynamo_items import (
+    from_attributes,
+    item_key,
+    parse_timestamp,
+    project_pk,
+    session_pk,
+    timestamp,
+    to_attributes,
+)
 from continuity_core.adapters.dynamo_update import UpdateBuilder
 from continuity_core.logic.retention import expiry
 from continuity_core.models.state import (
@@ -20,8 +35,17 @@ from continuity_core.models.state import (
     SessionIdentity,
     SessionState,
 )
-from continuity_core.names import EXPIRY_PK, EXPIRY_SK, PK, SK, STATE_SK, TTL_ATTRIBUTE
-from continuity_core.ports import Clock, DuplicateHookError, PromptRecord
+from continuity_core.names import (
+    DELETED_AT_ATTRIBUTE,
+    EXPIRY_PK,
+    EXPIRY_SK,
+    PK,
+    PROJECT_SESSION_PREFIX,
+    SK,
+    STATE_SK,
+    TTL_ATTRIBUTE,
+)
+from continuity_core.ports import Clock, DuplicateHookError, PromptRecord, SessionDeletedError
 
 # The live transcript's hint (models/state.py; logic/transcript_append.py).
 TRANSCRIPT_END = "transcript_end"
@@ -59,7 +83,7 @@ class DynamoStateStore:
 
     def touch(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
         update = self._activity(agent_id, identity, now)
-        return self._apply(agent_id, identity.session_key, update)
+        return self._apply(agent_id, identity, update, now)
 
     def record_prompt(
         self, agent_id: str, identity: SessionIdentity, prompt: PromptRecord, now: datetime
@@ -80,7 +104,7 @@ class DynamoStateStore:
             update.sets.append(f"{previous} = if_not_exists({end}, {update.value(-1)})")
             update.sets.append(f"{end} = {update.value(prompt.transcript_end)}")
         self._once(update, prompt.idempotency_key)
-        return self._apply(agent_id, identity.session_key, update)
+        return self._apply(agent_id, identity, update, now)
 
     def record_remember(
         self,
@@ -94,13 +118,13 @@ class DynamoStateStore:
         update.append("pending_remembers", [content])
         update.add("version", 1)
         self._once(update, idempotency_key)
-        return self._apply(agent_id, identity.session_key, update)
+        return self._apply(agent_id, identity, update, now)
 
     def record_digest(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
         update = self._activity(agent_id, identity, now)
         update.add("checkpoints_written", 1)
         update.set("last_digest_at", timestamp(now))
-        return self._apply(agent_id, identity.session_key, update)
+        return self._apply(agent_id, identity, update, now)
 
     def end_session(self, agent_id: str, session_key: str, now: datetime) -> None:
         update = UpdateBuilder()
@@ -177,14 +201,24 @@ class DynamoStateStore:
             ConsistentRead=True,
         )
         item = response.get("Item")
-        return state_from_item(item) if item and not item_expired(item, self._clock()) else None
+        return state_from_item(item) if _live_state(item, self._clock()) else None
+
+    def deleted(self, agent_id: str, session_key: str) -> bool:
+        response = self._call(
+            "get_item",
+            TableName=self._table,
+            Key=_key(agent_id, session_key),
+            ConsistentRead=True,
+            ProjectionExpression=DELETED_AT_ATTRIBUTE,
+        )
+        return DELETED_AT_ATTRIBUTE in response.get("Item", {})
 
     def get_many(self, agent_id: str, session_keys: list[str]) -> dict[str, SessionState]:
         items = batch_get(self._table, [_key(agent_id, key) for key in dict.fromkeys(session_keys)])
         now = self._clock()
         return {
             state.session_key: state
-            for state in (state_from_item(item) for item in items if not item_expired(item, now))
+            for state in (state_from_item(item) for item in items if _live_state(item, now))
         }
 
     # -- helpers -----------------------------------------------------------------------------
@@ -204,6 +238,7 @@ class DynamoStateStore:
         update.set_if_missing(
             EXPIRY_SK, expiry_sort_key(session_pk(agent_id, identity.session_key), STATE_SK)
         )
+        update.conditions.append(f"attribute_not_exists({update.name(DELETED_AT_ATTRIBUTE)})")
         return update
 
     @staticmethod
@@ -215,10 +250,22 @@ class DynamoStateStore:
         update.conditions.append(f"NOT contains({keys}, {update.value(digest)})")
         update.append("hook_keys", [digest])
 
-    def _apply(self, agent_id: str, session_key: str, update: UpdateBuilder) -> SessionState:
-        state = self._update(agent_id, session_key, update)
+    def _apply(
+        self, agent_id: str, identity: SessionIdentity, update: UpdateBuilder, now: datetime
+    ) -> SessionState:
+        state = self._update(agent_id, identity.session_key, update)
         assert state is not None  # only conditional updates that tolerate failure answer None
+        if identity.project_normalized and state.started_at == parse_timestamp(timestamp(now)):
+            self._note_in_project(agent_id, identity, now)  # this write created the state
         return state
+
+    def _note_in_project(self, agent_id: str, identity: SessionIdentity, now: datetime) -> None:
+        assert identity.project_normalized is not None
+        key = item_key(
+            project_pk(agent_id, identity.project_normalized), PROJECT_SESSION_PREFIX + identity.session_key
+        )
+        values = {"session_key": identity.session_key, TTL_ATTRIBUTE: expiry(now, self._ttl).ttl_epoch}
+        self._call("put_item", TableName=self._table, Item=key | to_attributes(values))
 
     def _update(
         self, agent_id: str, session_key: str, update: UpdateBuilder, tolerate_condition: bool = False
@@ -238,6 +285,8 @@ class DynamoStateStore:
                 raise
             if tolerate_condition:
                 return None
+            if self.deleted(agent_id, session_key):  # the other condition: read only when one failed
+                raise SessionDeletedError(session_key) from error
             raise DuplicateHookError(session_key) from error
         state = state_from_item(response["Attributes"])
         if len(response["Attributes"].get("hook_keys", {}).get("L", [])) > 2 * MAX_HOOK_KEYS:
@@ -260,6 +309,13 @@ def hook_key_digest(idempotency_key: str) -> str:
     rewrites and pays for by size, stays small; a collision among 128 keys is ~1e-18."""
     digest = hashlib.blake2b(idempotency_key.encode("utf-8"), digest_size=9).digest()
     return base64.urlsafe_b64encode(digest).decode("ascii")
+
+
+def _live_state(item: dict[str, Any] | None, now: datetime) -> bool:
+    """A state a read answers: present, not past its TTL, not a deleted session's tombstone."""
+    if not item:
+        return False
+    return not item_expired(item, now) and DELETED_AT_ATTRIBUTE not in item
 
 
 def _key(agent_id: str, session_key: str) -> dict[str, Any]:

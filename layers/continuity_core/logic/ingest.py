@@ -11,7 +11,6 @@ from continuity_core.logic.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_d
 from continuity_core.logic.digest import render_pre_compaction_digest
 from continuity_core.logic.injection import MAX_INJECTION_CHARS, Injection, Section, assemble
 from continuity_core.logic.recovery import (
-    LEDGER_LINE_CHARS,
     Recovery,
     RecoverySource,
     find_start_context,
@@ -19,6 +18,7 @@ from continuity_core.logic.recovery import (
     recovery_section,
 )
 from continuity_core.logic.rolling import Statement
+from continuity_core.logic.start import compose_start
 from continuity_core.logic.sticky import Role
 from continuity_core.logic.terms import snippet
 from continuity_core.logic.writer import CheckpointWriter, FlushResult
@@ -33,6 +33,7 @@ from continuity_core.ports import (
     FlushQueue,
     Inheritance,
     PromptRecord,
+    SessionDeletedError,
     StateStore,
     TranscriptGapError,
     TranscriptHint,
@@ -50,6 +51,11 @@ NUDGE_TEXT = (
     "Before it is, call the `session_digest` tool (Continuity MCP server) with a short summary, "
     "your decisions with their rationale, and your next steps, so they survive the compaction."
 )
+
+
+# Events whose first write is the transcript's (every other one writes the state first, and that
+# write refuses a deleted session): a small read first, on these rare events only.
+_TRANSCRIPT_FIRST = frozenset({HookEvent.PRE_COMPACTION, HookEvent.SESSION_END})
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,9 @@ class HookService:
             HookEvent.POST_COMPACTION: self._post_compaction,
             HookEvent.SUBAGENT_STOP: self._stop,
         }[hook.event]
+        if hook.event in _TRANSCRIPT_FIRST and self._states.deleted(agent_id, hook.session_key):
+            # These append the transcript before any state write could refuse a deleted session.
+            raise SessionDeletedError(hook.session_key)
         try:
             return handler(agent_id, hook)
         except DuplicateHookError:
@@ -126,25 +135,18 @@ class HookService:
             start_source=hook.source,
             harness=hook.harness,
         )
-        limit = injection_limit(hook)
-        recovery = start.recovery
-        # A sub-agent gets its parent's context; the project's latest session is then no guess to make.
-        guessed = recovery is not None and recovery.source is RecoverySource.SAME_PROJECT
-        reserved = 0 if recovery is None or guessed else min(self._config.recovery_budget_chars, limit)
-        inherited = self._inherited_section(agent_id, hook, limit - reserved - LEDGER_LINE_CHARS - 8)
-        if inherited is not None and guessed:
-            recovery = None
-        sections = [
-            recovery_section(recovery, self._config, now, limit),
-            ledger_line(start.recent_decisions, now),
-            inherited,
-        ]
-        injection = assemble([s for s in sections if s], limit)
+        composed = compose_start(
+            start,
+            self._config,
+            now,
+            injection_limit(hook),
+            lambda budget: self._inherited_section(agent_id, hook, budget),
+        )
         return HookOutcome(
-            HookResponse(event=hook.event, additional_context=injection.text),
-            recovery=recovery,
-            inherited=inherited is not None,
-            truncated=injection.truncated,
+            HookResponse(event=hook.event, additional_context=composed.text),
+            recovery=composed.recovery,
+            inherited=composed.inherited,
+            truncated=composed.truncated,
         )
 
     def _user_prompt(self, agent_id: str, hook: Hook) -> HookOutcome:

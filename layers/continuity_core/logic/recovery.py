@@ -86,7 +86,7 @@ def pick(recent: list[Checkpoint]) -> list[Checkpoint]:
 def find_start_context(
     store: CheckpointStore,
     agent_id: str,
-    session_key: str,
+    session_key: str | None,
     previous_session_key: str | None,
     project_normalized: str | None,
     config: ContinuityConfig,
@@ -94,7 +94,8 @@ def find_start_context(
     start_source: str | None = None,
     harness: str | None = None,
 ) -> StartContext:
-    own = store.recent_for_session(agent_id, session_key, RECENT)
+    # No session key: a session not started yet (the preview), which has nothing of its own.
+    own = store.recent_for_session(agent_id, session_key, RECENT) if session_key else []
     source = RecoverySource.SAME_SESSION
     if not own and previous_session_key and previous_session_key != session_key:
         own = store.recent_for_session(agent_id, previous_session_key, RECENT)

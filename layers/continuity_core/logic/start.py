@@ -1,0 +1,96 @@
+"""What a session start injects, composed once: for the session-start hook and for its preview.
+
+``compose_start`` places the recovery block, the ledger line and a sub-agent's inherited block
+under the harness's cap; the hook (``logic/ingest.py``) calls it after marking the session seen,
+``StartPreview`` calls it for ``GET /api/preview`` and writes nothing, so what ``continuity
+preview`` shows is what a session starting now in the project would get.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from continuity_core.config import ContinuityConfig
+from continuity_core.logic.injection import MAX_INJECTION_CHARS, Section, assemble
+from continuity_core.logic.recovery import (
+    LEDGER_LINE_CHARS,
+    Recovery,
+    RecoverySource,
+    StartContext,
+    find_start_context,
+    ledger_line,
+    recovery_section,
+)
+from continuity_core.models.recovery import PreviewAnswer
+from continuity_core.ports import CheckpointStore, Clock
+
+# The source a fresh session starts with (Claude Code's SessionStart ``startup``).
+STARTUP = "startup"
+
+
+@dataclass(frozen=True)
+class StartInjection:
+    text: str | None
+    recovery: Recovery | None  # None when a sub-agent's inheritance replaced a guessed recovery
+    inherited: bool
+    truncated: bool
+
+
+def compose_start(
+    start: StartContext,
+    config: ContinuityConfig,
+    now: datetime,
+    limit: int,
+    inherit: Callable[[int], Section | None],
+) -> StartInjection:
+    """The injection from what ``find_start_context`` found; ``inherit(budget)`` answers the
+    inherited block within ``budget`` characters (None: nothing to inherit)."""
+    recovery = start.recovery
+    # A sub-agent gets its parent's context; the project's latest session is then no guess to make.
+    guessed = recovery is not None and recovery.source is RecoverySource.SAME_PROJECT
+    reserved = 0 if recovery is None or guessed else min(config.recovery_budget_chars, limit)
+    inherited = inherit(limit - reserved - LEDGER_LINE_CHARS - 8)
+    if inherited is not None and guessed:
+        recovery = None
+    sections = [
+        recovery_section(recovery, config, now, limit),
+        ledger_line(start.recent_decisions, now),
+        inherited,
+    ]
+    injection = assemble([s for s in sections if s], limit)
+    return StartInjection(injection.text, recovery, inherited is not None, injection.truncated)
+
+
+class StartPreview:
+    """``GET /api/preview``: the session start's composition for a new session, read-only."""
+
+    def __init__(self, checkpoints: CheckpointStore, config: ContinuityConfig, clock: Clock) -> None:
+        self._checkpoints = checkpoints
+        self._config = config
+        self._clock = clock
+
+    def preview(self, agent_id: str, project_normalized: str, cap: int | None) -> PreviewAnswer:
+        now = self._clock()
+        start = find_start_context(
+            self._checkpoints,
+            agent_id,
+            None,
+            None,
+            project_normalized,
+            self._config,
+            now,
+            start_source=STARTUP,
+        )
+        composed = compose_start(start, self._config, now, cap or MAX_INJECTION_CHARS, lambda budget: None)
+        recovered = composed.recovery.checkpoint if composed.recovery is not None else None
+        return PreviewAnswer(
+            project_normalized=project_normalized,
+            text=composed.text,
+            source=composed.recovery.source.value if composed.recovery is not None else None,
+            session_key=recovered.session_key if recovered is not None else None,
+            checkpoint_id=recovered.id if recovered is not None else None,
+            decisions=len(start.recent_decisions),
+            truncated=composed.truncated,
+        )
