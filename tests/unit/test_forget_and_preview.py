@@ -102,6 +102,9 @@ def test_forgetting_a_session_again_answers_zeros(core: Core) -> None:
         (HookEvent.SESSION_START, {"source": "resume"}),
         (HookEvent.PRE_COMPACTION, {"transcript": TranscriptDelta(offset=0, text="User: x\n")}),
         (HookEvent.SESSION_END, {"transcript": TranscriptDelta(offset=0, text="User: x\n")}),
+        (HookEvent.POST_COMPACTION, {"transcript": TranscriptDelta(offset=0, text="User: x\n")}),
+        (HookEvent.STOP, {"transcript": TranscriptDelta(offset=0, text="Assistant: x\n")}),
+        (HookEvent.SUBAGENT_STOP, {"transcript": TranscriptDelta(offset=0, text="Assistant: x\n")}),
     ],
     ids=lambda value: value.value if isinstance(value, HookEvent) else "",
 )

@@ -55,7 +55,7 @@ NUDGE_TEXT = (
 
 # Events whose first write is the transcript's (every other one writes the state first, and that
 # write refuses a deleted session): a small read first, on these rare events only.
-_TRANSCRIPT_FIRST = frozenset({HookEvent.PRE_COMPACTION, HookEvent.SESSION_END})
+_TRANSCRIPT_FIRST = frozenset({HookEvent.PRE_COMPACTION, HookEvent.POST_COMPACTION, HookEvent.SESSION_END})
 
 
 @dataclass(frozen=True)
