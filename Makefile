@@ -44,7 +44,7 @@ test-plugins:
 screenshots: setup browser
 	CONTINUITY_SCREENSHOTS=docs/dashboard $(PY) -m pytest -q tests/e2e/test_e2e_dashboard.py
 
-# The real-CLI stage alone (Claude Code, Codex, Gemini CLI, OpenCode against a scripted model).
+# The real-CLI stage alone (Claude Code, Codex, Gemini CLI, OpenCode, OpenClaw against a scripted model).
 test-harness: setup
 	$(PY) -m pytest -q -m harness tests/harness
 

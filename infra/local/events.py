@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, unquote, urlencode
 
 from infra.local.routes import path_parameters as _path_parameters
 
@@ -57,6 +57,9 @@ def http_event(
 
     ``path`` is the raw (percent-encoded) request path; ``route`` the matched path template
     (``/api/hooks/{event}``; default: ``path``), from which ``pathParameters`` are taken unless given.
+    ``rawPath`` and ``requestContext.http.path`` carry the path percent-decoded, as an HTTP API
+    delivers them: Powertools routes on ``rawPath``, so a session key ``agent%3Amain%3Amain``
+    must reach the handler as ``agent:main:main``.
     A mapping or sequence ``body`` is sent as JSON; bytes that are not UTF-8 are base64-encoded.
     ``authorizer`` is the Lambda authorizer's context (``requestContext.authorizer.lambda``).
     """
@@ -68,6 +71,7 @@ def http_event(
     body_text, is_base64 = _encode_body(body, header_map)
     raw_query = _raw_query(query)
     params = dict(path_parameters) if path_parameters is not None else _path_parameters(route, path)
+    decoded_path = unquote(path)
 
     header_map.setdefault("host", domain_name)
     header_map.setdefault("x-forwarded-for", source_ip)
@@ -84,7 +88,7 @@ def http_event(
         "domainPrefix": domain_name.split(".")[0],
         "http": {
             "method": method,
-            "path": path,
+            "path": decoded_path,
             "protocol": "HTTP/1.1",
             "sourceIp": source_ip,
             "userAgent": header_map.get("user-agent", ""),
@@ -101,7 +105,7 @@ def http_event(
     event: dict[str, Any] = {
         "version": "2.0",
         "routeKey": route_key,
-        "rawPath": path,
+        "rawPath": decoded_path,
         "rawQueryString": raw_query,
     }
     if cookies:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
-from aws_lambda_powertools.event_handler.exceptions import ServiceError
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError, ServiceError
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from pydantic import BaseModel
@@ -204,8 +204,11 @@ def create_app(redact_responses: bool = True) -> APIGatewayHttpResolver:
         return error_response(error.status_code, str(error.msg))
 
     @app.not_found
-    def _no_route(error: Exception) -> Response:
-        return error_response(404, "no such route")
+    def _not_found(error: NotFoundError) -> Response:
+        # Powertools sends both here: an unmatched route (a bare NotFoundError()) and a route's own
+        # NotFoundError, whose message says what is missing and must reach the caller.
+        own = isinstance(error, NotFoundError) and str(error.msg) != NotFoundError().msg
+        return error_response(404, str(error.msg) if own else "no such route")
 
     return app
 

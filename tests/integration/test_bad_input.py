@@ -9,6 +9,7 @@ from continuity_core.http import ERROR_CODES
 from infra import wiring
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
+from tests.support.sessions import SessionsApi
 
 
 @pytest.mark.parametrize(
@@ -80,3 +81,19 @@ def test_a_token_over_its_rate_limit_gets_429_with_retry_after(
     assert [a["statusCode"] for a in answers].count(429) >= 1
     limited = next(a for a in answers if a["statusCode"] == 429)
     assert 1 <= int(limited["headers"]["Retry-After"]) <= 60
+
+
+def test_a_missing_resource_answers_404_saying_what_is_missing(service: InProcessService) -> None:
+    # Given a session the service has never seen
+    # When its transcript is asked for
+    status, answer = SessionsApi().transcript("never-seen")
+
+    # Then the 404 names the session, not a missing route (Powertools routes both to one handler)
+    assert status == 404
+    assert answer == {"error": "not_found", "detail": "no transcript for session 'never-seen'"}
+
+
+def test_an_unknown_route_still_answers_no_such_route(service: InProcessService) -> None:
+    status, answer = SessionsApi().call("GET", "/api/sessions/x/nothing", "/api/sessions/{key}/nothing")
+
+    assert (status, answer["detail"]) == (404, "no such route")

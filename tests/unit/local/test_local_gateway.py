@@ -209,3 +209,16 @@ def test_the_admin_route_needs_the_token_and_a_scheduled_function(
     client: Client, path: str, headers: dict[str, str], status: int
 ) -> None:
     assert client.post(path, headers=headers).status_code == status
+
+
+def test_a_percent_encoded_session_key_reaches_the_handler_decoded(client: Client, fakes: Fakes) -> None:
+    # Given an OpenClaw session key, which the client percent-encodes in the path
+    # When it is asked for
+    response = client.get("/api/checkpoints/agent%3Amain%3Amain", headers=BEARER)
+
+    # Then the handler sees it decoded in rawPath too, as an HTTP API delivers it (Powertools routes
+    # on rawPath: an encoded one made every such key an unknown session)
+    assert response.status_code == 200
+    event = fakes.events["read_api"][0]
+    assert event["pathParameters"] == {"session_key": "agent:main:main"}
+    assert event["rawPath"] == event["requestContext"]["http"]["path"] == "/api/checkpoints/agent:main:main"
