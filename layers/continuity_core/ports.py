@@ -81,10 +81,6 @@ class StateStore(Protocol):
         idempotency_key: str | None = None,
     ) -> SessionState: ...
 
-    def trim(self, agent_id: str, state: SessionState) -> None:
-        """Cut pending lists to their caps if the state is still at ``state.version`` (best effort)."""
-        ...
-
     def claim_flush(
         self, agent_id: str, session_key: str, token: str, now: datetime, stale_before: datetime
     ) -> bool:

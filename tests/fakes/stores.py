@@ -21,9 +21,6 @@ from continuity_core.logic.retention import expiry, is_expired
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry, LedgerPage
 from continuity_core.models.state import (
-    MAX_PENDING_QUERIES,
-    MAX_PENDING_REMEMBERS,
-    MAX_PENDING_SNIPPETS,
     SessionIdentity,
     SessionState,
 )
@@ -142,16 +139,6 @@ class InMemoryStateStore:
         if not nudged:
             stored.values["nudge_armed_at"] = now
         return True
-
-    def trim(self, agent_id: str, state: SessionState) -> None:
-        stored = self._memory.states.get((agent_id, state.session_key))
-        if stored is None or stored.values.get("version", 0) != state.version:
-            return  # best effort: the state moved on, the next prompt trims
-        self.writes += 1
-        stored.values["pending_queries"] = state.pending_queries[-MAX_PENDING_QUERIES:]
-        stored.values["pending_snippets"] = state.pending_snippets[-MAX_PENDING_SNIPPETS:]
-        stored.values["pending_remembers"] = state.pending_remembers[-MAX_PENDING_REMEMBERS:]
-        _add(stored.values, "version", 1)
 
     def claim_flush(
         self, agent_id: str, session_key: str, token: str, now: datetime, stale_before: datetime

@@ -29,9 +29,6 @@ from continuity_core.adapters.dynamo_items import (
 from continuity_core.adapters.dynamo_update import UpdateBuilder
 from continuity_core.logic.retention import expiry
 from continuity_core.models.state import (
-    MAX_PENDING_QUERIES,
-    MAX_PENDING_REMEMBERS,
-    MAX_PENDING_SNIPPETS,
     SessionIdentity,
     SessionState,
 )
@@ -160,16 +157,6 @@ class DynamoStateStore:
             update.set(TRANSCRIPT_HEAD_AT, timestamp(head_written_at))
         update.conditions.append(f"attribute_exists({SK})")  # never creates a state
         write_if("update_item", TableName=self._table, Key=_key(agent_id, session_key), **update.request())
-
-    def trim(self, agent_id: str, state: SessionState) -> None:
-        update = UpdateBuilder()
-        update.set("pending_queries", state.pending_queries[-MAX_PENDING_QUERIES:])
-        update.set("pending_snippets", state.pending_snippets[-MAX_PENDING_SNIPPETS:])
-        update.set("pending_remembers", state.pending_remembers[-MAX_PENDING_REMEMBERS:])
-        update.conditions.append(f"{update.name('version')} = {update.value(state.version)}")
-        update.add("version", 1)
-        # Best effort: if the state moved on, the next prompt trims.
-        self._update(agent_id, state.session_key, update, tolerate_condition=True)
 
     def claim_flush(
         self, agent_id: str, session_key: str, token: str, now: datetime, stale_before: datetime
