@@ -122,6 +122,33 @@ class StateStore(Protocol):
 
 
 @dataclass(frozen=True)
+class IdleCandidate:
+    agent_id: str
+    session_key: str
+    # Where the session sits in the idle index: its first pending write, or its last activity when
+    # the sweep last found it active; due once ``idleCloseMinutes`` have passed since.
+    active_at: datetime
+
+
+class IdleIndex(Protocol):
+    """Sessions that got pending prompts, by when the idle sweep should look at them (sparse: a
+    state enters it with its first pending prompt or remember, ``StateStore.record_*``)."""
+
+    def due(self, before: datetime, limit: int) -> list[IdleCandidate]:
+        """At most ``limit`` sessions due at or before ``before``, the longest due first per shard."""
+        ...
+
+    def recheck(self, candidate: IdleCandidate, active_at: datetime) -> bool:
+        """Move the session to ``active_at``; only if it still sits at ``candidate.active_at``."""
+        ...
+
+    def settle(self, candidate: IdleCandidate, version: int | None) -> bool:
+        """Out of the index; only if it still sits at ``active_at`` and its state at ``version`` (a
+        prompt that came since keeps it in). ``None``: whatever the state (deleted, expired)."""
+        ...
+
+
+@dataclass(frozen=True)
 class ProjectSnapshot:
     """What one query of the project index gives: recent checkpoints and the ledger's newest decisions."""
 
