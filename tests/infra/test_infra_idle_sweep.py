@@ -36,7 +36,9 @@ def test_a_rule_runs_the_idle_sweep_every_five_minutes(synthesized: Synthesized)
     assert rule["Properties"]["State"] == "ENABLED"
 
 
-def test_the_table_has_the_sparse_idle_index_projecting_only_the_session_key(synthesized: Synthesized) -> None:
+def test_the_table_has_the_sparse_idle_index_projecting_only_the_session_key(
+    synthesized: Synthesized,
+) -> None:
     (table,) = synthesized.resources("AWS::DynamoDB::Table").values()
     indexes = {gsi["IndexName"]: gsi for gsi in table["Properties"]["GlobalSecondaryIndexes"]}
     idle = indexes[names.IDLE_INDEX]
