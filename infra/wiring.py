@@ -69,6 +69,10 @@ class BucketSpec:
     key: str
     env_var: str  # carries the bucket name
     orphan_grace_days: int = 30
+    # Versioned: a body deleted or overwritten (pruner, forget, a lost bucket's objects) stays
+    # restorable as a noncurrent version this long, as long as the table's point-in-time recovery
+    # reaches back, so a restored table finds its bodies (docs/DEPLOY.md, make restore-drill).
+    noncurrent_days: int = 35
 
 
 @dataclass(frozen=True)
