@@ -152,6 +152,7 @@ def test_the_stacks_timer_runs_the_idle_sweep_which_closes_a_session_that_never_
     own_stack: tuple[Api, str], moto: str
 ) -> None:
     from continuity_core.adapters.dynamo_items import timestamp
+    from continuity_core.adapters.dynamo_state import idle_sort_key
     from continuity_core.names import IDLE_SK
 
     api, _ = own_stack
@@ -166,13 +167,14 @@ def test_the_stacks_timer_runs_the_idle_sweep_which_closes_a_session_that_never_
             "prompt": f"q{n}",
         }
         assert api.hook("user-prompt-submit", body).status_code == 200
-    then = timestamp(datetime.now(UTC) - timedelta(minutes=40))
+    then_at = datetime.now(UTC) - timedelta(minutes=40)
+    then, place = timestamp(then_at), idle_sort_key(then_at)
     boto3.client("dynamodb").update_item(
         TableName=TABLE,
         Key={"pk": {"S": f"A#default#S#{session}"}, "sk": {"S": "STATE"}},
-        UpdateExpression="SET last_activity_at = :then, #idle = :then",
+        UpdateExpression="SET last_activity_at = :then, #idle = :place",
         ExpressionAttributeNames={"#idle": IDLE_SK},
-        ExpressionAttributeValues={":then": {"S": then}},
+        ExpressionAttributeValues={":then": {"S": then}, ":place": {"S": place}},
     )
     # When the stack's timer route runs the idle sweep
     answer = api.http.post(f"{api.stack.url}/local/schedules/idle_sweep", timeout=60)

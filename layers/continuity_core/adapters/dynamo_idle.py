@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from continuity_core.adapters.dynamo_items import parse_timestamp, session_pk, timestamp
-from continuity_core.adapters.dynamo_state import call_dynamodb, write_if
+from continuity_core.adapters.dynamo_items import session_pk
+from continuity_core.adapters.dynamo_state import call_dynamodb, idle_sort_key, parse_idle_sort_key, write_if
 from continuity_core.names import (
     AGENT_PREFIX,
     IDLE_INDEX,
@@ -45,15 +45,15 @@ class DynamoIdleIndex:
                 ExpressionAttributeNames={"#pk": IDLE_PK, "#sk": IDLE_SK},
                 ExpressionAttributeValues={
                     ":shard": {"S": f"{IDLE_SHARD_PREFIX}{shard}"},
-                    ":before": {"S": timestamp(before)},
+                    ":before": {"S": idle_sort_key(before)},
                 },
                 Limit=per_shard,
             )
             found += [c for c in map(_candidate, response.get("Items", [])) if c is not None]
         return found[:limit]
 
-    def recheck(self, candidate: IdleCandidate, at: datetime) -> bool:
-        return self._write(candidate, "SET #sk = :at", "#sk = :was", {":at": {"S": timestamp(at)}})
+    def recheck(self, candidate: IdleCandidate, active_at: datetime) -> bool:
+        return self._write(candidate, "SET #sk = :at", "#sk = :was", {":at": {"S": idle_sort_key(active_at)}})
 
     def settle(self, candidate: IdleCandidate, version: int | None) -> bool:
         if version is None:  # a deleted or expired session: out whatever its state
@@ -76,7 +76,7 @@ class DynamoIdleIndex:
             UpdateExpression=expression,
             ConditionExpression=condition,
             ExpressionAttributeNames=used,
-            ExpressionAttributeValues={":was": {"S": timestamp(candidate.active_at)}, **values},
+            ExpressionAttributeValues={":was": {"S": idle_sort_key(candidate.active_at)}, **values},
         )
 
 
@@ -87,4 +87,4 @@ def _candidate(item: dict[str, Any]) -> IdleCandidate | None:
         logger.warning("unexpected item in the idle index", extra={"pk": pk[:80]})
         return None
     agent_id = pk[len(AGENT_PREFIX) : len(pk) - len(suffix)]
-    return IdleCandidate(agent_id, session_key, parse_timestamp(item[IDLE_SK]["S"]))
+    return IdleCandidate(agent_id, session_key, parse_idle_sort_key(item[IDLE_SK]["S"]))

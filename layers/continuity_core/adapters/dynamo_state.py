@@ -319,12 +319,22 @@ def idle_shard(agent_id: str, session_key: str) -> str:
     return f"{IDLE_SHARD_PREFIX}{digest[0] % IDLE_SHARDS}"
 
 
+def idle_sort_key(moment: datetime) -> str:
+    """A place in the idle index: epoch seconds, 10 digits (sorts as time; 22 bytes fewer than an
+    ISO time on every state item that carries it, which is what a prompt's write is billed by)."""
+    return f"{int(moment.timestamp()):010d}"
+
+
+def parse_idle_sort_key(text: str) -> datetime:
+    return datetime.fromtimestamp(int(text), UTC)
+
+
 def _enter_idle_index(update: UpdateBuilder, agent_id: str, session_key: str, now: datetime) -> None:
     """Something is pending: the idle sweep looks at the session ``idleCloseMinutes`` after this
     first pending write. ``if_not_exists``: a later prompt changes nothing in the index (no GSI
     write per prompt); the sweep moves the key on for a session that is still active."""
     update.set_if_missing(IDLE_PK, idle_shard(agent_id, session_key))
-    update.set_if_missing(IDLE_SK, timestamp(now))
+    update.set_if_missing(IDLE_SK, idle_sort_key(now))
 
 
 def _key(agent_id: str, session_key: str) -> dict[str, Any]:
