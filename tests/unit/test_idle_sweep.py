@@ -145,3 +145,26 @@ def test_a_deleted_session_leaves_the_index_without_a_checkpoint() -> None:
     report = w.sweeper.run()
     assert (report.closed, report.settled) == (0, 1)
     assert w.checkpoints() == []
+
+
+def test_the_next_session_of_the_project_recovers_what_the_idle_checkpoint_kept() -> None:
+    # Given a session closed by the sweep (its harness never sent the end)
+    w = world()
+    for n in (1, 2, 3):
+        w.prompt(n)
+    w.later(31)
+    w.sweeper.run()
+    # When a new session of the project starts
+    answer = w.service.handle(
+        AGENT,
+        Hook(
+            event=HookEvent.SESSION_START,
+            session_key="s2",
+            harness="gemini-cli",
+            project="/w",
+            project_normalized="/w",
+            source="startup",
+        ),
+    )
+    # Then its recovery block carries the last prompt
+    assert "step 3: tidy the parser" in (answer.response.additional_context or "")
