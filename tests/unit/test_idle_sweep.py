@@ -127,14 +127,27 @@ def test_a_remember_alone_is_pending_and_closed_too() -> None:
     assert found[0].recent_remembers == ["the API key lives in vault, never in .env"]
 
 
-def test_one_run_reads_a_bounded_number_and_the_next_run_takes_the_rest() -> None:
+def test_a_run_reads_in_bounded_rounds_and_what_time_does_not_allow_waits_for_the_next_run() -> None:
+    # Given five quiet sessions and rounds of three
     w = world(limit=3)
     for n in range(5):
         w.prompt(1, f"s{n}")
     w.later(31)
-    assert w.sweeper.run().closed == 3
-    assert w.sweeper.run().closed == 2
+    # When a run's time runs out after three sessions, and the next run has time
+    looked = iter(range(100))
+    first = w.sweeper.run(should_stop=lambda: next(looked) >= 3)
+    second = w.sweeper.run()
+    # Then the first closed three, the second the other two, and every session has its checkpoint
+    assert (first.closed, second.closed) == (3, 2)
     assert all(w.checkpoints(f"s{n}") == [("idle", 1, 1)] for n in range(5))
+
+
+def test_one_run_goes_on_round_after_round_while_rounds_come_back_full() -> None:
+    w = world(limit=2)
+    for n in range(5):
+        w.prompt(1, f"s{n}")
+    w.later(31)
+    assert w.sweeper.run().closed == 5
 
 
 def test_a_deleted_session_leaves_the_index_without_a_checkpoint() -> None:

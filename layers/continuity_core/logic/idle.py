@@ -23,8 +23,10 @@ from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.state import SessionState
 from continuity_core.ports import Clock, FlushConflictError, IdleCandidate, IdleIndex, StateStore
 
-# Sessions one run looks at; the rest are due still and the next run (minutes later) takes them.
-MAX_PER_RUN = 200
+# Sessions one round reads (one bounded query per index shard); a run goes on round after round
+# while time allows and a round came back full, at most MAX_ROUNDS; the rest stay due for the next run.
+MAX_PER_ROUND = 200
+MAX_ROUNDS = 10
 
 
 @dataclass
@@ -47,7 +49,7 @@ class IdleSweeper:
         writer: CheckpointWriter,
         config: ContinuityConfig,
         clock: Clock,
-        limit: int = MAX_PER_RUN,
+        limit: int = MAX_PER_ROUND,
     ) -> None:
         self._index = index
         self._states = states
@@ -59,17 +61,32 @@ class IdleSweeper:
     def run(self, should_stop: Callable[[], bool] = lambda: False) -> IdleReport:
         report = IdleReport()
         cutoff = self._clock() - timedelta(minutes=self._config.idle_close_minutes)
+        for _ in range(MAX_ROUNDS):
+            due = self._index.due(cutoff, self._limit)
+            looked, conflicts = report.looked_at, report.conflicts
+            if not self._round(due, cutoff, report, should_stop):
+                break
+            # A short round read everything due; a round that moved nothing (conflicts) stops too.
+            moved = (report.looked_at - looked) - (report.conflicts - conflicts)
+            if len(due) < self._limit or moved <= 0:
+                break
+        return report
+
+    def _round(
+        self, due: list[IdleCandidate], cutoff: datetime, report: IdleReport, should_stop: Callable[[], bool]
+    ) -> bool:
+        """False when time ran out."""
         by_agent: dict[str, list[IdleCandidate]] = defaultdict(list)
-        for candidate in self._index.due(cutoff, self._limit):
+        for candidate in due:
             by_agent[candidate.agent_id].append(candidate)
         for agent_id, candidates in by_agent.items():
             states = self._states.get_many(agent_id, [c.session_key for c in candidates])
             for candidate in candidates:
                 if should_stop():
-                    return report
+                    return False
                 report.looked_at += 1
                 self._sweep(candidate, states.get(candidate.session_key), cutoff, report)
-        return report
+        return True
 
     def _sweep(
         self, candidate: IdleCandidate, state: SessionState | None, cutoff: datetime, report: IdleReport
