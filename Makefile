@@ -10,7 +10,7 @@ STAGE ?= dev
 PORT ?= 8787
 
 .PHONY: setup browser run test test-harness test-plugins screenshots lint typecheck format bench synth layer invoke openapi config-table clean \
-	deploy deploy-dry destroy bootstrap smoke redrive
+	deploy deploy-dry destroy bootstrap smoke redrive restore-drill
 
 setup: $(VENV)/.installed
 
@@ -118,6 +118,10 @@ smoke: setup
 redrive: setup
 	$(PY) -m infra.redrive $(if $(LOCAL),--local $(if $(MOTO_URL),--endpoint-url $(MOTO_URL),),--stage $(STAGE)) \
 		$(if $(PROFILE),--profile $(PROFILE),) $(if $(DRY_RUN),--dry-run,)
+
+# Back up, lose, restore and compare, on a local stack of its own (docs/DEPLOY.md); exits 1 on any difference.
+restore-drill: setup
+	$(PY) -m infra.restore_drill
 
 clean:
 	rm -rf cdk.out build dist client/build .pytest_cache .mypy_cache .ruff_cache

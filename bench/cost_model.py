@@ -52,6 +52,8 @@ class Assumptions:
     esm_sqs_requests_per_batch: int = 2  # Lambda's ReceiveMessage + DeleteMessageBatch per delivery
     retention_days: int = 7  # the items' TTL (config retentionDays)
     s3_orphan_grace_days: int = 30  # wiring.BucketSpec.orphan_grace_days
+    # wiring.BucketSpec.noncurrent_days: a body the pruner deleted stays a noncurrent version this long.
+    s3_noncurrent_days: int = 35
     log_retention_days: int = 30  # infra/constructs/defaults.LOG_RETENTION
 
 
@@ -120,7 +122,8 @@ def costs(
         + n * rru * p.dynamodb_rru_per_million / 1e6
         + stored_gb_months * (p.dynamodb_storage_gb_month + p.dynamodb_pitr_gb_month)
     )
-    s3_gb_months = n * usage.s3_stored_bytes / GB * (a.retention_days + a.s3_orphan_grace_days) / 30
+    s3_days = a.retention_days + max(a.s3_orphan_grace_days, a.s3_noncurrent_days)
+    s3_gb_months = n * usage.s3_stored_bytes / GB * s3_days / 30
     s3 = (
         n * usage.s3_puts * p.s3_put_per_thousand / 1e3
         + n * usage.s3_gets * p.s3_get_per_thousand / 1e3

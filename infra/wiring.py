@@ -69,6 +69,10 @@ class BucketSpec:
     key: str
     env_var: str  # carries the bucket name
     orphan_grace_days: int = 30
+    # Versioned: a body deleted or overwritten (pruner, forget, a lost bucket's objects) stays
+    # restorable as a noncurrent version this long, as long as the table's point-in-time recovery
+    # reaches back, so a restored table finds its bodies (docs/DEPLOY.md, make restore-drill).
+    noncurrent_days: int = 35
 
 
 @dataclass(frozen=True)
@@ -138,7 +142,10 @@ class AuthorizerSpec:
 
     function: str  # FunctionSpec.key
     identity_header: str = "authorization"
-    cache_ttl_s: int = 300
+    # How long a revoked token may still pass (API Gateway caches the answer per token). 60 s, not
+    # 300 s: at most one authorizer run per token a minute, which the cost figure already charges
+    # (it assumes every request runs the authorizer).
+    cache_ttl_s: int = 60
 
 
 # --------------------------------------------------------------------------------------------
@@ -169,6 +176,13 @@ CONTINUITY_TABLE = TableSpec(
             partition_key=names.EXPIRY_PK,
             sort_key=names.EXPIRY_SK,
             projection=names.EXPIRY_INDEX_ATTRIBUTES,
+        ),
+        # Sparse: sessions with pending prompts by when the idle sweep looks at them (logic/idle.py).
+        GlobalIndex(
+            name=names.IDLE_INDEX,
+            partition_key=names.IDLE_PK,
+            sort_key=names.IDLE_SK,
+            projection=names.IDLE_INDEX_ATTRIBUTES,
         ),
     ),
 )
@@ -342,6 +356,20 @@ PRUNER = FunctionSpec(
     timeout_s=300,
 )
 
+IDLE_SWEEP = FunctionSpec(
+    key="idle_sweep",
+    source_dir="functions/idle_sweep",
+    handler="handler.lambda_handler",
+    description="Writes the final checkpoint (trigger idle) of sessions quiet for idleCloseMinutes.",
+    schedule=ScheduleTrigger(rate_minutes=5),
+    # Reads the idle index and states, writes checkpoints and moves index places; the writer's
+    # digest reads the transcript since it last did (older parts may be in S3).
+    resources={CONTINUITY_TABLE.key: Access.READ_WRITE, TRANSCRIPT_BUCKET.key: Access.READ},
+    environment={**SERVICE_ENVIRONMENT},
+    # A run stops taking sessions 10 s before this; the rest are still due for the next run.
+    timeout_s=60,
+)
+
 # The web app, bundled with this function and served from the API's own origin (no CORS, no
 # bucket, no CDN): the pages need no secret, their data comes from the authorized /api routes.
 DASHBOARD = FunctionSpec(
@@ -368,6 +396,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     TOKENS,
     FORGET,
     PRUNER,
+    IDLE_SWEEP,
     DASHBOARD,
 )
 API_AUTHORIZER = AuthorizerSpec(function=AUTHORIZER.key)

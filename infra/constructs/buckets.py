@@ -44,12 +44,15 @@ class Buckets(Construct):
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
             enforce_ssl=True,
-            versioned=False,
+            versioned=True,
             lifecycle_rules=[
                 s3.LifecycleRule(
                     id="ExpireOrphanedBodies",
                     expiration=Duration.days(retention_days + spec.orphan_grace_days),
                     abort_incomplete_multipart_upload_after=ABORT_INCOMPLETE_UPLOADS_AFTER,
+                    # A deleted body is restorable while the table's PITR reaches back, then goes.
+                    noncurrent_version_expiration=Duration.days(spec.noncurrent_days),
+                    expired_object_delete_marker=False,
                 )
             ],
             removal_policy=RemovalPolicy.DESTROY if ephemeral else RemovalPolicy.RETAIN,

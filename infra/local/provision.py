@@ -174,6 +174,8 @@ def ensure_bucket(s3: S3Client, name: str) -> None:
         s3.head_bucket(Bucket=name)
     except s3.exceptions.ClientError:
         s3.create_bucket(Bucket=name)
+    # Versioned as the deployed bucket is (a deleted body stays restorable: make restore-drill).
+    s3.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})
 
 
 def index_projection(index: GlobalIndex) -> dict[str, Any]:

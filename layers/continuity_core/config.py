@@ -56,6 +56,13 @@ class ContinuityConfig(BaseModel):
         le=3_600_000,
         description="time after which the next prompt makes a checkpoint due",
     )
+    idle_close_minutes: int = Field(
+        30,
+        ge=5,
+        le=1440,
+        description="a session with pending prompts and no hook for this long gets its final checkpoint "
+        "(trigger `idle`) from the idle sweep, which runs every 5 minutes",
+    )
     max_checkpoints_per_session: int = Field(50, ge=1, le=500, description="the oldest beyond this go")
     retention_days: int = Field(
         7,

@@ -56,6 +56,17 @@ EXPIRY_SK = "gsi3sk"
 EXPIRY_INDEX_ATTRIBUTES = ("session_key", "chunk_ids")
 EXPIRY_BUCKET_PREFIX = "EXP#"
 
+# Sparse: session states that got pending prompts, by when the idle sweep should look at them
+# (logic/idle.py). Set by the first pending prompt or remember (``if_not_exists``, so a prompt
+# rewrites no index copy), moved on or removed by the sweep and by session end. A few shards, so
+# one busy partition never takes every session's writes.
+IDLE_INDEX = "by_idle_check"
+IDLE_PK = "gsi4pk"
+IDLE_SK = "gsi4sk"
+IDLE_INDEX_ATTRIBUTES = ("session_key",)
+IDLE_SHARD_PREFIX = "IDLE#"
+IDLE_SHARDS = 4
+
 # -- keys of each kind of item -------------------------------------------------------------------
 
 # A tenant's partitions: A#{agent}#S#{session}, A#{agent}#P#{project}, A#{agent}#L#{project}.

@@ -81,10 +81,6 @@ class StateStore(Protocol):
         idempotency_key: str | None = None,
     ) -> SessionState: ...
 
-    def trim(self, agent_id: str, state: SessionState) -> None:
-        """Cut pending lists to their caps if the state is still at ``state.version`` (best effort)."""
-        ...
-
     def claim_flush(
         self, agent_id: str, session_key: str, token: str, now: datetime, stale_before: datetime
     ) -> bool:
@@ -122,6 +118,33 @@ class StateStore(Protocol):
 
     def set_nudged(self, agent_id: str, session_key: str, nudged: bool, now: datetime) -> bool:
         """Flip the compaction-nudge flag (re-arming notes when); False if it already had that value."""
+        ...
+
+
+@dataclass(frozen=True)
+class IdleCandidate:
+    agent_id: str
+    session_key: str
+    # Where the session sits in the idle index: its first pending write, or its last activity when
+    # the sweep last found it active; due once ``idleCloseMinutes`` have passed since.
+    active_at: datetime
+
+
+class IdleIndex(Protocol):
+    """Sessions that got pending prompts, by when the idle sweep should look at them (sparse: a
+    state enters it with its first pending prompt or remember, ``StateStore.record_*``)."""
+
+    def due(self, before: datetime, limit: int) -> list[IdleCandidate]:
+        """At most ``limit`` sessions due at or before ``before``, the longest due first per shard."""
+        ...
+
+    def recheck(self, candidate: IdleCandidate, active_at: datetime) -> bool:
+        """Move the session to ``active_at``; only if it still sits at ``candidate.active_at``."""
+        ...
+
+    def settle(self, candidate: IdleCandidate, version: int | None) -> bool:
+        """Out of the index; only if it still sits at ``active_at`` and its state at ``version`` (a
+        prompt that came since keeps it in). ``None``: whatever the state (deleted, expired)."""
         ...
 
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from continuity_core.logic.dashboard import DashboardReader
     from continuity_core.logic.digests import DigestService
     from continuity_core.logic.forget import Forgetter
+    from continuity_core.logic.idle import IdleSweeper
     from continuity_core.logic.ingest import HookService
     from continuity_core.logic.inherit import InheritanceService
     from continuity_core.logic.ratelimit import RateLimiter
@@ -269,6 +270,16 @@ def pruner() -> Pruner:
     from continuity_core.logic.retention import Pruner
 
     return Pruner(DynamoRetentionStore(required_env(TABLE_ENV), S3BodyStore()), get_config(), utc_now)
+
+
+@_cached
+def idle_sweeper() -> IdleSweeper:
+    """The scheduled idle sweep: final checkpoints of sessions whose end never came (``logic/idle.py``)."""
+    from continuity_core.adapters.dynamo_idle import DynamoIdleIndex
+    from continuity_core.logic.idle import IdleSweeper
+
+    index = DynamoIdleIndex(required_env(TABLE_ENV))
+    return IdleSweeper(index, state_store(), checkpoint_writer(), get_config(), utc_now)
 
 
 def reset() -> None:

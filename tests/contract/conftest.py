@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from continuity_core.ports import CheckpointStore, LedgerStore, StateStore, TokenStore
+from continuity_core.ports import CheckpointStore, IdleIndex, LedgerStore, StateStore, TokenStore
 from tests.fakes.stores import RETENTION, in_memory_stores
 from tests.support.clock import Clock
 
@@ -72,14 +72,16 @@ class StoreSet:
     checkpoints: CheckpointStore
     ledger: LedgerStore
     tokens: TokenStore
+    idle: IdleIndex
 
 
 @pytest.fixture(params=BACKENDS)
 def stores(request: pytest.FixtureRequest, clock: Clock) -> StoreSet:
     if request.param == "memory":
         fake = in_memory_stores(clock, RETENTION)
-        return StoreSet(fake.states, fake.checkpoints, fake.ledger, fake.tokens)
+        return StoreSet(fake.states, fake.checkpoints, fake.ledger, fake.tokens, fake.idle)
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.adapters.dynamo_idle import DynamoIdleIndex
     from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
     from continuity_core.adapters.dynamo_state import DynamoStateStore
     from continuity_core.adapters.dynamo_tokens import DynamoTokenStore
@@ -90,4 +92,5 @@ def stores(request: pytest.FixtureRequest, clock: Clock) -> StoreSet:
         DynamoCheckpointStore(table, retention=RETENTION, clock=clock),
         DynamoLedgerStore(table),
         DynamoTokenStore(table),
+        DynamoIdleIndex(table),
     )

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from continuity_core.models.state import MAX_PENDING_SNIPPETS, SessionIdentity
+from continuity_core.models.state import FLUSH_WHEN_PENDING, SessionIdentity
 from continuity_core.ports import DuplicateHookError, PromptRecord
 from tests.contract.conftest import T0, StoreSet
 from tests.fakes.stores import RETENTION
@@ -93,18 +93,14 @@ def test_a_remember_is_kept_pending_and_a_digest_is_counted(stores: StoreSet, ag
     assert (state.checkpoints_written, state.last_digest_at) == (1, LATER)
 
 
-def test_trim_cuts_the_lists_only_if_the_state_has_not_moved_on(stores: StoreSet, agent: str) -> None:
-    for n in range(2 * MAX_PENDING_SNIPPETS + 1):
+def test_the_pending_lists_keep_every_prompt_and_remember_in_order(stores: StoreSet, agent: str) -> None:
+    # Bounded by the hook path checkpointing a full list (logic/ingest.py), never cut by the store.
+    for n in range(FLUSH_WHEN_PENDING + 5):
         state = stores.states.record_prompt(agent, me(), prompt(f"p{n}"), T0)
-    assert state.needs_trim
-    moved_on = stores.states.record_prompt(agent, me(), prompt("newest"), T0)
-    stores.states.trim(agent, state)  # stale: nothing happens
-    assert stores.states.get(agent, "s1") == moved_on
-    stores.states.trim(agent, moved_on)
-    trimmed = stores.states.get(agent, "s1")
-    assert trimmed is not None
-    assert trimmed.pending_snippets == moved_on.pending_snippets[-MAX_PENDING_SNIPPETS:]
-    assert trimmed.version == moved_on.version + 1
+        state = stores.states.record_remember(agent, me(), f"r{n}", T0)
+    assert state.is_full
+    assert state.pending_snippets == [f"p{n}" for n in range(FLUSH_WHEN_PENDING + 5)]
+    assert state.pending_remembers == [f"r{n}" for n in range(FLUSH_WHEN_PENDING + 5)]
 
 
 def test_one_flush_is_claimed_at_a_time_until_released_or_stale(stores: StoreSet, agent: str) -> None:

@@ -146,3 +146,40 @@ def test_a_session_stored_eight_days_ago_is_pruned_with_its_bodies(
     assert bodies() == []
     # And running it again deletes nothing more
     assert sum(run_pruner(api)["deleted"].values()) == 0
+
+
+def test_the_stacks_timer_runs_the_idle_sweep_which_closes_a_session_that_never_ended(
+    own_stack: tuple[Api, str], moto: str
+) -> None:
+    from continuity_core.adapters.dynamo_items import timestamp
+    from continuity_core.adapters.dynamo_state import idle_sort_key
+    from continuity_core.names import IDLE_SK
+
+    api, _ = own_stack
+    # Given three prompts through the stack, and no session end; the session last heard from 40
+    # minutes ago (backdated in the stack's moto: the stack's clock is the real one)
+    session = unique("quiet")
+    for n in range(1, 4):
+        body = {
+            "session_id": session,
+            "cwd": PROJECT,
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": f"q{n}",
+        }
+        assert api.hook("user-prompt-submit", body).status_code == 200
+    then_at = datetime.now(UTC) - timedelta(minutes=40)
+    then, place = timestamp(then_at), idle_sort_key(then_at)
+    boto3.client("dynamodb").update_item(
+        TableName=TABLE,
+        Key={"pk": {"S": f"A#default#S#{session}"}, "sk": {"S": "STATE"}},
+        UpdateExpression="SET last_activity_at = :then, #idle = :place",
+        ExpressionAttributeNames={"#idle": IDLE_SK},
+        ExpressionAttributeValues={":then": {"S": then}, ":place": {"S": place}},
+    )
+    # When the stack's timer route runs the idle sweep
+    answer = api.http.post(f"{api.stack.url}/local/schedules/idle_sweep", timeout=60)
+    # Then the session's three prompts are in its final checkpoint, trigger idle
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["result"]["closed"] >= 1
+    (checkpoint,) = api.session_checkpoints(session)
+    assert (checkpoint["trigger"], checkpoint["first_prompt"], checkpoint["last_prompt"]) == ("idle", 1, 3)

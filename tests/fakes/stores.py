@@ -21,9 +21,6 @@ from continuity_core.logic.retention import expiry, is_expired
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry, LedgerPage
 from continuity_core.models.state import (
-    MAX_PENDING_QUERIES,
-    MAX_PENDING_REMEMBERS,
-    MAX_PENDING_SNIPPETS,
     SessionIdentity,
     SessionState,
 )
@@ -32,6 +29,7 @@ from continuity_core.names import LEDGER_ENTRY_PREFIX
 from continuity_core.ports import (
     Clock,
     DuplicateHookError,
+    IdleCandidate,
     ProjectSnapshot,
     PromptRecord,
     SessionDeletedError,
@@ -52,6 +50,7 @@ class _Stored:
     values: dict[str, Any]  # the item's attributes, by SessionState's field names
     ttl_epoch: int | None = None
     hook_keys: list[str] = field(default_factory=list)
+    idle_at: datetime | None = None  # its place in the idle index (names.IDLE_SK), if any
 
 
 @dataclass
@@ -86,6 +85,7 @@ class InMemoryStateStore:
             _add(values, "prompts_since_checkpoint", 1)
             _add(values, "total_prompts", 1)
             _add(values, "version", 1)
+            self._enter_idle_index(agent_id, identity.session_key, now)
             if prompt.snippet:
                 values["pending_snippets"] = [*values.get("pending_snippets", []), prompt.snippet]
             if prompt.transcript_chars is not None:
@@ -109,6 +109,7 @@ class InMemoryStateStore:
         def change(values: dict[str, Any]) -> None:
             values["pending_remembers"] = [*values.get("pending_remembers", []), content]
             _add(values, "version", 1)
+            self._enter_idle_index(agent_id, identity.session_key, now)
 
         return self._apply(agent_id, identity, now, change, idempotency_key)
 
@@ -131,6 +132,7 @@ class InMemoryStateStore:
         values["ended_at"] = now
         values.pop("flush_token", None)
         values.pop("flush_requested_at", None)
+        stored.idle_at = None
         _add(values, "version", 1)
 
     def set_nudged(self, agent_id: str, session_key: str, nudged: bool, now: datetime) -> bool:
@@ -142,16 +144,6 @@ class InMemoryStateStore:
         if not nudged:
             stored.values["nudge_armed_at"] = now
         return True
-
-    def trim(self, agent_id: str, state: SessionState) -> None:
-        stored = self._memory.states.get((agent_id, state.session_key))
-        if stored is None or stored.values.get("version", 0) != state.version:
-            return  # best effort: the state moved on, the next prompt trims
-        self.writes += 1
-        stored.values["pending_queries"] = state.pending_queries[-MAX_PENDING_QUERIES:]
-        stored.values["pending_snippets"] = state.pending_snippets[-MAX_PENDING_SNIPPETS:]
-        stored.values["pending_remembers"] = state.pending_remembers[-MAX_PENDING_REMEMBERS:]
-        _add(stored.values, "version", 1)
 
     def claim_flush(
         self, agent_id: str, session_key: str, token: str, now: datetime, stale_before: datetime
@@ -201,6 +193,11 @@ class InMemoryStateStore:
         return {key: state for key, state in found.items() if state is not None}
 
     # -- helpers ---------------------------------------------------------------------------------
+
+    def _enter_idle_index(self, agent_id: str, session_key: str, now: datetime) -> None:
+        stored = self._memory.states[(agent_id, session_key)]
+        if stored.idle_at is None:  # if_not_exists: a later prompt leaves it where it is
+            stored.idle_at = now
 
     def _apply(
         self,
@@ -416,6 +413,39 @@ class InMemoryTokenStore:
         return revoked
 
 
+class InMemoryIdleIndex:
+    """The idle index: the states with a place in it (``_Stored.idle_at``), oldest first."""
+
+    def __init__(self, memory: Memory) -> None:
+        self._memory = memory
+
+    def due(self, before: datetime, limit: int) -> list[IdleCandidate]:
+        found = [
+            IdleCandidate(agent_id, session_key, stored.idle_at)
+            for (agent_id, session_key), stored in self._memory.states.items()
+            if stored.idle_at is not None and stored.idle_at <= before
+        ]
+        return sorted(found, key=lambda c: c.active_at)[:limit]
+
+    def recheck(self, candidate: IdleCandidate, active_at: datetime) -> bool:
+        stored = self._placed(candidate)
+        if stored is None:
+            return False
+        stored.idle_at = active_at
+        return True
+
+    def settle(self, candidate: IdleCandidate, version: int | None) -> bool:
+        stored = self._placed(candidate)
+        if stored is None or (version is not None and stored.values.get("version", 0) != version):
+            return False
+        stored.idle_at = None
+        return True
+
+    def _placed(self, candidate: IdleCandidate) -> _Stored | None:
+        stored = self._memory.states.get((candidate.agent_id, candidate.session_key))
+        return stored if stored is not None and stored.idle_at == candidate.active_at else None
+
+
 @dataclass
 class Stores:
     """Every in-memory store on one ``Memory``, for building a service in a unit test."""
@@ -426,6 +456,7 @@ class Stores:
     ledger: InMemoryLedgerStore
     flushes: InMemoryFlushQueue
     tokens: InMemoryTokenStore
+    idle: InMemoryIdleIndex
 
 
 def in_memory_stores(clock: Clock = system_clock, retention: timedelta = RETENTION) -> Stores:
@@ -437,6 +468,7 @@ def in_memory_stores(clock: Clock = system_clock, retention: timedelta = RETENTI
         ledger=InMemoryLedgerStore(memory),
         flushes=InMemoryFlushQueue(),
         tokens=InMemoryTokenStore(memory),
+        idle=InMemoryIdleIndex(memory),
     )
 
 

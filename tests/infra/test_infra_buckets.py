@@ -88,6 +88,10 @@ def test_objects_expire_after_the_retention_plus_the_orphan_grace(
     assert rule["Status"] == "Enabled"
     assert rule["ExpirationInDays"] == retention + spec.orphan_grace_days
     assert rule["AbortIncompleteMultipartUpload"] == {"DaysAfterInitiation": 1}
+    # And a deleted body stays restorable as a noncurrent version as long as the table's PITR (35 days)
+    assert _bucket(synthesized, spec)["Properties"]["VersioningConfiguration"] == {"Status": "Enabled"}
+    assert rule["NoncurrentVersionExpiration"] == {"NoncurrentDays": spec.noncurrent_days}
+    assert spec.noncurrent_days == 35
 
 
 def test_an_ephemeral_stage_empties_and_destroys_its_buckets(bare_stack: Stack) -> None:

@@ -24,7 +24,7 @@ from infra import wiring
 from infra.local import access_guard
 from infra.local.access_guard import AccessDenied
 from infra.local.access_policies import StackAccess
-from infra.local.events import authorizer_event
+from infra.local.events import authorizer_event, scheduled_event
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
 from tests.support.clock import Clock, install_clock, run_pruner
@@ -114,6 +114,12 @@ def test_every_function_runs_its_paths_within_its_grant(service: InProcessServic
         call()
         clock.now += RATE_FLUSH_AFTER
         call()
+    # the idle sweep's final checkpoint of a session that never ended (its digest reads the transcript)
+    quiet = Transcript("s3")
+    quiet.grow("User: step 1\n\nAssistant: " + "checked the sweep. " * 50 + "\n\n")
+    service.hook("user-prompt-submit", quiet.hook_body(hook_event_name="UserPromptSubmit", prompt="go"))
+    clock.now += timedelta(minutes=31)
+    swept = invoke(wiring.IDLE_SWEEP.key, scheduled_event("continuity-test-idle", now=clock.now))
     clock.now += timedelta(days=400)
     report = run_pruner(clock)
 
@@ -121,7 +127,7 @@ def test_every_function_runs_its_paths_within_its_grant(service: InProcessServic
     # function made AWS calls, checked against its own grant
     allowed = access_guard.take_allowed()
     assert {function for function, _ in allowed} == WITH_RESOURCES
-    assert report["deleted"]
+    assert report["deleted"] and swept["closed"] >= 1
     # And each such function's counter flush was an UpdateItem of a rate-counter item
     counted = {
         function

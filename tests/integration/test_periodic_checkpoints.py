@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -41,12 +42,30 @@ def test_ten_prompts_then_ten_then_five_give_two_checkpoints(service: InProcessS
 
 
 def test_a_burst_merges_into_one_flush_that_takes_the_latest_state(service: InProcessService) -> None:
-    send_prompts(service, "burst", range(1, 26))
+    send_prompts(service, "burst", range(1, 16))
 
     delivered = service.drain_queue()
 
-    assert delivered == 1  # prompts 20 merged into the flush already in flight
-    assert ranges(service.session_checkpoints("burst")) == [(1, 25, 25)]
+    assert delivered == 1  # prompts 11-15 merged into the flush already in flight
+    assert ranges(service.session_checkpoints("burst")) == [(1, 15, 15)]
+
+
+def named(checkpoints: list[dict[str, Any]]) -> list[int]:
+    return sorted(int(n) for c in checkpoints for n in re.findall(r"^- step (\d+):", c["digest"], re.M))
+
+
+def test_a_replayed_burst_of_25_prompts_is_named_whole_by_the_checkpoints(service: InProcessService) -> None:
+    # Given a spool replayed faster than the queued flush runs: 25 prompts, then the session ends
+    send_prompts(service, "replayed", range(1, 26))
+    service.drain_queue()
+    status, _ = service.hook("session-end", {"session_id": "replayed", "cwd": "/work/app", "reason": "exit"})
+
+    checkpoints = service.session_checkpoints("replayed")
+
+    # Then the first 20 were checkpointed on the hook path when the list filled, the rest at the end
+    assert status == 200
+    assert ranges(checkpoints) == [(1, 20, 20), (21, 25, 5)]
+    assert named(checkpoints) == list(range(1, 26))
 
 
 def test_a_flush_message_delivered_twice_writes_one_checkpoint(service: InProcessService) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -16,6 +17,7 @@ from continuity_core.logic.transcript_append import TranscriptAppender
 from continuity_core.logic.writer import CheckpointWriter
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, TranscriptDelta
+from continuity_core.models.state import FLUSH_WHEN_PENDING
 from continuity_core.ports import TranscriptGapError
 from tests.fakes.stores import Stores, in_memory_stores
 from tests.fakes.transcripts import InMemoryTranscriptStorage
@@ -93,11 +95,29 @@ def test_ten_prompts_request_one_flush_and_it_checkpoints_them(core: Core) -> No
 
 
 def test_a_burst_merges_into_the_flush_in_flight_which_takes_the_latest_state(core: Core) -> None:
-    outcomes = [core.prompt("s1", n) for n in range(1, 26)]
+    outcomes = [core.prompt("s1", n) for n in range(1, 16)]
     assert [o.flush_requested for o in outcomes].count(True) == 1
     assert all(o.flush_merged for o in outcomes[10:])
     assert core.deliver() == 1
-    assert core.ranges() == [(1, 25)]
+    assert core.ranges() == [(1, 15)]
+
+
+def named(core: Core, session: str = "s1") -> set[int]:
+    """The prompt numbers the session's checkpoints name, in their digest's prompt list."""
+    found = core.stores.checkpoints.list_for_session(AGENT, session, 100)
+    return {int(n) for c in found for n in re.findall(r"^- step (\d+):", c.digest, re.MULTILINE)}
+
+
+def test_a_burst_of_25_prompts_is_named_whole_by_the_checkpoints(core: Core) -> None:
+    # Given a replayed spool: 25 prompts arrive before the queued flush runs
+    outcomes = [core.prompt("s1", n) for n in range(1, 26)]
+    # When the flush in flight arrives and the session ends
+    core.deliver()
+    core.hook(HookEvent.SESSION_END)
+    # Then the full pending list was checkpointed on the request path, and nothing was dropped
+    assert [o.checkpoint_written for o in outcomes].count("periodic") == 1
+    assert named(core) == set(range(1, 26))
+    assert sum(c.prompt_count for c in core.stores.checkpoints.list_for_session(AGENT, "s1", 100)) == 25
 
 
 def test_a_flush_is_due_after_the_time_interval_even_below_the_prompt_interval() -> None:
@@ -133,13 +153,29 @@ def test_a_replayed_hook_counts_once(core: Core) -> None:
     assert state is not None and state.total_prompts == 1
 
 
-def test_pending_lists_stay_bounded_and_keep_the_newest() -> None:
+def test_pending_lists_stay_bounded_by_checkpointing_early_never_by_dropping() -> None:
+    # Given no periodic checkpoint for a long while
     core = build(prompt_interval=1000)
-    core.prompts("s1", range(1, 100))
-    state = core.stores.states.get(AGENT, "s1")
-    assert state is not None and state.total_prompts == 99
-    assert len(state.pending_snippets) <= 20
-    assert state.pending_snippets[-1].startswith("step 99:")
+    sizes = []
+    for n in range(1, 100):
+        core.prompt("s1", n)
+        state = core.stores.states.get(AGENT, "s1")
+        assert state is not None
+        sizes.append(len(state.pending_snippets))
+    # When the session ends
+    core.hook(HookEvent.SESSION_END)
+    # Then the state never held more than a full list, and every prompt is in a checkpoint
+    assert max(sizes) <= FLUSH_WHEN_PENDING
+    assert named(core) == set(range(1, 100))
+
+
+def test_remembers_past_a_full_list_are_checkpointed_not_dropped(core: Core) -> None:
+    for n in range(1, 31):
+        core.hook(HookEvent.REMEMBER, content=f"fact {n}")
+    core.hook(HookEvent.SESSION_END)
+    found = core.stores.checkpoints.list_for_session(AGENT, "s1", 100)
+    kept = {r for c in found for r in c.recent_remembers}
+    assert kept == {f"fact {n}" for n in range(1, 31)}
 
 
 def test_a_disabled_service_records_nothing() -> None:

@@ -29,9 +29,6 @@ from continuity_core.adapters.dynamo_items import (
 from continuity_core.adapters.dynamo_update import UpdateBuilder
 from continuity_core.logic.retention import expiry
 from continuity_core.models.state import (
-    MAX_PENDING_QUERIES,
-    MAX_PENDING_REMEMBERS,
-    MAX_PENDING_SNIPPETS,
     SessionIdentity,
     SessionState,
 )
@@ -39,6 +36,10 @@ from continuity_core.names import (
     DELETED_AT_ATTRIBUTE,
     EXPIRY_PK,
     EXPIRY_SK,
+    IDLE_PK,
+    IDLE_SHARD_PREFIX,
+    IDLE_SHARDS,
+    IDLE_SK,
     PK,
     PROJECT_SESSION_PREFIX,
     SK,
@@ -92,6 +93,7 @@ class DynamoStateStore:
         update.add("prompts_since_checkpoint", 1)
         update.add("total_prompts", 1)
         update.add("version", 1)
+        _enter_idle_index(update, agent_id, identity.session_key, now)
         if prompt.snippet:
             update.append("pending_snippets", [prompt.snippet])
         if prompt.transcript_chars is not None:
@@ -117,6 +119,7 @@ class DynamoStateStore:
         update = self._activity(agent_id, identity, now)
         update.append("pending_remembers", [content])
         update.add("version", 1)
+        _enter_idle_index(update, agent_id, identity.session_key, now)
         self._once(update, idempotency_key)
         return self._apply(agent_id, identity, update, now)
 
@@ -134,6 +137,8 @@ class DynamoStateStore:
         update.set("ended_at", timestamp(now))
         update.remove("flush_token")
         update.remove("flush_requested_at")
+        update.remove(IDLE_PK)  # nothing pending is left for the idle sweep
+        update.remove(IDLE_SK)
         update.add("version", 1)
         update.conditions.append(f"attribute_exists({update.name('started_at')})")
         self._update(agent_id, session_key, update, tolerate_condition=True)
@@ -160,16 +165,6 @@ class DynamoStateStore:
             update.set(TRANSCRIPT_HEAD_AT, timestamp(head_written_at))
         update.conditions.append(f"attribute_exists({SK})")  # never creates a state
         write_if("update_item", TableName=self._table, Key=_key(agent_id, session_key), **update.request())
-
-    def trim(self, agent_id: str, state: SessionState) -> None:
-        update = UpdateBuilder()
-        update.set("pending_queries", state.pending_queries[-MAX_PENDING_QUERIES:])
-        update.set("pending_snippets", state.pending_snippets[-MAX_PENDING_SNIPPETS:])
-        update.set("pending_remembers", state.pending_remembers[-MAX_PENDING_REMEMBERS:])
-        update.conditions.append(f"{update.name('version')} = {update.value(state.version)}")
-        update.add("version", 1)
-        # Best effort: if the state moved on, the next prompt trims.
-        self._update(agent_id, state.session_key, update, tolerate_condition=True)
 
     def claim_flush(
         self, agent_id: str, session_key: str, token: str, now: datetime, stale_before: datetime
@@ -316,6 +311,30 @@ def _live_state(item: dict[str, Any] | None, now: datetime) -> bool:
     if not item:
         return False
     return not item_expired(item, now) and DELETED_AT_ATTRIBUTE not in item
+
+
+def idle_shard(agent_id: str, session_key: str) -> str:
+    """The idle index partition a session sits in: stable, spread over ``IDLE_SHARDS``."""
+    digest = hashlib.sha256(session_pk(agent_id, session_key).encode("utf-8")).digest()
+    return f"{IDLE_SHARD_PREFIX}{digest[0] % IDLE_SHARDS}"
+
+
+def idle_sort_key(moment: datetime) -> str:
+    """A place in the idle index: epoch seconds, 10 digits (sorts as time; 22 bytes fewer than an
+    ISO time on every state item that carries it, which is what a prompt's write is billed by)."""
+    return f"{int(moment.timestamp()):010d}"
+
+
+def parse_idle_sort_key(text: str) -> datetime:
+    return datetime.fromtimestamp(int(text), UTC)
+
+
+def _enter_idle_index(update: UpdateBuilder, agent_id: str, session_key: str, now: datetime) -> None:
+    """Something is pending: the idle sweep looks at the session ``idleCloseMinutes`` after this
+    first pending write. ``if_not_exists``: a later prompt changes nothing in the index (no GSI
+    write per prompt); the sweep moves the key on for a session that is still active."""
+    update.set_if_missing(IDLE_PK, idle_shard(agent_id, session_key))
+    update.set_if_missing(IDLE_SK, idle_sort_key(now))
 
 
 def _key(agent_id: str, session_key: str) -> dict[str, Any]:

@@ -13,7 +13,6 @@ from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.session_digest import SessionDigest
 from continuity_core.models.state import (
     MAX_PENDING_QUERIES,
-    MAX_PENDING_REMEMBERS,
     SessionState,
 )
 from continuity_core.ports import CheckpointStore
@@ -63,7 +62,7 @@ def build_checkpoint(
         last_prompt=state.total_prompts if covered else None,
         sequence=state.checkpoints_written + 1,
         memory_queries=distinct_recent(pending_query_terms(state), MAX_PENDING_QUERIES),
-        recent_remembers=state.pending_remembers[-MAX_PENDING_REMEMBERS:],
+        recent_remembers=list(state.pending_remembers),
         summary=state.pending_snippets[-1] if state.pending_snippets else None,
         created_at=now,
         session_digest=session_digest,

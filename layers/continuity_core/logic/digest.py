@@ -9,8 +9,6 @@ from continuity_core.logic.terms import pending_query_terms
 from continuity_core.models.digest import DigestRequest
 from continuity_core.models.state import (
     MAX_PENDING_QUERIES,
-    MAX_PENDING_REMEMBERS,
-    MAX_PENDING_SNIPPETS,
     SessionState,
 )
 
@@ -29,8 +27,9 @@ def format_duration(delta: timedelta) -> str:
 def render_session_digest(state: SessionState, now: datetime, heading: str = "## Session Checkpoint") -> str:
     """The passive checkpoint digest: prompts, duration, recent prompts, memory activity."""
     queries = distinct_recent(pending_query_terms(state), MAX_PENDING_QUERIES)
-    remembers = state.pending_remembers[-MAX_PENDING_REMEMBERS:]
-    snippets = state.pending_snippets[-MAX_PENDING_SNIPPETS:]
+    # All of them: the lists are bounded by checkpointing when full (models/state.py), never cut.
+    remembers = state.pending_remembers
+    snippets = state.pending_snippets
     lines = [
         heading,
         f"Project: {state.project or state.project_normalized or 'unknown'}",

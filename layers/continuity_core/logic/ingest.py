@@ -25,11 +25,12 @@ from continuity_core.logic.writer import CheckpointWriter, FlushResult
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, HookResponse
 from continuity_core.models.session_digest import FactKind, FactSource
-from continuity_core.models.state import MAX_PENDING_REMEMBERS, SNIPPET_CHARS, SessionIdentity, SessionState
+from continuity_core.models.state import SNIPPET_CHARS, SessionIdentity, SessionState
 from continuity_core.ports import (
     CheckpointStore,
     Clock,
     DuplicateHookError,
+    FlushConflictError,
     FlushQueue,
     Inheritance,
     PromptRecord,
@@ -159,9 +160,8 @@ class HookService:
             transcript_end=_delta_end(hook),
         )
         state = self._states.record_prompt(agent_id, _identity(hook), record, now)
-        if state.needs_trim:
-            self._states.trim(agent_id, state)
-        requested, merged = self._request_flush_if_due(agent_id, state)
+        early = self._flush_if_full(agent_id, state)
+        requested, merged = (False, False) if early else self._request_flush_if_due(agent_id, state)
         hint = None
         if record.transcript_end is not None:
             previous = state.transcript_prev_end
@@ -175,6 +175,7 @@ class HookService:
             flush_requested=requested,
             flush_merged=merged,
             nudged=nudge is not None,
+            checkpoint_written=_written(early),
         )
 
     def _recover_after_compaction(
@@ -201,8 +202,8 @@ class HookService:
             state = self._states.record_remember(
                 agent_id, _identity(hook), content, self._clock(), hook.idempotency_key
             )
-            if len(state.pending_remembers) > 2 * MAX_PENDING_REMEMBERS:
-                self._states.trim(agent_id, state)
+            early = self._flush_if_full(agent_id, state)
+            return HookOutcome(HookResponse(event=hook.event), checkpoint_written=_written(early))
         return HookOutcome(HookResponse(event=hook.event))
 
     def _pre_compaction(self, agent_id: str, hook: Hook) -> HookOutcome:
@@ -384,6 +385,17 @@ class HookService:
         return NUDGE_TEXT.format(percent=round(100 * used / window))
 
     # -- debounce --------------------------------------------------------------------------
+
+    def _flush_if_full(self, agent_id: str, state: SessionState) -> FlushResult | None:
+        """A pending list is full (a burst, a replayed spool outran the queued flush): checkpoint it
+        here, so the state stays bounded and no prompt is dropped. A flush in flight then finds its
+        token gone and writes nothing. Raced by the session's next hooks: the next one tries again."""
+        if not state.is_full:
+            return None
+        try:
+            return self._writer.flush(agent_id, state.session_key, CheckpointTrigger.PERIODIC)
+        except FlushConflictError:
+            return None
 
     def _request_flush_if_due(self, agent_id: str, state: SessionState) -> tuple[bool, bool]:
         """(requested, merged): at most one flush in flight per session; later triggers merge."""

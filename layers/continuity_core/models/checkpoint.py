@@ -20,6 +20,8 @@ class CheckpointTrigger(StrEnum):
     AGENT = "agent"
     EXPLICIT = "explicit"
     CLEAR = "clear"  # the session was cleared (/clear): its story, for the session that follows
+    # The session's end never came: the idle sweep wrote what was pending (logic/idle.py).
+    IDLE = "idle"
 
 
 class Checkpoint(BaseModel):

@@ -7,9 +7,10 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 MAX_PENDING_QUERIES = 20
-MAX_PENDING_REMEMBERS = 10
-MAX_PENDING_SNIPPETS = 10
 SNIPPET_CHARS = 200
+# A pending list this long is checkpointed on the request path (logic/ingest.py): the state item
+# stays bounded and no prompt or remember is dropped, however many arrive between two flushes.
+FLUSH_WHEN_PENDING = 20
 
 
 class SessionIdentity(BaseModel):
@@ -74,10 +75,7 @@ class SessionState(BaseModel):
         return self.prompts_since_checkpoint > 0 or bool(self.pending_remembers)
 
     @property
-    def needs_trim(self) -> bool:
-        """Lists are capped lazily: trimmed once they hold twice their cap."""
-        return (
-            len(self.pending_queries) > 2 * MAX_PENDING_QUERIES
-            or len(self.pending_snippets) > 2 * MAX_PENDING_SNIPPETS
-            or len(self.pending_remembers) > 2 * MAX_PENDING_REMEMBERS
-        )
+    def is_full(self) -> bool:
+        """A pending list reached its length: checkpoint now rather than let the item grow."""
+        longest = max(len(self.pending_snippets), len(self.pending_remembers))
+        return longest >= FLUSH_WHEN_PENDING

@@ -9,6 +9,7 @@ from werkzeug.test import Client
 
 from infra import wiring
 from infra.local.authorization import AuthorizerGate
+from infra.local.events import http_event
 from infra.local.gateway import MAX_BODY_BYTES, Gateway
 from infra.local.routes import RouteTable
 from infra.local.scheduler import Scheduler
@@ -116,6 +117,26 @@ def test_authorizer_answers_are_cached_per_token(client: Client, fakes: Fakes) -
         client.post("/api/hooks/remember", json={}, headers={"Authorization": "Bearer wrong"})
 
     assert len(fakes.events["authorizer"]) == 2
+
+
+def test_a_revoked_token_is_refused_once_the_cache_minute_has_passed() -> None:
+    # Given a token that passed once, then was revoked (the authorizer refuses it from now on)
+    now, revoked = [1000.0], [False]
+
+    def authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        return {"isAuthorized": not revoked[0], "context": {"agent_id": "default", "scopes": "hooks"}}
+
+    gate = AuthorizerGate(
+        runtime_with((wiring.AUTHORIZER, authorizer)), wiring.API_AUTHORIZER, clock=lambda: now[0]
+    )
+    request = http_event("POST", "/api/hooks/remember", "/api/hooks/{event}", headers=BEARER)
+    assert gate.authorize(request).status == 200
+    revoked[0] = True
+    # When less than a minute has passed the cached answer stands; once it has, the token is refused
+    now[0] += 59
+    assert gate.authorize(request).status == 200
+    now[0] += 2
+    assert gate.authorize(request).status == 403
 
 
 def test_a_request_without_authorization_is_401_and_never_reaches_the_authorizer(

@@ -1,0 +1,28 @@
+"""Scheduled (EventBridge, every 5 minutes): the final checkpoint of sessions whose end never came.
+
+Sessions with pending prompts and no hook for ``idleCloseMinutes`` get a checkpoint with trigger
+``idle``, read from the idle index only (``continuity_core/logic/idle.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from continuity_core.observability import count, logger, metrics
+from continuity_core.services import idle_sweeper
+
+# Stop taking sessions this close to the timeout: the rest stay due for the next run.
+STOP_BEFORE_MS = 10_000
+
+
+@logger.inject_lambda_context(clear_state=True)
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    report = idle_sweeper().run(should_stop=lambda: context.get_remaining_time_in_millis() < STOP_BEFORE_MS)
+    if report.closed:
+        count("IdleCheckpoints", value=report.closed)
+    answer = report.as_dict()
+    logger.info("idle sweep", extra=answer)
+    return answer
