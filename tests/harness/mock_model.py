@@ -181,12 +181,12 @@ def _user_turn(api: str, body: dict[str, Any]) -> list[str]:
         return []
     # The turn is every user message after the last other one: OpenClaw follows the user's with one
     # of its own (its internal context).
-    texts: list[str] = []
+    trailing: list[str] = []
     for message in reversed(messages):
         if message.get("role") != "user":
             break
-        texts[:0] = list(_text_parts(message.get("content")))
-    return texts
+        trailing[:0] = list(_text_parts(message.get("content")))
+    return trailing
 
 
 Matcher = Callable[[Exchange], bool]
