@@ -291,6 +291,8 @@ SESSIONS = FunctionSpec(
         HttpRoute("GET", "/api/sessions/overview"),
         HttpRoute("GET", "/api/sessions/{session_key}/timeline"),
         HttpRoute("GET", "/api/sessions/{session_key}/checkpoints/{sequence}"),
+        HttpRoute("GET", "/api/sessions/{session_key}/injections"),
+        HttpRoute("GET", "/api/sessions/{session_key}/lineage"),
     ),
     resources={CONTINUITY_TABLE.key: Access.READ, TRANSCRIPT_BUCKET.key: Access.READ},
     environment={**SERVICE_ENVIRONMENT},

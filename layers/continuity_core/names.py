@@ -83,6 +83,9 @@ DELETED_AT_ATTRIBUTE = "deleted_at"
 # state is created: a project's sessions are found before they have a checkpoint or a transcript.
 PROJECT_SESSION_PREFIX = "SESSION#"
 TRANSCRIPT_APPEND_PREFIX = "TRANSCRIPT#D#"
+# What a session start or sub-agent start injected (the dashboard's inspector), one item each under
+# the session: INJECTION#{at}#{event}. The pruner deletes them with the session's retention.
+INJECTION_PREFIX = "INJECTION#"
 
 # Global items (under no agent): tokens by hash and their index, rate windows, the pruner's cursor.
 TOKEN_HASH_PREFIX = "TOKEN#"

@@ -11,6 +11,7 @@ if TYPE_CHECKING:  # annotations only: a function loads the models it uses, not 
     from continuity_core.models.checkpoint import Checkpoint
     from continuity_core.models.digest import LedgerEntry, LedgerPage
     from continuity_core.models.hooks import Hook
+    from continuity_core.models.injections import InjectionRecord
     from continuity_core.models.state import SessionIdentity, SessionState
     from continuity_core.models.tokens import TokenRecord
     from continuity_core.models.transcripts import SessionSummary, TranscriptHead
@@ -330,11 +331,32 @@ class TranscriptStorage(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class InheritedBlock:
+    """The block a sub-agent inherits, and the parent it came from (lineage: how it was found)."""
+
+    text: str
+    parent_session_key: str
+    found_by: str
+
+
 class Inheritance(Protocol):
-    def inherited_block(
+    def inherit(
         self, agent_id: str, hook: Hook, now: datetime, budget: int | None = None
-    ) -> str | None:
+    ) -> InheritedBlock | None:
         """``## Inherited from Parent Session`` for a sub-agent's start, at most ``budget`` characters."""
+        ...
+
+
+class InjectionLog(Protocol):
+    """What each session start and sub-agent start was given (the dashboard's injection inspector)."""
+
+    def record(self, agent_id: str, record: InjectionRecord) -> None:
+        """Store one injection under its session, with the session's retention."""
+        ...
+
+    def for_session(self, agent_id: str, session_key: str, limit: int) -> list[InjectionRecord]:
+        """The session's newest ``limit`` injections, newest first (expired ones left out)."""
         ...
 
 

@@ -23,6 +23,7 @@ from continuity_core.names import API_TOKEN_ENV, QUEUE_ENV, TABLE_ENV
 
 if TYPE_CHECKING:
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.adapters.dynamo_injections import DynamoInjectionLog
     from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
     from continuity_core.adapters.dynamo_state import DynamoStateStore
     from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
@@ -80,6 +81,16 @@ def state_store() -> DynamoStateStore:
 
     return DynamoStateStore(
         required_env(TABLE_ENV), ttl=timedelta(days=get_config().retention_days), clock=utc_now
+    )
+
+
+@_cached
+def injection_log() -> DynamoInjectionLog:
+    """What each session start and sub-agent start injected, with the session's retention."""
+    from continuity_core.adapters.dynamo_injections import DynamoInjectionLog
+
+    return DynamoInjectionLog(
+        required_env(TABLE_ENV), retention=timedelta(days=get_config().retention_days), clock=utc_now
     )
 
 
@@ -206,7 +217,7 @@ def dashboard_reader() -> DashboardReader:
     """The dashboard's pages: sessions with their state, a session's timeline, a checkpoint's diff."""
     from continuity_core.logic.dashboard import DashboardReader
 
-    return DashboardReader(transcript_store(), state_store(), checkpoint_store(), utc_now)
+    return DashboardReader(transcript_store(), state_store(), checkpoint_store(), utc_now, injection_log())
 
 
 @_cached
@@ -230,6 +241,7 @@ def hook_service() -> HookService:
         writer=checkpoint_writer(),
         transcripts=transcript_appender(),
         inheritance=inheritance(),
+        injections=injection_log(),
     )
 
 

@@ -120,6 +120,9 @@ def seed(api: Api, token: str, session: str) -> None:
     InProcessService().drain_queue()
     digest = {"summary": f"{session} summary", "decisions": [{"decision": f"{session} decided"}]}
     assert api.call("POST", f"/api/sessions/{session}/digest", token, digest)[0] == 201
+    # A resume: the injection inspector keeps the block it got (the digest above).
+    start = {"session_id": session, "cwd": PROJECT, "source": "resume"}
+    assert api.call("POST", "/api/hooks/session-start", token, start)[0] == 200
 
 
 # (method, path template, scope it needs, expected status for the owner)
@@ -140,6 +143,8 @@ ROUTES = [
     ("GET", "/api/sessions/overview?project=/work/app", "read", 200),
     ("GET", "/api/sessions/{session}/timeline", "read", 200),
     ("GET", "/api/sessions/{session}/checkpoints/1", "read", 200),
+    ("GET", "/api/sessions/{session}/injections", "read", 200),
+    ("GET", "/api/sessions/{session}/lineage", "read", 200),
     ("GET", "/api/preview?project=/work/app", "read", 200),
     ("DELETE", "/api/sessions/{session}", "hooks", 200),
     ("DELETE", "/api/projects?project=/work/app", "hooks", 200),
@@ -199,6 +204,9 @@ def test_the_isolation_matrix(
         if other[0] == 200:
             assert not (other[1].get("checkpoints") or other[1].get("entries") or other[1].get("sessions"))
             assert not (other[1].get("events") or other[1].get("turns") or other[1].get("checkpoint"))
+            assert not (other[1].get("injections") or other[1].get("links"))
+    if path.endswith("/injections"):
+        assert "alice-session summary" in json.dumps(own[1]["injections"])
     if path.endswith("/search"):
         assert own[1]["results"] and not other[1]["results"]
     if path.startswith("/api/preview"):

@@ -199,7 +199,7 @@ def test_the_sessions_page_joins_each_session_with_its_state_in_two_reads_whatev
         identity = SessionIdentity(session_key=f"s{n}", harness="claude-code", project=PROJECT)
         stores.states.touch("a1", identity, T0)
     stores.states.end_session("a1", "s3", T0)
-    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock)  # type: ignore[arg-type]
+    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
 
     page = reader.sessions("a1", PROJECT, 100)
     ended = reader.sessions("a1", PROJECT, 100, status=SessionStatus.ENDED)
@@ -233,7 +233,7 @@ def test_a_timeline_orders_prompts_checkpoints_remembers_and_the_end(stores: Sto
         "a1", checkpoint(5, digest(remembered), trigger=CheckpointTrigger.PRE_COMPACTION), T0, []
     )
     stores.states.end_session("a1", "s1", T0 + timedelta(minutes=9))
-    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock)  # type: ignore[arg-type]
+    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
 
     timeline = reader.timeline("a1", "s1")
 
@@ -261,7 +261,7 @@ def test_a_checkpoint_view_diffs_against_the_one_before_and_links_both_ways(
 ) -> None:
     for n, facts in ((1, []), (2, [fact(FactKind.CONSTRAINT, "Keep the API stable.")]), (3, [])):
         stores.checkpoints.put("a1", checkpoint(n, digest(*facts)), T0, [])
-    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock)  # type: ignore[arg-type]
+    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
 
     view = reader.checkpoint("a1", "s1", 2)
 
