@@ -268,3 +268,22 @@ def test_a_checkpoint_view_diffs_against_the_one_before_and_links_both_ways(
     assert view is not None and (view.previous_sequence, view.next_sequence) == (1, 3)
     assert [f.text for f in view.diff.added] == ["Keep the API stable."]
     assert reader.checkpoint("a1", "s1", 9) is None and reader.checkpoint("other", "s1", 2) is None
+
+
+def test_the_ledger_flags_sessions_whose_decisions_interleave_as_forks() -> None:
+    from continuity_core.logic.reads import ledger_forks
+    from continuity_core.models.digest import LedgerEntry
+
+    def entry(session: str, minute: int) -> LedgerEntry:
+        return LedgerEntry(
+            id=f"{session}{minute}",
+            project_normalized="/p",
+            session_key=session,
+            decision=f"decision at {minute}",
+            created_at=datetime(2026, 11, 22, 9, minute, tzinfo=UTC),
+        )
+
+    # Given main deciding at 1 and 5, a fork deciding at 3 in between, and a later session at 9
+    entries = [entry("later", 9), entry("main", 5), entry("fork", 3), entry("main", 1)]
+    # Then main and the fork ran side by side; the later one followed, no fork
+    assert ledger_forks(entries) == {"main": ["fork"], "fork": ["main"]}
