@@ -16,6 +16,8 @@ from __future__ import annotations
 
 TABLE_ENV = "CONTINUITY_TABLE_NAME"
 QUEUE_ENV = "CHECKPOINT_QUEUE_URL"
+# The checkpoint queue's dead-letter queue, for a function that reads its depth (the health route).
+DLQ_ENV = "CHECKPOINT_DLQ_URL"
 BUCKET_ENV = "TRANSCRIPT_BUCKET_NAME"
 # The bootstrap admin token's sha256 (the authorizer's; the local stack's --token).
 API_TOKEN_ENV = "CONTINUITY_API_TOKEN_SHA256"

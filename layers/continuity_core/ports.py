@@ -431,6 +431,17 @@ class TranscriptStore(Protocol):
         """The project's sessions with a transcript, newest first, and the next token."""
         ...
 
+    def session_page(
+        self,
+        agent_id: str,
+        project_normalized: str,
+        limit: int,
+        token: str | None = None,
+        harness: str | None = None,
+    ) -> tuple[list[SessionSummary], str | None, dict[str, SessionState]]:
+        """``recent_sessions`` and the states it read on the way (one batch read, not two)."""
+        ...
+
 
 class TokenStore(Protocol):
     def put(self, record: TokenRecord) -> None: ...

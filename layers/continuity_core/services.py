@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from continuity_core.adapters.aws import required_env
 from continuity_core.config import get_config
-from continuity_core.names import API_TOKEN_ENV, QUEUE_ENV, TABLE_ENV
+from continuity_core.names import API_TOKEN_ENV, DLQ_ENV, QUEUE_ENV, TABLE_ENV
 
 if TYPE_CHECKING:
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from continuity_core.logic.dashboard import DashboardReader
     from continuity_core.logic.digests import DigestService
     from continuity_core.logic.forget import Forgetter
+    from continuity_core.logic.health import HealthReader
     from continuity_core.logic.ingest import HookService
     from continuity_core.logic.inherit import InheritanceService
     from continuity_core.logic.ratelimit import RateLimiter
@@ -251,6 +252,18 @@ def token_service() -> TokenService:
     from continuity_core.logic.tokens import TokenService
 
     return TokenService(DynamoTokenStore(required_env(TABLE_ENV)), utc_now, os.environ.get(API_TOKEN_ENV))
+
+
+@_cached
+def health_reader() -> HealthReader:
+    """The admin's health page: queue depths, requests per minute, the pruner's cursor."""
+    from continuity_core.adapters.dynamo_health import AwsHealthSource
+    from continuity_core.adapters.dynamo_tokens import DynamoTokenStore
+    from continuity_core.logic.health import HealthReader
+
+    table = required_env(TABLE_ENV)
+    source = AwsHealthSource(table, required_env(QUEUE_ENV), required_env(DLQ_ENV))
+    return HealthReader(DynamoTokenStore(table), source, utc_now)
 
 
 @_cached

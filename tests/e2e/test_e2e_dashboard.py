@@ -314,7 +314,7 @@ def test_the_ledger_lists_decisions_in_order_and_flags_forks(
         (later, "Ship it"),
     ]:
         assert seeded.api.hook("session-start", {"session_id": session, "cwd": project}).status_code == 200
-        digest = {"summary": "s", "decisions": [{"decision": decision, "rationale": f"why {decision}"}]}
+        digest: dict[str, Any] = {"summary": "s", "decisions": [{"decision": decision, "rationale": f"why {decision}"}]}
         answer = requests.post(
             f"{local_stack.url}/api/sessions/{session}/digest",
             json=digest,
@@ -364,3 +364,17 @@ def test_a_token_created_in_the_page_works_and_stops_working_once_revoked(
     # The gateway reuses an authorizer answer per Authorization value for its cache TTL (5 min, as
     # API Gateway does): the refusal is asked for under a value the cache has not seen.
     assert status(2) == 403
+
+
+def test_health_shows_the_queues_requests_per_minute_and_the_pruner(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded
+) -> None:
+    sign_in(page, local_stack, "#/health")
+
+    page.locator("#rate tbody tr").first.wait_for()
+    minutes = page.locator("#rate tbody tr td.num").all_inner_texts()
+    # The seeded prompts went through the rate limiter's windows within the last 15 minutes
+    assert len(minutes) == 15 and sum(int(m) for m in minutes) > 0
+    assert "waiting" in page.locator("#queues [data-queue='Dead-letter queue']").inner_text()
+    assert page.locator("#pruner").inner_text()
+    shot(page, "health")

@@ -234,3 +234,23 @@ def test_the_bootstrap_token_is_the_default_agents_admin(api: Api) -> None:
     assert (record.agent_id, set(record.scopes)) == ("default", set(Scope))
     assert services.token_service().authorize("not-it") is None
     assert CreateTokenRequest(agent_id="a", scopes=[Scope.READ, Scope.READ]).scopes == [Scope.READ]
+
+
+def test_the_health_route_is_admin_only_and_reads_queue_depth_and_requests_per_minute(api: Api) -> None:
+    # Given an agent that posted 25 prompts (10 make a checkpoint due: its flush waits in the queue)
+    token = create_token(api, "alice", "hooks,read")
+    body = {"session_id": "healthy", "cwd": PROJECT, "prompt": "step"}
+    for _ in range(25):
+        assert api.call("POST", "/api/hooks/user-prompt-submit", token, body)[0] == 200
+    # When an admin asks for the health
+    status, health = api.call("GET", "/api/admin/health", ADMIN)
+    # Then the queue holds the flush, and the rate windows hold the prompts (each instance adds its
+    # count every 20 requests, so at least 20 of the 25 show)
+    assert status == 200, health
+    assert health["checkpoint_queue"]["visible"] >= 1 and health["dead_letter_queue"]["visible"] == 0
+    assert len(health["requests_per_minute"]) == 15
+    assert sum(m["requests"] for m in health["requests_per_minute"]) >= 20
+    assert health["pruner"]["pruned_before"] is None and health["not_shown"]
+    # And a token without the admin scope is refused
+    assert api.call("GET", "/api/admin/health", token)[0] == 403
+    assert api.call("GET", "/api/admin/health", None)[0] == 401

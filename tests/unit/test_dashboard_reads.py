@@ -11,9 +11,9 @@ from continuity_core.logic.turns import group_turns
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.dashboard import SessionStatus, TimelineKind
 from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
-from continuity_core.models.state import SessionIdentity
+from continuity_core.models.state import SessionIdentity, SessionState
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from tests.fakes.stores import Stores
+from tests.fakes.stores import InMemoryStateStore, Stores
 from tests.support.clock import Clock
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -154,6 +154,7 @@ class Transcripts:
         self._heads = {h.session_key: h for h in heads}
         self._text = text
         self.reads = 0
+        self.states: InMemoryStateStore | None = None  # what session_page reads states from
 
     def recent_sessions(
         self,
@@ -166,6 +167,18 @@ class Transcripts:
         self.reads += 1
         found = [h.summary() for h in self._heads.values() if harness in (None, h.harness)]
         return found[:limit], None
+
+    def session_page(
+        self,
+        agent_id: str,
+        project_normalized: str,
+        limit: int,
+        token: str | None = None,
+        harness: str | None = None,
+    ) -> tuple[list[SessionSummary], str | None, dict[str, SessionState]]:
+        found, next_token = self.recent_sessions(agent_id, project_normalized, limit, token, harness)
+        keys = [s.session_key for s in found]
+        return found, next_token, self.states.get_many(agent_id, keys) if self.states and keys else {}
 
     def assembled_head(
         self, agent_id: str, session_key: str, consistent: bool = False
@@ -199,6 +212,7 @@ def test_the_sessions_page_joins_each_session_with_its_state_in_two_reads_whatev
         identity = SessionIdentity(session_key=f"s{n}", harness="claude-code", project=PROJECT)
         stores.states.touch("a1", identity, T0)
     stores.states.end_session("a1", "s3", T0)
+    transcripts.states = stores.states
     reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
 
     page = reader.sessions("a1", PROJECT, 100)
@@ -233,6 +247,7 @@ def test_a_timeline_orders_prompts_checkpoints_remembers_and_the_end(stores: Sto
         "a1", checkpoint(5, digest(remembered), trigger=CheckpointTrigger.PRE_COMPACTION), T0, []
     )
     stores.states.end_session("a1", "s1", T0 + timedelta(minutes=9))
+    transcripts.states = stores.states
     reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
 
     timeline = reader.timeline("a1", "s1")

@@ -10,6 +10,7 @@ import { injectionsPage, previewPage } from "./pages/injections.js";
 import { lineagePage } from "./pages/lineage.js";
 import { ledgerPage } from "./pages/ledger.js";
 import { tokensPage } from "./pages/tokens.js";
+import { healthPage } from "./pages/health.js";
 
 const root = document.getElementById("app");
 const nav = document.getElementById("nav");
@@ -63,6 +64,7 @@ async function render() {
     lineage: lineagePage,
     ledger: ledgerPage,
     tokens: tokensPage,
+    health: healthPage,
   };
   const open = pages[page] || sessionsPage;
   leave = (await open(root, args, params)) || (() => {});

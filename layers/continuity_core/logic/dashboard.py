@@ -177,12 +177,12 @@ class DashboardReader:
     ) -> SessionRows:
         """A page of the project's sessions, newest first, with their state; ``status`` and
         ``since`` filter within the page (a page may hold fewer than ``limit``; follow next_token)."""
-        found, next_token = self._transcripts.recent_sessions(
+        # One index query and one batch read of states (the activity and the rows share it).
+        found, next_token, states = self._transcripts.session_page(
             agent_id, project_key(project), limit, token, harness
         )
         if since is not None and since.tzinfo is None:
             since = since.replace(tzinfo=UTC)  # a bare date-time from a query string means UTC
-        states = self._states.get_many(agent_id, [s.session_key for s in found]) if found else {}
         now = self._clock()
         rows = [session_row(s, states.get(s.session_key), now) for s in found]
         rows = [
