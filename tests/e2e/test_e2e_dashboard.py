@@ -314,7 +314,10 @@ def test_the_ledger_lists_decisions_in_order_and_flags_forks(
         (later, "Ship it"),
     ]:
         assert seeded.api.hook("session-start", {"session_id": session, "cwd": project}).status_code == 200
-        digest: dict[str, Any] = {"summary": "s", "decisions": [{"decision": decision, "rationale": f"why {decision}"}]}
+        digest: dict[str, Any] = {
+            "summary": "s",
+            "decisions": [{"decision": decision, "rationale": f"why {decision}"}],
+        }
         answer = requests.post(
             f"{local_stack.url}/api/sessions/{session}/digest",
             json=digest,
