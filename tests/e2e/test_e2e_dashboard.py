@@ -114,6 +114,12 @@ def sign_in(page: Any, stack: LocalStackProcess, hash_route: str = "") -> None:
     page.click("button[type=submit]")
 
 
+def fits_a_phone(page: Any) -> bool:
+    """At a phone's width the page wraps instead of scrolling sideways."""
+    page.set_viewport_size({"width": 390, "height": 800})
+    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
+
+
 def shot(page: Any, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
@@ -266,6 +272,7 @@ def test_the_inspector_shows_the_block_a_session_start_got_and_flags_it_truncate
     assert start.locator("[data-section=recovery] .flag.truncated").count() == 1
     assert data.before in start.locator(".links").inner_text()
     shot(page, "injections")
+    assert fits_a_phone(page)
 
 
 def test_the_preview_shows_what_a_session_starting_now_would_get(
@@ -381,3 +388,4 @@ def test_health_shows_the_queues_requests_per_minute_and_the_pruner(
     assert "waiting" in page.locator("#queues [data-queue='Dead-letter queue']").inner_text()
     assert page.locator("#pruner").inner_text()
     shot(page, "health")
+    assert fits_a_phone(page)

@@ -82,3 +82,12 @@ def test_a_secret_in_the_block_is_stored_redacted() -> None:
     hook(core, HookEvent.SESSION_START, "after", source="clear")
     (record,) = core.stores.injections.for_session(AGENT, "after", 10)
     assert record.text is not None and secret not in record.text
+
+
+def test_a_subagent_start_under_a_deleted_session_stores_nothing() -> None:
+    core = build()
+    with_inspector(core)
+    hook(core, HookEvent.SESSION_START, "parent")
+    core.stores.memory.states[(AGENT, "parent")].values["deleted_at"] = core.clock()  # forgotten
+    hook(core, HookEvent.SUBAGENT_START, "parent", agent_id="explorer-1")
+    assert [r.event for r in core.stores.injections.for_session(AGENT, "parent", 10)] == ["session_start"]

@@ -325,7 +325,8 @@ class HookService:
         return HookOutcome(HookResponse(event=hook.event))
 
     def _subagent_start(self, agent_id: str, hook: Hook) -> HookOutcome:
-        # Claude Code's and Codex's SubagentStart carry the parent's session: inherit, record nothing.
+        # Claude Code's and Codex's SubagentStart carry the parent's session: inherit; only the inspector
+        # keeps what the sub-agent got.
         limit, now = injection_limit(hook), self._clock()
         parent = self._inherit(agent_id, hook, limit)
         section = Section(text=parent.text, name=INHERITED) if parent is not None else None
@@ -333,7 +334,9 @@ class HookService:
         composed = StartInjection(
             injection.text, None, parent is not None, injection.truncated, injection.sections, parent
         )
-        self._record_injection(agent_id, injection_record(hook, "subagent_start", composed, limit, now))
+        # Stored under the parent's session: never under one deleted meanwhile (one small read).
+        if self._injections is not None and not self._states.deleted(agent_id, hook.session_key):
+            self._record_injection(agent_id, injection_record(hook, "subagent_start", composed, limit, now))
         return HookOutcome(
             HookResponse(event=hook.event, additional_context=injection.text),
             inherited=section is not None,
