@@ -19,6 +19,20 @@ if TYPE_CHECKING:  # annotations only: a function loads the models it uses, not 
 Clock = Callable[[], datetime]
 
 
+@dataclass(frozen=True)
+class SessionLinks:
+    """What a session start found: the session it continued and the parent it inherited from, each
+    with how (the state keeps them, so a project's sessions show their lineage with their rows)."""
+
+    continued_from: str | None = None
+    continued_found_by: str | None = None
+    parent_session_key: str | None = None
+    parent_found_by: str | None = None
+
+    def values(self) -> dict[str, str]:
+        return {name: value for name, value in vars(self).items() if value is not None}
+
+
 class StateChangedError(Exception):
     """The session state moved on since it was read; read it again (latest wins)."""
 
@@ -58,7 +72,9 @@ class PromptRecord:
 
 
 class StateStore(Protocol):
-    def touch(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
+    def touch(
+        self, agent_id: str, identity: SessionIdentity, now: datetime, links: SessionLinks | None = None
+    ) -> SessionState:
         """Create the session's state if missing and mark activity; returns the state after.
 
         Every write that marks activity (this, ``record_prompt``, ``record_remember``,

@@ -302,6 +302,11 @@ def test_lineage_shows_the_cleared_session_and_the_subagent_with_how_each_was_fo
     assert data.before in continued and "/clear" in continued
     subagent = next(t for t in texts if "sub-agent" in t)
     assert f"{data.after}:subagent:explorer-1" in subagent and "Claude Code session id" in subagent
+    # The cleared session's own lineage names the session that continued it
+    page.goto(f"{local_stack.url}/dashboard#/lineage/{data.before}")
+    page.locator("#lineage li").first.wait_for()
+    continued_by = page.locator("#lineage li[data-kind=continued]").inner_text()
+    assert data.after in continued_by and "/clear" in continued_by
     # The session page shows the same links next to its injections
     page.goto(f"{local_stack.url}/dashboard#/session/{data.after}")
     page.locator("#lineage li").first.wait_for()

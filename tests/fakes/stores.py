@@ -37,6 +37,7 @@ from continuity_core.ports import (
     ProjectSnapshot,
     PromptRecord,
     SessionDeletedError,
+    SessionLinks,
     StateChangedError,
 )
 
@@ -79,8 +80,12 @@ class InMemoryStateStore:
 
     # -- writes ----------------------------------------------------------------------------------
 
-    def touch(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
-        return self._apply(agent_id, identity, now)
+    def touch(
+        self, agent_id: str, identity: SessionIdentity, now: datetime, links: SessionLinks | None = None
+    ) -> SessionState:
+        return self._apply(
+            agent_id, identity, now, lambda values: values.update(links.values() if links else {})
+        )
 
     def record_prompt(
         self, agent_id: str, identity: SessionIdentity, prompt: PromptRecord, now: datetime

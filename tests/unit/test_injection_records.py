@@ -91,3 +91,30 @@ def test_a_subagent_start_under_a_deleted_session_stores_nothing() -> None:
     core.stores.memory.states[(AGENT, "parent")].values["deleted_at"] = core.clock()  # forgotten
     hook(core, HookEvent.SUBAGENT_START, "parent", agent_id="explorer-1")
     assert [r.event for r in core.stores.injections.for_session(AGENT, "parent", 10)] == ["session_start"]
+
+
+def test_the_cleared_sessions_lineage_names_the_session_that_continued_it() -> None:
+    from continuity_core.logic.dashboard import DashboardReader
+
+    core = build()
+    with_inspector(core)
+    hook(core, HookEvent.SESSION_START, "before")
+    hook(core, HookEvent.REMEMBER, "before", content="Always use postgres.")
+    hook(core, HookEvent.SESSION_END, "before", reason="clear")
+    hook(core, HookEvent.SESSION_START, "after", source="clear")
+    delta = TranscriptDelta(offset=0, text="User: go on\n\n")
+    hook(core, HookEvent.USER_PROMPT_SUBMIT, "after", prompt="go on", transcript=delta)
+    s = core.stores
+    reader = DashboardReader(
+        TranscriptReader(core.transcripts, s.states, core.clock),
+        s.states,
+        s.checkpoints,
+        core.clock,
+        s.injections,
+    )
+    # Then each side names the other, found by the /clear
+    (down,) = reader.lineage(AGENT, "before").links
+    (up,) = reader.lineage(AGENT, "after").links
+    assert (down.from_session, down.to_session, down.kind) == ("before", "after", "continued")
+    assert (up.from_session, up.to_session) == ("before", "after") and "/clear" in up.found_by
+    assert not up.guess

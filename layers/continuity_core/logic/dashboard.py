@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from continuity_core.logic.checkpoint_diff import diff_digests
-from continuity_core.logic.lineage import links_of, origins
+from continuity_core.logic.lineage import children, links_of, origins
 from continuity_core.logic.reads import MAX_SESSION_CHECKPOINTS, project_key
 from continuity_core.logic.terms import snippet
 from continuity_core.logic.turns import group_turns
@@ -26,7 +26,7 @@ from continuity_core.models.dashboard import (
     TimelineKind,
     Turn,
 )
-from continuity_core.models.injections import InjectionList, Lineage
+from continuity_core.models.injections import InjectionList, Lineage, LineageLink
 from continuity_core.models.session_digest import FactSource
 from continuity_core.models.state import SessionState
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
@@ -41,6 +41,8 @@ PROMPT_CHARS = 200
 MAX_INJECTIONS = 50
 # How far up the lineage walks (each hop one query): a chain of /clears or nested sub-agents.
 MAX_LINEAGE_HOPS = 8
+# The project's newest sessions the lineage looks through for the ones that continued a session.
+LINEAGE_SCAN = 100
 
 
 def session_status(state: SessionState | None, last_activity: datetime, now: datetime) -> SessionStatus:
@@ -153,6 +155,7 @@ class DashboardReader:
         """The session's links: its own (one query), then up its origins, one query per hop and
         at most ``MAX_LINEAGE_HOPS`` hops (a chain of /clears, a sub-agent's parent)."""
         links = links_of(self._injections.for_session(agent_id, session_key, MAX_INJECTIONS))
+        links += self._continuations(agent_id, session_key)
         seen, frontier = {session_key}, origins(links, session_key)
         for _ in range(MAX_LINEAGE_HOPS):
             frontier = [key for key in frontier if key not in seen]
@@ -164,6 +167,16 @@ class DashboardReader:
             links += [link for link in found if link.to_session == current]
             frontier += origins(found, current)
         return Lineage(session_key=session_key, links=links)
+
+    def _continuations(self, agent_id: str, session_key: str) -> list[LineageLink]:
+        """The sessions that continued this one or are its sub-agents: their states name it (each
+        start's one state write keeps its links), among the project's newest sessions with a
+        transcript — its state, one index query and one batch read of states."""
+        state = self._states.get(agent_id, session_key)
+        if state is None or not state.project_normalized:
+            return []
+        _, _, states = self._transcripts.session_page(agent_id, state.project_normalized, LINEAGE_SCAN)
+        return children(session_key, list(states.values()))
 
     def sessions(
         self,

@@ -10,6 +10,7 @@ from continuity_core.config import ContinuityConfig
 from continuity_core.logic.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
 from continuity_core.logic.digest import render_pre_compaction_digest
 from continuity_core.logic.injection import MAX_INJECTION_CHARS, Injection, Section, assemble
+from continuity_core.logic.lineage import session_links
 from continuity_core.logic.recovery import (
     Recovery,
     RecoverySource,
@@ -128,8 +129,9 @@ class HookService:
     # -- events ----------------------------------------------------------------------------
 
     def _session_start(self, agent_id: str, hook: Hook) -> HookOutcome:
+        # Reads first (none reads this session's state), then the one state write marks the session
+        # seen and keeps the links it followed (lineage); a deleted session is refused there (410).
         now = self._clock()
-        self._states.touch(agent_id, _identity(hook), now)
         start = find_start_context(
             self._checkpoints,
             agent_id,
@@ -145,7 +147,9 @@ class HookService:
         composed = compose_start(
             start, self._config, now, limit, lambda budget: self._inherit(agent_id, hook, budget)
         )
-        self._record_injection(agent_id, injection_record(hook, "session_start", composed, limit, now))
+        record = injection_record(hook, "session_start", composed, limit, now)
+        self._states.touch(agent_id, _identity(hook), now, session_links(record))
+        self._record_injection(agent_id, record)
         return HookOutcome(
             HookResponse(event=hook.event, additional_context=composed.text),
             recovery=composed.recovery,

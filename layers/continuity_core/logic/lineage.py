@@ -9,7 +9,9 @@ from __future__ import annotations
 from continuity_core.logic.inherit import ParentSource
 from continuity_core.logic.recovery import RecoverySource
 from continuity_core.models.injections import InjectionRecord, LineageLink
+from continuity_core.models.state import SessionState
 from continuity_core.names import SUBAGENT_KEY_PART
+from continuity_core.ports import SessionLinks
 
 SUBAGENT = "subagent"
 CONTINUED = "continued"
@@ -63,6 +65,49 @@ def links_of(records: list[InjectionRecord]) -> list[LineageLink]:
                     found_by=CONTINUATION_FOUND_BY[record.recovery_source],
                     guess=record.recovery_source in GUESSES,
                     at=record.at,
+                )
+            )
+    return links
+
+
+def session_links(record: InjectionRecord) -> SessionLinks:
+    """What the session's state keeps of its start's links (another session only)."""
+    links = [link for link in links_of([record]) if link.to_session == record.session_key]
+    continued = next((link for link in links if link.kind == CONTINUED), None)
+    parent = next((link for link in links if link.kind == SUBAGENT), None)
+    return SessionLinks(
+        continued_from=continued.from_session if continued else None,
+        continued_found_by=continued.found_by if continued else None,
+        parent_session_key=parent.from_session if parent else None,
+        parent_found_by=parent.found_by if parent else None,
+    )
+
+
+def children(session_key: str, states: list[SessionState]) -> list[LineageLink]:
+    """The sessions whose start named ``session_key`` as the one they continued or their parent."""
+    links = []
+    for state in states:
+        if state.continued_from == session_key:
+            found_by = state.continued_found_by or ""
+            links.append(
+                LineageLink(
+                    kind=CONTINUED,
+                    from_session=session_key,
+                    to_session=state.session_key,
+                    found_by=found_by,
+                    guess=found_by == CONTINUATION_FOUND_BY[RecoverySource.SAME_PROJECT.value],
+                    at=state.started_at,
+                )
+            )
+        if state.parent_session_key == session_key and state.session_key != session_key:
+            links.append(
+                LineageLink(
+                    kind=SUBAGENT,
+                    from_session=session_key,
+                    to_session=state.session_key,
+                    found_by=state.parent_found_by or "",
+                    guess=state.parent_found_by in GUESSES,
+                    at=state.started_at,
                 )
             )
     return links

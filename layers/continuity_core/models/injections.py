@@ -62,4 +62,7 @@ class LineageLink(BaseModel):
 
 class Lineage(BaseModel):
     session_key: str
-    links: list[LineageLink] = Field(description="Up to the session's origin, then its sub-agents.")
+    links: list[LineageLink] = Field(
+        description="Its own start's links and its sub-agents, the sessions that continued it or "
+        "inherited from it (among the project's 100 newest), then up to its origin."
+    )
