@@ -8,20 +8,18 @@ everything under the session's key, these included.
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 from typing import Any
 
 from continuity_core.adapters.dynamo_expiry import expiry_values, live
 from continuity_core.adapters.dynamo_items import (
-    compress_text,
-    decompress_text,
-    from_attributes,
+    body_attribute,
     item_key,
     parse_timestamp,
     session_pk,
     timestamp,
     to_attributes,
+    with_body,
 )
 from continuity_core.adapters.dynamo_state import call_dynamodb
 from continuity_core.logic.retention import expiry
@@ -47,8 +45,8 @@ class DynamoInjectionLog:
         values = record.model_dump(mode="json", exclude=set(_BODY_FIELDS))
         values["at"] = timestamp(record.at)
         values |= expiry_values(pk, sk, expiry(record.at, self._retention))
-        body = json.dumps(record.model_dump(mode="json", include=set(_BODY_FIELDS)), ensure_ascii=False)
-        item = item_key(pk, sk) | to_attributes(values) | {"body": {"B": compress_text(body)}}
+        body = body_attribute(record.model_dump(mode="json", include=set(_BODY_FIELDS)))
+        item = item_key(pk, sk) | to_attributes(values) | body
         call_dynamodb("put_item", TableName=self._table, Item=item)
 
     def for_session(self, agent_id: str, session_key: str, limit: int) -> list[InjectionRecord]:
@@ -68,9 +66,6 @@ class DynamoInjectionLog:
 
 
 def _record(item: dict[str, Any]) -> InjectionRecord:
-    body = item.get("body", {}).get("B")
-    values = from_attributes({k: v for k, v in item.items() if k != "body"})
-    if body is not None:
-        values.update(json.loads(decompress_text(bytes(body))))
+    values = with_body(item)
     values["at"] = parse_timestamp(values["at"])
     return InjectionRecord.model_validate(values)
