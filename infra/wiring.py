@@ -25,6 +25,7 @@ class Access(StrEnum):
     SEND = "send"  # SQS: send messages
     DELETE = "delete"  # S3: delete objects only (the pruner)
     CONSUME = "consume"  # SQS: receive/delete (event source)
+    INSPECT = "inspect"  # SQS: read the queue's and its DLQ's attributes (their depth), nothing else
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class QueueSpec:
     visibility_timeout_s: int
     max_receive_count: int  # deliveries before a message moves to the DLQ
     dlq_retention_days: int = 14
+    dlq_env_var: str | None = None  # carries the DLQ's URL to a function that INSPECTs the queue
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,7 @@ CHECKPOINT_QUEUE = QueueSpec(
     # >= 6x the writer's timeout, as AWS recommends for SQS event sources.
     visibility_timeout_s=180,
     max_receive_count=5,
+    dlq_env_var=names.DLQ_ENV,
 )
 
 # Transcript bodies in gzip chunks once transcriptChunkChars have come (the appends and the head item
@@ -305,6 +308,8 @@ SESSIONS = FunctionSpec(
         HttpRoute("GET", "/api/sessions/overview"),
         HttpRoute("GET", "/api/sessions/{session_key}/timeline"),
         HttpRoute("GET", "/api/sessions/{session_key}/checkpoints/{sequence}"),
+        HttpRoute("GET", "/api/sessions/{session_key}/injections"),
+        HttpRoute("GET", "/api/sessions/{session_key}/lineage"),
     ),
     resources={CONTINUITY_TABLE.key: Access.READ, TRANSCRIPT_BUCKET.key: Access.READ},
     environment={**SERVICE_ENVIRONMENT},
@@ -317,13 +322,15 @@ TOKENS = FunctionSpec(
     key="tokens",
     source_dir="functions/tokens",
     handler="handler.lambda_handler",
-    description="Token administration (admin scope): create, list, revoke.",
+    description="Administration (admin scope): tokens (create, list, revoke) and the service's health.",
     routes=(
         HttpRoute("POST", "/api/tokens"),
         HttpRoute("GET", "/api/tokens"),
         HttpRoute("DELETE", "/api/tokens/{token_id}"),
+        HttpRoute("GET", "/api/admin/health"),
     ),
-    resources={CONTINUITY_TABLE.key: Access.READ_WRITE},
+    # The health route reads the checkpoint queue's and its DLQ's depth (GetQueueAttributes only).
+    resources={CONTINUITY_TABLE.key: Access.READ_WRITE, CHECKPOINT_QUEUE.key: Access.INSPECT},
     environment={**SERVICE_ENVIRONMENT},
     memory_mb=256,
 )
@@ -404,6 +411,11 @@ API_AUTHORIZER = AuthorizerSpec(function=AUTHORIZER.key)
 
 def function(key: str) -> FunctionSpec:
     return next(spec for spec in FUNCTIONS if spec.key == key)
+
+
+def dlq_resource(queue_key: str) -> str:
+    """A queue's dead-letter queue as a resource of its own (the access guard's, the local stack's)."""
+    return f"{queue_key}#dlq"
 
 
 def resource_env_var(resource_key: str) -> str:

@@ -13,6 +13,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from continuity_core.http import ERROR_RESPONSES, caller, create_app, error_response, resolve
 from continuity_core.models.dashboard import CheckpointView, SessionRows, SessionStatus, SessionTimeline
+from continuity_core.models.injections import InjectionList, Lineage
 from continuity_core.models.sessions import SearchRequest, SearchResults, SessionPage, TranscriptText
 from continuity_core.models.tokens import Scope
 from continuity_core.observability import count, logger, metrics
@@ -73,6 +74,20 @@ def checkpoint_view(
     if found is None:
         raise NotFoundError(f"no checkpoint {sequence} in session {session_key!r}")
     return found
+
+
+@app.get("/api/sessions/<session_key>/injections", responses=ERROR_RESPONSES)
+def session_injections(session_key: Annotated[str, Path(min_length=1, max_length=256)]) -> InjectionList:
+    """The injection inspector: what each start of the session (and each sub-agent start under it)
+    was given, redacted, with its sections, size, the harness's cap and whether it was cut."""
+    return dashboard_reader().injections(caller(app, Scope.READ).agent_id, session_key)
+
+
+@app.get("/api/sessions/<session_key>/lineage", responses=ERROR_RESPONSES)
+def session_lineage(session_key: Annotated[str, Path(min_length=1, max_length=256)]) -> Lineage:
+    """Where the session came from (the session it continued, its parent) and its sub-agents,
+    each link with how it was found."""
+    return dashboard_reader().lineage(caller(app, Scope.READ).agent_id, session_key)
 
 
 @app.get("/api/sessions/<session_key>/transcript", responses=ERROR_RESPONSES)

@@ -1,4 +1,5 @@
-"""Token administration (admin scope): create (the secret is shown once), list, revoke."""
+"""Administration (admin scope): tokens — create (the secret is shown once), list, revoke — and the
+service's health."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from continuity_core.http import ERROR_RESPONSES, caller, create_app, created, resolve
+from continuity_core.models.health import HealthAnswer
 from continuity_core.models.tokens import CreateTokenRequest, Scope, TokenCreated, TokenList, TokenView
 from continuity_core.observability import logger, metrics
-from continuity_core.services import token_service
+from continuity_core.services import health_reader, token_service
 
 app = create_app(redact_responses=False)  # a new token's secret is the answer
 
@@ -38,6 +40,14 @@ def revoke_token(token_id: Annotated[str, Path(min_length=1, max_length=64)]) ->
         raise NotFoundError(f"no token {token_id!r}")
     logger.info("token revoked", extra={"token_id": token_id})
     return revoked
+
+
+@app.get("/api/admin/health", responses=ERROR_RESPONSES)
+def service_health() -> HealthAnswer:
+    """The service's health (admin): the checkpoint queue's and its DLQ's depth, authorized requests
+    per minute over the last 15 minutes, the pruner's progress; read from what the service keeps."""
+    caller(app, Scope.ADMIN)
+    return health_reader().health()
 
 
 @logger.inject_lambda_context(clear_state=True)

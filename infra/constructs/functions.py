@@ -66,6 +66,8 @@ class ServiceFunctions(Construct):
         self._storage = storage
         self._tables = storage.tables
         self._queues = queues.queues
+        self._dead_letter_queues = queues.dead_letter_queues
+        self._queue_specs = queues.specs
         self._buckets = buckets.buckets if buckets is not None else {}
         self._environment = dict(environment)
         self._extra_environment = extra_environment or {}
@@ -126,6 +128,9 @@ class ServiceFunctions(Construct):
                 env[resource_env_var(key)] = self._tables[key].table_name
             elif key in self._queues:
                 env[resource_env_var(key)] = self._queues[key].queue_url
+                dlq_var = self._queue_specs[key].dlq_env_var
+                if spec.resources.get(key) is Access.INSPECT and dlq_var:
+                    env[dlq_var] = self._dead_letter_queues[key].queue_url
             elif key in self._buckets:
                 env[resource_env_var(key)] = self._buckets[key].bucket_name
             else:
@@ -142,6 +147,9 @@ class ServiceFunctions(Construct):
                 self._grant_objects(function, key, access)
             elif key in self._queues and access is Access.SEND:
                 self._queues[key].grant_send_messages(function)
+            elif key in self._queues and access is Access.INSPECT:
+                for queue in (self._queues[key], self._dead_letter_queues[key]):
+                    queue.grant(function, "sqs:GetQueueAttributes")
             elif key in self._queues and access is Access.CONSUME:
                 if spec.queue_trigger is None or spec.queue_trigger.queue != key:
                     raise ValueError(f"function {spec.key!r}: CONSUME of {key!r} needs a queue_trigger on it")

@@ -231,6 +231,9 @@ def physical_names(environment: Mapping[str, str]) -> dict[str, str]:
         value = environment.get(spec.env_var)
         if value:
             names[spec.key] = _queue_name(value) if isinstance(spec, wiring.QueueSpec) else value
+        dlq = environment.get(spec.dlq_env_var or "") if isinstance(spec, wiring.QueueSpec) else None
+        if isinstance(spec, wiring.QueueSpec) and dlq:
+            names[wiring.dlq_resource(spec.key)] = _queue_name(dlq)
     return names
 
 

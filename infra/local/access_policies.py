@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from infra import wiring
 from infra.build_layer import REPO_ROOT
 
 if TYPE_CHECKING:
@@ -176,6 +177,7 @@ def from_template(template: Mapping[str, Any], stack: ContinuityStack) -> StackA
     for kind, constructs in (
         (TABLE, stack.storage.tables),
         (QUEUE, stack.queues.queues),
+        (QUEUE, {wiring.dlq_resource(k): q for k, q in stack.queues.dead_letter_queues.items()}),
         (BUCKET, stack.buckets.buckets),
     ):
         for key, construct in constructs.items():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from infra.local.context import NAME_PREFIX, function_name
 from infra.local.events import REGION
-from infra.wiring import FunctionSpec
+from infra.wiring import Access, FunctionSpec, dlq_resource
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATA_DIR = REPO_ROOT / ".continuity-local"
@@ -94,6 +94,8 @@ def function_environment(
         if key not in resources:
             raise KeyError(f"function {spec.key!r}: unknown resource {key!r}")
         env.update(resources[key])
+        if spec.resources[key] is Access.INSPECT:  # as CDK: the DLQ's URL too
+            env.update(resources.get(dlq_resource(key), {}))
     env.update(extra or {})
     name = function_name(spec, prefix)
     env.update(

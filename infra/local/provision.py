@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from infra.local.context import NAME_PREFIX
-from infra.wiring import BucketSpec, GlobalIndex, QueueSpec, TableSpec
+from infra.wiring import BucketSpec, GlobalIndex, QueueSpec, TableSpec, dlq_resource
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -78,6 +78,9 @@ def provision(
         resource = ensure_queue(sqs, queue, physical_name(queue.key, prefix))
         out.queues[queue.key] = resource
         out.add(queue.key, queue.env_var, resource.url)
+        if queue.dlq_env_var:  # for a function that INSPECTs the queue (environment.py)
+            out.resource_environment[dlq_resource(queue.key)] = {queue.dlq_env_var: resource.dlq_url}
+            out.environment[queue.dlq_env_var] = resource.dlq_url
     return out
 
 

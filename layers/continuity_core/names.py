@@ -16,6 +16,8 @@ from __future__ import annotations
 
 TABLE_ENV = "CONTINUITY_TABLE_NAME"
 QUEUE_ENV = "CHECKPOINT_QUEUE_URL"
+# The checkpoint queue's dead-letter queue, for a function that reads its depth (the health route).
+DLQ_ENV = "CHECKPOINT_DLQ_URL"
 BUCKET_ENV = "TRANSCRIPT_BUCKET_NAME"
 # The bootstrap admin token's sha256 (the authorizer's; the local stack's --token).
 API_TOKEN_ENV = "CONTINUITY_API_TOKEN_SHA256"
@@ -94,6 +96,9 @@ DELETED_AT_ATTRIBUTE = "deleted_at"
 # state is created: a project's sessions are found before they have a checkpoint or a transcript.
 PROJECT_SESSION_PREFIX = "SESSION#"
 TRANSCRIPT_APPEND_PREFIX = "TRANSCRIPT#D#"
+# What a session start or sub-agent start injected (the dashboard's inspector), one item each under
+# the session: INJECTION#{at}#{event}. The pruner deletes them with the session's retention.
+INJECTION_PREFIX = "INJECTION#"
 
 # Global items (under no agent): tokens by hash and their index, rate windows, the pruner's cursor.
 TOKEN_HASH_PREFIX = "TOKEN#"

@@ -11,11 +11,26 @@ if TYPE_CHECKING:  # annotations only: a function loads the models it uses, not 
     from continuity_core.models.checkpoint import Checkpoint
     from continuity_core.models.digest import LedgerEntry, LedgerPage
     from continuity_core.models.hooks import Hook
+    from continuity_core.models.injections import InjectionRecord
     from continuity_core.models.state import SessionIdentity, SessionState
     from continuity_core.models.tokens import TokenRecord
     from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 
 Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class SessionLinks:
+    """What a session start found: the session it continued and the parent it inherited from, each
+    with how (the state keeps them, so a project's sessions show their lineage with their rows)."""
+
+    continued_from: str | None = None
+    continued_found_by: str | None = None
+    parent_session_key: str | None = None
+    parent_found_by: str | None = None
+
+    def values(self) -> dict[str, str]:
+        return {name: value for name, value in vars(self).items() if value is not None}
 
 
 class StateChangedError(Exception):
@@ -57,7 +72,9 @@ class PromptRecord:
 
 
 class StateStore(Protocol):
-    def touch(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
+    def touch(
+        self, agent_id: str, identity: SessionIdentity, now: datetime, links: SessionLinks | None = None
+    ) -> SessionState:
         """Create the session's state if missing and mark activity; returns the state after.
 
         Every write that marks activity (this, ``record_prompt``, ``record_remember``,
@@ -353,11 +370,32 @@ class TranscriptStorage(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class InheritedBlock:
+    """The block a sub-agent inherits, and the parent it came from (lineage: how it was found)."""
+
+    text: str
+    parent_session_key: str
+    found_by: str
+
+
 class Inheritance(Protocol):
-    def inherited_block(
+    def inherit(
         self, agent_id: str, hook: Hook, now: datetime, budget: int | None = None
-    ) -> str | None:
+    ) -> InheritedBlock | None:
         """``## Inherited from Parent Session`` for a sub-agent's start, at most ``budget`` characters."""
+        ...
+
+
+class InjectionLog(Protocol):
+    """What each session start and sub-agent start was given (the dashboard's injection inspector)."""
+
+    def record(self, agent_id: str, record: InjectionRecord) -> None:
+        """Store one injection under its session, with the session's retention."""
+        ...
+
+    def for_session(self, agent_id: str, session_key: str, limit: int) -> list[InjectionRecord]:
+        """The session's newest ``limit`` injections, newest first (expired ones left out)."""
         ...
 
 
@@ -430,6 +468,17 @@ class TranscriptStore(Protocol):
         harness: str | None = None,
     ) -> tuple[list[SessionSummary], str | None]:
         """The project's sessions with a transcript, newest first, and the next token."""
+        ...
+
+    def session_page(
+        self,
+        agent_id: str,
+        project_normalized: str,
+        limit: int,
+        token: str | None = None,
+        harness: str | None = None,
+    ) -> tuple[list[SessionSummary], str | None, dict[str, SessionState]]:
+        """``recent_sessions`` and the states it read on the way (one batch read, not two)."""
         ...
 
 

@@ -19,16 +19,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from continuity_core.adapters.aws import required_env
 from continuity_core.config import get_config
-from continuity_core.names import API_TOKEN_ENV, QUEUE_ENV, TABLE_ENV
+from continuity_core.names import API_TOKEN_ENV, DLQ_ENV, QUEUE_ENV, TABLE_ENV
 
 if TYPE_CHECKING:
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.adapters.dynamo_injections import DynamoInjectionLog
     from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
     from continuity_core.adapters.dynamo_state import DynamoStateStore
     from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
     from continuity_core.logic.dashboard import DashboardReader
     from continuity_core.logic.digests import DigestService
     from continuity_core.logic.forget import Forgetter
+    from continuity_core.logic.health import HealthReader
     from continuity_core.logic.idle import IdleSweeper
     from continuity_core.logic.ingest import HookService
     from continuity_core.logic.inherit import InheritanceService
@@ -81,6 +83,16 @@ def state_store() -> DynamoStateStore:
 
     return DynamoStateStore(
         required_env(TABLE_ENV), ttl=timedelta(days=get_config().retention_days), clock=utc_now
+    )
+
+
+@_cached
+def injection_log() -> DynamoInjectionLog:
+    """What each session start and sub-agent start injected, with the session's retention."""
+    from continuity_core.adapters.dynamo_injections import DynamoInjectionLog
+
+    return DynamoInjectionLog(
+        required_env(TABLE_ENV), retention=timedelta(days=get_config().retention_days), clock=utc_now
     )
 
 
@@ -207,7 +219,7 @@ def dashboard_reader() -> DashboardReader:
     """The dashboard's pages: sessions with their state, a session's timeline, a checkpoint's diff."""
     from continuity_core.logic.dashboard import DashboardReader
 
-    return DashboardReader(transcript_store(), state_store(), checkpoint_store(), utc_now)
+    return DashboardReader(transcript_store(), state_store(), checkpoint_store(), utc_now, injection_log())
 
 
 @_cached
@@ -231,6 +243,7 @@ def hook_service() -> HookService:
         writer=checkpoint_writer(),
         transcripts=transcript_appender(),
         inheritance=inheritance(),
+        injections=injection_log(),
     )
 
 
@@ -240,6 +253,18 @@ def token_service() -> TokenService:
     from continuity_core.logic.tokens import TokenService
 
     return TokenService(DynamoTokenStore(required_env(TABLE_ENV)), utc_now, os.environ.get(API_TOKEN_ENV))
+
+
+@_cached
+def health_reader() -> HealthReader:
+    """The admin's health page: queue depths, requests per minute, the pruner's cursor."""
+    from continuity_core.adapters.dynamo_health import AwsHealthSource
+    from continuity_core.adapters.dynamo_tokens import DynamoTokenStore
+    from continuity_core.logic.health import HealthReader
+
+    table = required_env(TABLE_ENV)
+    source = AwsHealthSource(table, required_env(QUEUE_ENV), required_env(DLQ_ENV))
+    return HealthReader(DynamoTokenStore(table), source, utc_now)
 
 
 @_cached

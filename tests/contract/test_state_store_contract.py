@@ -152,3 +152,21 @@ def test_states_are_per_tenant(stores: StoreSet, agent: str) -> None:
     stores.states.touch(agent, me(), T0)
     assert stores.states.get(agent + "-other", "s1") is None
     assert stores.states.get_many(agent + "-other", ["s1"]) == {}
+
+
+def test_a_start_keeps_the_links_it_followed_on_the_state(stores: StoreSet, agent: str, clock: Clock) -> None:
+    from continuity_core.ports import SessionLinks
+
+    identity = SessionIdentity(
+        session_key="after", harness="claude-code", project="/p", project_normalized="/p"
+    )
+    links = SessionLinks(continued_from="before", continued_found_by="/clear", parent_session_key=None)
+    stores.states.touch(agent, identity, clock(), links)
+    stores.states.touch(agent, identity, clock())  # a later start with no link keeps them
+    state = stores.states.get(agent, "after")
+    assert state is not None
+    assert (state.continued_from, state.continued_found_by, state.parent_session_key) == (
+        "before",
+        "/clear",
+        None,
+    )

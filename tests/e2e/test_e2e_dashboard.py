@@ -114,6 +114,12 @@ def sign_in(page: Any, stack: LocalStackProcess, hash_route: str = "") -> None:
     page.click("button[type=submit]")
 
 
+def fits_a_phone(page: Any) -> bool:
+    """At a phone's width the page wraps instead of scrolling sideways."""
+    page.set_viewport_size({"width": 390, "height": 800})
+    return bool(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
+
+
 def shot(page: Any, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
@@ -205,3 +211,186 @@ def test_the_dashboard_is_served_with_a_policy_that_forbids_inline_script(
     policy = answer.headers["Content-Security-Policy"]
     assert answer.status_code == 200 and "default-src 'self'" in policy and "'unsafe-inline'" not in policy
     assert requests.get(f"{local_stack.url}/dashboard/../etc/passwd", timeout=10).status_code == 404
+
+
+class Cleared:
+    """A session cleared with /clear, the next one's start under a small cap (so its block is cut), a
+    prompt, then a Claude Code sub-agent started under it."""
+
+    def __init__(self, seeded: Seeded) -> None:
+        self.project = f"/tmp/dash-clear-{uuid.uuid4().hex[:8]}"
+        self.before = f"before-{uuid.uuid4().hex[:8]}"
+        self.after = f"after-{uuid.uuid4().hex[:8]}"
+        self.api = seeded.api
+
+    def hook(self, event: str, session: str, **fields: Any) -> dict[str, Any]:
+        answer = self.api.hook(event, {"session_id": session, "cwd": self.project, **fields})
+        assert answer.status_code == 200, answer.text
+        body: dict[str, Any] = answer.json()
+        return body
+
+
+@pytest.fixture(scope="module")
+def cleared(seeded: Seeded) -> tuple[Cleared, str]:
+    data = Cleared(seeded)
+    data.hook("session-start", data.before, source="startup")
+    offset = 0
+    for n in range(3):
+        text = f"User: {CONSTRAINT} Step {n} of the migration, keep going.\n\n"
+        data.hook("user-prompt-submit", data.before, prompt=text, transcript={"offset": offset, "text": text})
+        offset += len(text)
+    for n in range(4):
+        data.hook(
+            "remember", data.before, content=f"Rule {n}: {CONSTRAINT} " + "and keep the audit log. " * 10
+        )
+    data.hook("session-end", data.before, reason="clear")
+    answer = data.hook("session-start", data.after, source="clear", injection_cap_chars=600)
+    data.hook(
+        "user-prompt-submit",
+        data.after,
+        prompt="carry on",
+        transcript={"offset": 0, "text": "User: carry on\n\n"},
+    )
+    data.hook("subagent-start", data.after, agent_id="explorer-1", agent_type="Explore")
+    block = answer.get("hookSpecificOutput", {}).get("additionalContext") or answer.get("additional_context")
+    assert block, answer
+    return data, block
+
+
+def test_the_inspector_shows_the_block_a_session_start_got_and_flags_it_truncated(
+    page: Any, local_stack: LocalStackProcess, cleared: tuple[Cleared, str]
+) -> None:
+    data, block = cleared
+    sign_in(page, local_stack, f"#/injections/{data.after}")
+
+    start = page.locator("article.injection[data-event=session_start]")
+    start.wait_for()
+    # The block as the agent got it, cut to the 600-character cap and flagged as cut
+    assert start.locator("pre.block-text").inner_text() == block
+    assert "truncated" in start.get_attribute("class")
+    assert "of 600 characters" in start.locator(".size").inner_text()
+    assert start.locator("[data-section=recovery] .flag.truncated").count() == 1
+    assert data.before in start.locator(".links").inner_text()
+    shot(page, "injections")
+    assert fits_a_phone(page)
+
+
+def test_the_preview_shows_what_a_session_starting_now_would_get(
+    page: Any, local_stack: LocalStackProcess, cleared: tuple[Cleared, str]
+) -> None:
+    data, _ = cleared
+    sign_in(page, local_stack, f"#/preview?project={data.project}&cap=300")
+
+    card = page.locator("#preview article.injection")
+    card.wait_for()
+    assert "of 300 characters" in card.locator(".size").inner_text()
+    assert data.before in card.locator("pre.block-text").inner_text()
+    assert "truncated" in card.get_attribute("class")
+    shot(page, "preview")
+
+
+def test_lineage_shows_the_cleared_session_and_the_subagent_with_how_each_was_found(
+    page: Any, local_stack: LocalStackProcess, cleared: tuple[Cleared, str]
+) -> None:
+    data, _ = cleared
+    sign_in(page, local_stack, f"#/lineage/{data.after}")
+
+    links = page.locator("#lineage li")
+    links.first.wait_for()
+    texts = links.all_inner_texts()
+    continued = next(t for t in texts if "continued by" in t)
+    assert data.before in continued and "/clear" in continued
+    subagent = next(t for t in texts if "sub-agent" in t)
+    assert f"{data.after}:subagent:explorer-1" in subagent and "Claude Code session id" in subagent
+    # The cleared session's own lineage names the session that continued it
+    page.goto(f"{local_stack.url}/dashboard#/lineage/{data.before}")
+    page.locator("#lineage li").first.wait_for()
+    continued_by = page.locator("#lineage li[data-kind=continued]").inner_text()
+    assert data.after in continued_by and "/clear" in continued_by
+    # The session page shows the same links next to its injections
+    page.goto(f"{local_stack.url}/dashboard#/session/{data.after}")
+    page.locator("#lineage li").first.wait_for()
+    assert page.locator("#injections article.injection").count() == 2
+    shot(page, "lineage")
+
+
+def test_the_ledger_lists_decisions_in_order_and_flags_forks(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded
+) -> None:
+    project = f"/tmp/dash-ledger-{uuid.uuid4().hex[:8]}"
+    main, fork, later = (f"{name}-{uuid.uuid4().hex[:6]}" for name in ("main", "fork", "later"))
+    for session, decision in [
+        (main, "Use SQS"),
+        (fork, "Use Kafka"),
+        (main, "Batch by 10"),
+        (later, "Ship it"),
+    ]:
+        assert seeded.api.hook("session-start", {"session_id": session, "cwd": project}).status_code == 200
+        digest: dict[str, Any] = {
+            "summary": "s",
+            "decisions": [{"decision": decision, "rationale": f"why {decision}"}],
+        }
+        answer = requests.post(
+            f"{local_stack.url}/api/sessions/{session}/digest",
+            json=digest,
+            headers={"Authorization": f"Bearer {local_stack.token}"},
+            timeout=10,
+        )
+        assert answer.status_code == 201, answer.text
+
+    sign_in(page, local_stack, f"#/ledger?project={project}")
+
+    decisions = page.locator("li.decision")
+    decisions.first.wait_for()
+    texts = decisions.all_inner_texts()
+    assert [t.split("\n")[0].split(" fork")[0] for t in texts] == [
+        "Use SQS",
+        "Use Kafka",
+        "Batch by 10",
+        "Ship it",
+    ]
+    flagged = page.locator("li.decision.fork").evaluate_all("items => items.map(i => i.dataset.session)")
+    assert sorted(set(flagged)) == sorted({main, fork})
+    shot(page, "ledger")
+
+
+def test_a_token_created_in_the_page_works_and_stops_working_once_revoked(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded
+) -> None:
+    sign_in(page, local_stack, "#/tokens")
+    page.locator("#tokens table, #tokens .state.empty").first.wait_for()
+    name = f"viewer-{uuid.uuid4().hex[:6]}"
+    page.fill("input[name=name]", name)
+    page.click("form[aria-label='Create a token'] button[type=submit]")
+    secret = page.locator("#new-token").inner_text()
+    overview = f"{local_stack.url}/api/sessions/overview"
+
+    def status(spaces: int) -> int:
+        headers = {"Authorization": "Bearer" + " " * spaces + secret}
+        return requests.get(
+            overview, params={"project": seeded.project}, headers=headers, timeout=10
+        ).status_code
+
+    assert status(1) == 200
+    shot(page, "tokens")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click(f"button[aria-label='Revoke {name}']")
+    page.locator("tr", has_text=name).locator(".status.ended").wait_for()
+    # The gateway reuses an authorizer answer per Authorization value for its cache TTL (5 min, as
+    # API Gateway does): the refusal is asked for under a value the cache has not seen.
+    assert status(2) == 403
+
+
+def test_health_shows_the_queues_requests_per_minute_and_the_pruner(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded
+) -> None:
+    sign_in(page, local_stack, "#/health")
+
+    page.locator("#rate tbody tr").first.wait_for()
+    minutes = page.locator("#rate tbody tr td.num").all_inner_texts()
+    # The seeded prompts went through the rate limiter's windows within the last 15 minutes
+    assert len(minutes) == 15 and sum(int(m) for m in minutes) > 0
+    assert "waiting" in page.locator("#queues [data-queue='Dead-letter queue']").inner_text()
+    assert page.locator("#pruner").inner_text()
+    shot(page, "health")
+    assert fits_a_phone(page)

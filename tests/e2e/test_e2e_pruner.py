@@ -85,7 +85,8 @@ def moto(own_stack: tuple[Api, str], monkeypatch: pytest.MonkeyPatch) -> Iterato
 
 
 def seed_session(session: str, at: datetime) -> None:
-    """State, a checkpoint and a transcript with an S3 body, as the service writes them at ``at``."""
+    """State, a checkpoint, a transcript with an S3 body and a start's injection, as the service
+    writes them at ``at``."""
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
     from continuity_core.adapters.dynamo_state import DynamoStateStore
     from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
@@ -121,6 +122,14 @@ def seed_session(session: str, at: datetime) -> None:
         created_at=at,
     )
     DynamoCheckpointStore(TABLE, retention=week).put("default", checkpoint, at, evict=[])
+    # What its start injected (the dashboard's inspector), kept as long as the session
+    from continuity_core.adapters.dynamo_injections import DynamoInjectionLog
+    from continuity_core.models.injections import InjectionRecord
+
+    start = InjectionRecord(
+        session_key=session, event="session_start", at=at, text="## Recovered", cap_chars=9000
+    )
+    DynamoInjectionLog(TABLE, retention=week, clock=lambda: at).record("default", start)
 
 
 def bodies(session_prefix: str = "transcripts/default/") -> list[str]:
@@ -139,8 +148,14 @@ def test_a_session_stored_eight_days_ago_is_pruned_with_its_bodies(
     assert bodies()
     # When the stack's timer route runs the pruner
     report = run_pruner(api)
-    # Then the state, the checkpoint, the transcript and its S3 body are gone
-    assert report["deleted"] == {"checkpoint": 1, "state": 1, "transcript": 1, "transcript_body": 1}
+    # Then the state, the checkpoint, the transcript and its S3 body, the injection are gone
+    assert report["deleted"] == {
+        "checkpoint": 1,
+        "state": 1,
+        "transcript": 1,
+        "transcript_body": 1,
+        "injection": 1,
+    }
     assert api.session_checkpoints(old) == []
     assert api.http.get(f"{api.stack.url}/api/sessions/{old}/transcript", timeout=30).status_code == 404
     assert bodies() == []

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from continuity_core.adapters.dynamo_injections import injection_sk
 from continuity_core.adapters.dynamo_items import checkpoint_sk, ledger_entry_sk
 from continuity_core.adapters.dynamo_ledger import HEAD_DECISIONS
 from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
@@ -20,6 +21,7 @@ from continuity_core.adapters.dynamo_state import MAX_HOOK_KEYS, hook_key_digest
 from continuity_core.logic.retention import expiry, is_expired
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry, LedgerPage
+from continuity_core.models.injections import InjectionRecord
 from continuity_core.models.state import (
     SessionIdentity,
     SessionState,
@@ -33,6 +35,7 @@ from continuity_core.ports import (
     ProjectSnapshot,
     PromptRecord,
     SessionDeletedError,
+    SessionLinks,
     StateChangedError,
 )
 
@@ -64,6 +67,7 @@ class Memory:
     tokens: dict[str, TokenRecord] = field(default_factory=dict)  # by hash
     # (agent, project) -> {session: TTL epoch}: the notes written when a session's state is created
     project_sessions: dict[Key, dict[str, int]] = field(default_factory=dict)
+    injections: dict[Key, dict[str, tuple[InjectionRecord, int]]] = field(default_factory=dict)  # by sk
 
 
 class InMemoryStateStore:
@@ -75,8 +79,12 @@ class InMemoryStateStore:
 
     # -- writes ----------------------------------------------------------------------------------
 
-    def touch(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
-        return self._apply(agent_id, identity, now)
+    def touch(
+        self, agent_id: str, identity: SessionIdentity, now: datetime, links: SessionLinks | None = None
+    ) -> SessionState:
+        return self._apply(
+            agent_id, identity, now, lambda values: values.update(links.values() if links else {})
+        )
 
     def record_prompt(
         self, agent_id: str, identity: SessionIdentity, prompt: PromptRecord, now: datetime
@@ -446,6 +454,28 @@ class InMemoryIdleIndex:
         return stored if stored is not None and stored.idle_at == candidate.active_at else None
 
 
+class InMemoryInjectionLog:
+    """The adapter's: one entry per injection under its session, by sort key, with the retention's TTL."""
+
+    def __init__(self, memory: Memory, retention: timedelta, clock: Clock) -> None:
+        self._memory = memory
+        self._retention = retention
+        self._clock = clock
+
+    def record(self, agent_id: str, record: InjectionRecord) -> None:
+        ttl = expiry(record.at, self._retention).ttl_epoch
+        self._memory.injections.setdefault((agent_id, record.session_key), {})[injection_sk(record)] = (
+            record,
+            ttl,
+        )
+
+    def for_session(self, agent_id: str, session_key: str, limit: int) -> list[InjectionRecord]:
+        stored = self._memory.injections.get((agent_id, session_key), {})
+        now = self._clock()
+        newest = [stored[key] for key in sorted(stored, reverse=True)][:limit]
+        return [record for record, ttl in newest if not is_expired(ttl, now)]
+
+
 @dataclass
 class Stores:
     """Every in-memory store on one ``Memory``, for building a service in a unit test."""
@@ -458,6 +488,8 @@ class Stores:
     tokens: InMemoryTokenStore
     idle: InMemoryIdleIndex
 
+    injections: InMemoryInjectionLog
+
 
 def in_memory_stores(clock: Clock = system_clock, retention: timedelta = RETENTION) -> Stores:
     memory = Memory()
@@ -469,6 +501,7 @@ def in_memory_stores(clock: Clock = system_clock, retention: timedelta = RETENTI
         flushes=InMemoryFlushQueue(),
         tokens=InMemoryTokenStore(memory),
         idle=InMemoryIdleIndex(memory),
+        injections=InMemoryInjectionLog(memory, retention, clock),
     )
 
 

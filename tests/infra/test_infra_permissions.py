@@ -21,9 +21,15 @@ from infra.wiring import Access
 if TYPE_CHECKING:
     from tests.infra.synth import Synthesized
 
-NAMES = {"continuity_table": "table", "checkpoint_queue": "queue", "transcript_bucket": "bucket"}
+NAMES = {
+    "continuity_table": "table",
+    "checkpoint_queue": "queue",
+    "checkpoint_queue#dlq": "queue-dlq",
+    "transcript_bucket": "bucket",
+}
 TABLE = f"arn:aws:dynamodb:{REGION}:{ACCOUNT_ID}:table/table"
 QUEUE = f"arn:aws:sqs:{REGION}:{ACCOUNT_ID}:queue"
+DLQ = f"arn:aws:sqs:{REGION}:{ACCOUNT_ID}:queue-dlq"
 BODY = "arn:aws:s3:::bucket/transcripts/alice/s1/0.gz"
 SESSION_ITEM = ("A#alice#S#s1",)
 ITEM_WRITES = ("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem")
@@ -80,6 +86,18 @@ def test_only_hooks_sends_checkpoint_requests_and_only_the_writer_receives_them(
     consumes = key == wiring.CHECKPOINT_WRITER.key
     for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"):
         assert guard.allows(key, Request(action, QUEUE)) == consumes
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_only_the_admin_function_reads_the_queues_depth_and_nobody_touches_the_dlqs_messages(
+    guard: AccessGuard, key: str
+) -> None:
+    inspects = key == wiring.TOKENS.key  # the health route
+    # (CDK's send and consume grants include the queue's own attributes; the DLQ's are the admin's)
+    assert guard.allows(key, Request("sqs:GetQueueAttributes", DLQ)) == inspects
+    assert guard.allows(key, Request("sqs:GetQueueAttributes", QUEUE)) or not inspects
+    for action in ("sqs:SendMessage", "sqs:ReceiveMessage", "sqs:DeleteMessage"):
+        assert not guard.allows(key, Request(action, DLQ))
 
 
 @pytest.mark.parametrize("key", KEYS)

@@ -120,6 +120,9 @@ def seed(api: Api, token: str, session: str) -> None:
     InProcessService().drain_queue()
     digest = {"summary": f"{session} summary", "decisions": [{"decision": f"{session} decided"}]}
     assert api.call("POST", f"/api/sessions/{session}/digest", token, digest)[0] == 201
+    # A resume: the injection inspector keeps the block it got (the digest above).
+    start = {"session_id": session, "cwd": PROJECT, "source": "resume"}
+    assert api.call("POST", "/api/hooks/session-start", token, start)[0] == 200
 
 
 # (method, path template, scope it needs, expected status for the owner)
@@ -140,6 +143,8 @@ ROUTES = [
     ("GET", "/api/sessions/overview?project=/work/app", "read", 200),
     ("GET", "/api/sessions/{session}/timeline", "read", 200),
     ("GET", "/api/sessions/{session}/checkpoints/1", "read", 200),
+    ("GET", "/api/sessions/{session}/injections", "read", 200),
+    ("GET", "/api/sessions/{session}/lineage", "read", 200),
     ("GET", "/api/preview?project=/work/app", "read", 200),
     ("DELETE", "/api/sessions/{session}", "hooks", 200),
     ("DELETE", "/api/projects?project=/work/app", "hooks", 200),
@@ -199,6 +204,9 @@ def test_the_isolation_matrix(
         if other[0] == 200:
             assert not (other[1].get("checkpoints") or other[1].get("entries") or other[1].get("sessions"))
             assert not (other[1].get("events") or other[1].get("turns") or other[1].get("checkpoint"))
+            assert not (other[1].get("injections") or other[1].get("links"))
+    if path.endswith("/injections"):
+        assert "alice-session summary" in json.dumps(own[1]["injections"])
     if path.endswith("/search"):
         assert own[1]["results"] and not other[1]["results"]
     if path.startswith("/api/preview"):
@@ -226,3 +234,23 @@ def test_the_bootstrap_token_is_the_default_agents_admin(api: Api) -> None:
     assert (record.agent_id, set(record.scopes)) == ("default", set(Scope))
     assert services.token_service().authorize("not-it") is None
     assert CreateTokenRequest(agent_id="a", scopes=[Scope.READ, Scope.READ]).scopes == [Scope.READ]
+
+
+def test_the_health_route_is_admin_only_and_reads_queue_depth_and_requests_per_minute(api: Api) -> None:
+    # Given an agent that posted 25 prompts (10 make a checkpoint due: its flush waits in the queue)
+    token = create_token(api, "alice", "hooks,read")
+    body = {"session_id": "healthy", "cwd": PROJECT, "prompt": "step"}
+    for _ in range(25):
+        assert api.call("POST", "/api/hooks/user-prompt-submit", token, body)[0] == 200
+    # When an admin asks for the health
+    status, health = api.call("GET", "/api/admin/health", ADMIN)
+    # Then the queue holds the flush, and the rate windows hold the prompts (each instance adds its
+    # count every 20 requests, so at least 20 of the 25 show)
+    assert status == 200, health
+    assert health["checkpoint_queue"]["visible"] >= 1 and health["dead_letter_queue"]["visible"] == 0
+    assert len(health["requests_per_minute"]) == 15
+    assert sum(m["requests"] for m in health["requests_per_minute"]) >= 20
+    assert health["pruner"]["pruned_before"] is None and health["not_shown"]
+    # And a token without the admin scope is refused
+    assert api.call("GET", "/api/admin/health", token)[0] == 403
+    assert api.call("GET", "/api/admin/health", None)[0] == 401

@@ -11,9 +11,9 @@ from continuity_core.logic.turns import group_turns
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.dashboard import SessionStatus, TimelineKind
 from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
-from continuity_core.models.state import SessionIdentity
+from continuity_core.models.state import SessionIdentity, SessionState
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from tests.fakes.stores import Stores
+from tests.fakes.stores import InMemoryStateStore, Stores
 from tests.support.clock import Clock
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -154,6 +154,7 @@ class Transcripts:
         self._heads = {h.session_key: h for h in heads}
         self._text = text
         self.reads = 0
+        self.states: InMemoryStateStore | None = None  # what session_page reads states from
 
     def recent_sessions(
         self,
@@ -166,6 +167,18 @@ class Transcripts:
         self.reads += 1
         found = [h.summary() for h in self._heads.values() if harness in (None, h.harness)]
         return found[:limit], None
+
+    def session_page(
+        self,
+        agent_id: str,
+        project_normalized: str,
+        limit: int,
+        token: str | None = None,
+        harness: str | None = None,
+    ) -> tuple[list[SessionSummary], str | None, dict[str, SessionState]]:
+        found, next_token = self.recent_sessions(agent_id, project_normalized, limit, token, harness)
+        keys = [s.session_key for s in found]
+        return found, next_token, self.states.get_many(agent_id, keys) if self.states and keys else {}
 
     def assembled_head(
         self, agent_id: str, session_key: str, consistent: bool = False
@@ -199,7 +212,8 @@ def test_the_sessions_page_joins_each_session_with_its_state_in_two_reads_whatev
         identity = SessionIdentity(session_key=f"s{n}", harness="claude-code", project=PROJECT)
         stores.states.touch("a1", identity, T0)
     stores.states.end_session("a1", "s3", T0)
-    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock)  # type: ignore[arg-type]
+    transcripts.states = stores.states
+    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
 
     page = reader.sessions("a1", PROJECT, 100)
     ended = reader.sessions("a1", PROJECT, 100, status=SessionStatus.ENDED)
@@ -233,7 +247,8 @@ def test_a_timeline_orders_prompts_checkpoints_remembers_and_the_end(stores: Sto
         "a1", checkpoint(5, digest(remembered), trigger=CheckpointTrigger.PRE_COMPACTION), T0, []
     )
     stores.states.end_session("a1", "s1", T0 + timedelta(minutes=9))
-    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock)  # type: ignore[arg-type]
+    transcripts.states = stores.states
+    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
 
     timeline = reader.timeline("a1", "s1")
 
@@ -261,10 +276,29 @@ def test_a_checkpoint_view_diffs_against_the_one_before_and_links_both_ways(
 ) -> None:
     for n, facts in ((1, []), (2, [fact(FactKind.CONSTRAINT, "Keep the API stable.")]), (3, [])):
         stores.checkpoints.put("a1", checkpoint(n, digest(*facts)), T0, [])
-    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock)  # type: ignore[arg-type]
+    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
 
     view = reader.checkpoint("a1", "s1", 2)
 
     assert view is not None and (view.previous_sequence, view.next_sequence) == (1, 3)
     assert [f.text for f in view.diff.added] == ["Keep the API stable."]
     assert reader.checkpoint("a1", "s1", 9) is None and reader.checkpoint("other", "s1", 2) is None
+
+
+def test_the_ledger_flags_sessions_whose_decisions_interleave_as_forks() -> None:
+    from continuity_core.logic.reads import ledger_forks
+    from continuity_core.models.digest import LedgerEntry
+
+    def entry(session: str, minute: int) -> LedgerEntry:
+        return LedgerEntry(
+            id=f"{session}{minute}",
+            project_normalized="/p",
+            session_key=session,
+            decision=f"decision at {minute}",
+            created_at=datetime(2026, 11, 22, 9, minute, tzinfo=UTC),
+        )
+
+    # Given main deciding at 1 and 5, a fork deciding at 3 in between, and a later session at 9
+    entries = [entry("later", 9), entry("main", 5), entry("fork", 3), entry("main", 1)]
+    # Then main and the fork ran side by side; the later one followed, no fork
+    assert ledger_forks(entries) == {"main": ["fork"], "fork": ["main"]}

@@ -70,6 +70,11 @@ class FakeStore:
             tuple(f"c{n}" for n in range(chunks)),
         )
 
+    def injection(self, session: str, at: datetime) -> None:
+        self.items[(session, f"INJECTION#{at.isoformat()}")] = Stored(
+            ItemKind.INJECTION, expiry(at, RETENTION).bucket
+        )
+
     def checkpoints(self, session: str) -> list[str]:
         return sorted(i for (s, i), v in self.items.items() if s == session and v.kind is ItemKind.CHECKPOINT)
 
@@ -389,4 +394,21 @@ def test_the_report_counts_what_it_read(store: FakeStore, clock: Clock, pruner: 
         "state": 1,
         "transcript": 0,
         "transcript_body": 0,
+        "injection": 0,
     }
+
+
+def test_a_sessions_injections_go_with_its_retention_even_while_its_newest_checkpoint_stays(
+    store: FakeStore, clock: Clock, pruner: Pruner
+) -> None:
+    # Given a session still active whose start's injection and first checkpoint are past the window
+    store.injection("live", T0 + timedelta(hours=1))
+    store.checkpoint("live", T0 + timedelta(hours=1))
+    store.state("live", T0 + RETENTION)
+    # When the pruner runs after the injection's retention ran out
+    clock.now = T0 + RETENTION + timedelta(hours=9)
+    report = pruner.run()
+    # Then the injection is gone, the newest checkpoint kept
+    assert report.deleted[ItemKind.INJECTION] == 1
+    assert report.kept_latest == 1
+    assert [i for (_, i) in store.items if i.startswith("INJECTION#")] == []

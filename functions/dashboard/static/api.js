@@ -32,7 +32,7 @@ async function call(method, path, body) {
 }
 
 function messageFor(status, detail) {
-  if (status === 401 || status === 403) return `Not allowed: ${detail}. Sign in with a token that has the read scope.`;
+  if (status === 401 || status === 403) return `Not allowed: ${detail}. Sign in with a token that has the scope this page needs (read; admin for tokens and health).`;
   if (status === 429) return "Rate limit reached; the page tries again shortly.";
   return detail;
 }
@@ -43,4 +43,5 @@ export const get = (path, params = {}) => {
   return call("GET", path + suffix);
 };
 export const post = (path, body) => call("POST", path, body);
+export const del = (path) => call("DELETE", path);
 export const key = (sessionKey) => encodeURIComponent(sessionKey);

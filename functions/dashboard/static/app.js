@@ -6,6 +6,11 @@ import { sessionsPage } from "./pages/sessions.js";
 import { sessionPage } from "./pages/session.js";
 import { checkpointPage } from "./pages/checkpoint.js";
 import { searchPage } from "./pages/search.js";
+import { injectionsPage, previewPage } from "./pages/injections.js";
+import { lineagePage } from "./pages/lineage.js";
+import { ledgerPage } from "./pages/ledger.js";
+import { tokensPage } from "./pages/tokens.js";
+import { healthPage } from "./pages/health.js";
 
 const root = document.getElementById("app");
 const nav = document.getElementById("nav");
@@ -49,7 +54,18 @@ async function render() {
   for (const link of nav.querySelectorAll("a")) {
     link.toggleAttribute("aria-current", link.getAttribute("href") === `#/${page}`);
   }
-  const pages = { sessions: sessionsPage, session: sessionPage, checkpoint: checkpointPage, search: searchPage };
+  const pages = {
+    sessions: sessionsPage,
+    session: sessionPage,
+    checkpoint: checkpointPage,
+    search: searchPage,
+    injections: injectionsPage,
+    preview: previewPage,
+    lineage: lineagePage,
+    ledger: ledgerPage,
+    tokens: tokensPage,
+    health: healthPage,
+  };
   const open = pages[page] || sessionsPage;
   leave = (await open(root, args, params)) || (() => {});
   root.focus({ preventScroll: true });

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from continuity_core.adapters.dynamo_expiry import expiry_values, item_expired, live
 from continuity_core.adapters.dynamo_items import (
+    body_attribute,
     checkpoint_sk,
-    compress_text,
-    decompress_text,
     from_attributes,
     item_key,
     parse_timestamp,
@@ -19,6 +17,7 @@ from continuity_core.adapters.dynamo_items import (
     timestamp,
     to_attribute,
     to_attributes,
+    with_body,
 )
 from continuity_core.adapters.dynamo_state import call_dynamodb
 from continuity_core.logic.retention import expiry
@@ -57,16 +56,12 @@ def checkpoint_item(agent_id: str, checkpoint: Checkpoint, expires_at: int) -> d
         index_pk = project_pk(agent_id, checkpoint.project_normalized)
         values.update({PROJECT_INDEX_PK: index_pk, PROJECT_INDEX_SK: sort_key})
     fields = checkpoint.model_dump(mode="json", include=set(_BODY_FIELDS), exclude_defaults=True)
-    body = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
-    return to_attributes(values) | {"body": {"B": compress_text(body)}}
+    return to_attributes(values) | body_attribute(fields)
 
 
 def checkpoint_from_item(item: dict[str, Any]) -> Checkpoint:
     """Items written before the body was compressed hold its fields as plain attributes."""
-    body = item.get("body", {}).get("B")
-    values = from_attributes({k: v for k, v in item.items() if k != "body"})
-    if body is not None:
-        values.update(json.loads(decompress_text(bytes(body))))
+    values = with_body(item)
     values["created_at"] = parse_timestamp(values["created_at"])
     return Checkpoint.model_validate(values)
 

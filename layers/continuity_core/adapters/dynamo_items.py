@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import zlib
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -70,6 +71,20 @@ def compress_text(text: str) -> bytes:
 
 def decompress_text(data: bytes) -> str:
     return zlib.decompress(data).decode("utf-8")
+
+
+def body_attribute(fields: dict[str, Any]) -> dict[str, Any]:
+    """Fields stored as one zlib-compressed JSON attribute (``body``): billed by size, ~2.5x smaller."""
+    return {"body": {"B": compress_text(json.dumps(fields, ensure_ascii=False, separators=(",", ":")))}}
+
+
+def with_body(item: dict[str, Any]) -> dict[str, Any]:
+    """An item's plain values, its ``body`` fields unpacked (an item without one: as it is)."""
+    body = item.get("body", {}).get("B")
+    values = from_attributes({k: v for k, v in item.items() if k != "body"})
+    if body is not None:
+        values.update(json.loads(decompress_text(bytes(body))))
+    return values
 
 
 def to_attributes(values: dict[str, Any]) -> dict[str, Any]:

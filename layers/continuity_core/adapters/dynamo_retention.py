@@ -36,6 +36,7 @@ from continuity_core.names import (
     CHECKPOINT_PREFIX,
     EXPIRY_INDEX,
     EXPIRY_PK,
+    INJECTION_PREFIX,
     PK,
     PRUNER_CURSOR_PK,
     PRUNER_CURSOR_SK,
@@ -209,6 +210,8 @@ def _expiring_item(item: dict[str, Any]) -> ExpiringItem | None:
     kind = (
         ItemKind.CHECKPOINT
         if sk.startswith(CHECKPOINT_PREFIX)
+        else ItemKind.INJECTION
+        if sk.startswith(INJECTION_PREFIX)
         else {STATE_SK: ItemKind.STATE, TRANSCRIPT_SK: ItemKind.TRANSCRIPT}.get(sk)
     )
     suffix = f"{SESSION_PART}{session_key}"

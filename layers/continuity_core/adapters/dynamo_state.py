@@ -46,7 +46,7 @@ from continuity_core.names import (
     STATE_SK,
     TTL_ATTRIBUTE,
 )
-from continuity_core.ports import Clock, DuplicateHookError, PromptRecord, SessionDeletedError
+from continuity_core.ports import Clock, DuplicateHookError, PromptRecord, SessionDeletedError, SessionLinks
 
 # The live transcript's hint (models/state.py; logic/transcript_append.py).
 TRANSCRIPT_END = "transcript_end"
@@ -82,8 +82,12 @@ class DynamoStateStore:
 
     # -- writes ------------------------------------------------------------------------------
 
-    def touch(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
+    def touch(
+        self, agent_id: str, identity: SessionIdentity, now: datetime, links: SessionLinks | None = None
+    ) -> SessionState:
         update = self._activity(agent_id, identity, now)
+        for name, value in (links.values() if links else {}).items():  # same write, a few bytes more
+            update.set(name, value)
         return self._apply(agent_id, identity, update, now)
 
     def record_prompt(

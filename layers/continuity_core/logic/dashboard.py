@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from continuity_core.logic.checkpoint_diff import diff_digests
+from continuity_core.logic.lineage import children, links_of, origins
 from continuity_core.logic.reads import MAX_SESSION_CHECKPOINTS, project_key
 from continuity_core.logic.terms import snippet
 from continuity_core.logic.turns import group_turns
@@ -25,16 +26,23 @@ from continuity_core.models.dashboard import (
     TimelineKind,
     Turn,
 )
+from continuity_core.models.injections import InjectionList, Lineage, LineageLink
 from continuity_core.models.session_digest import FactSource
 from continuity_core.models.state import SessionState
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from continuity_core.ports import CheckpointStore, Clock, StateStore, TranscriptStore
+from continuity_core.ports import CheckpointStore, Clock, InjectionLog, StateStore, TranscriptStore
 
 # A session with no hook for this long, and not ended, shows as idle.
 IDLE_AFTER = timedelta(minutes=30)
 # The transcript a timeline reads at most (the transcript route's page): the rest is a link away.
 MAX_TIMELINE_CHARS = 1_000_000
 PROMPT_CHARS = 200
+# A session's injections the inspector shows (its starts, resumes, compactions and sub-agent starts).
+MAX_INJECTIONS = 50
+# How far up the lineage walks (each hop one query): a chain of /clears or nested sub-agents.
+MAX_LINEAGE_HOPS = 8
+# The project's newest sessions the lineage looks through for the ones that continued a session.
+LINEAGE_SCAN = 100
 
 
 def session_status(state: SessionState | None, last_activity: datetime, now: datetime) -> SessionStatus:
@@ -131,11 +139,44 @@ class DashboardReader:
         states: StateStore,
         checkpoints: CheckpointStore,
         clock: Clock,
+        injections: InjectionLog,
     ) -> None:
         self._transcripts = transcripts
         self._states = states
         self._checkpoints = checkpoints
         self._clock = clock
+        self._injections = injections
+
+    def injections(self, agent_id: str, session_key: str) -> InjectionList:
+        """What the session's starts and its sub-agents' starts were given, newest first (one query)."""
+        return InjectionList(injections=self._injections.for_session(agent_id, session_key, MAX_INJECTIONS))
+
+    def lineage(self, agent_id: str, session_key: str) -> Lineage:
+        """The session's links: its own (one query), then up its origins, one query per hop and
+        at most ``MAX_LINEAGE_HOPS`` hops (a chain of /clears, a sub-agent's parent)."""
+        links = links_of(self._injections.for_session(agent_id, session_key, MAX_INJECTIONS))
+        links += self._continuations(agent_id, session_key)
+        seen, frontier = {session_key}, origins(links, session_key)
+        for _ in range(MAX_LINEAGE_HOPS):
+            frontier = [key for key in frontier if key not in seen]
+            if not frontier:
+                break
+            current = frontier.pop(0)
+            seen.add(current)
+            found = links_of(self._injections.for_session(agent_id, current, MAX_INJECTIONS))
+            links += [link for link in found if link.to_session == current]
+            frontier += origins(found, current)
+        return Lineage(session_key=session_key, links=links)
+
+    def _continuations(self, agent_id: str, session_key: str) -> list[LineageLink]:
+        """The sessions that continued this one or are its sub-agents: their states name it (each
+        start's one state write keeps its links), among the project's newest sessions with a
+        transcript — its state, one index query and one batch read of states."""
+        state = self._states.get(agent_id, session_key)
+        if state is None or not state.project_normalized:
+            return []
+        _, _, states = self._transcripts.session_page(agent_id, state.project_normalized, LINEAGE_SCAN)
+        return children(session_key, list(states.values()))
 
     def sessions(
         self,
@@ -149,12 +190,12 @@ class DashboardReader:
     ) -> SessionRows:
         """A page of the project's sessions, newest first, with their state; ``status`` and
         ``since`` filter within the page (a page may hold fewer than ``limit``; follow next_token)."""
-        found, next_token = self._transcripts.recent_sessions(
+        # One index query and one batch read of states (the activity and the rows share it).
+        found, next_token, states = self._transcripts.session_page(
             agent_id, project_key(project), limit, token, harness
         )
         if since is not None and since.tzinfo is None:
             since = since.replace(tzinfo=UTC)  # a bare date-time from a query string means UTC
-        states = self._states.get_many(agent_id, [s.session_key for s in found]) if found else {}
         now = self._clock()
         rows = [session_row(s, states.get(s.session_key), now) for s in found]
         rows = [

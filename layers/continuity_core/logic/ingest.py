@@ -10,6 +10,7 @@ from continuity_core.config import ContinuityConfig
 from continuity_core.logic.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
 from continuity_core.logic.digest import render_pre_compaction_digest
 from continuity_core.logic.injection import MAX_INJECTION_CHARS, Injection, Section, assemble
+from continuity_core.logic.lineage import session_links
 from continuity_core.logic.recovery import (
     Recovery,
     RecoverySource,
@@ -18,14 +19,16 @@ from continuity_core.logic.recovery import (
     recovery_section,
 )
 from continuity_core.logic.rolling import Statement
-from continuity_core.logic.start import compose_start
+from continuity_core.logic.start import INHERITED, StartInjection, compose_start, injection_record
 from continuity_core.logic.sticky import Role
 from continuity_core.logic.terms import snippet
 from continuity_core.logic.writer import CheckpointWriter, FlushResult
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, HookResponse
+from continuity_core.models.injections import InjectionRecord
 from continuity_core.models.session_digest import FactKind, FactSource
 from continuity_core.models.state import SNIPPET_CHARS, SessionIdentity, SessionState
+from continuity_core.observability import count, logger
 from continuity_core.ports import (
     CheckpointStore,
     Clock,
@@ -33,6 +36,8 @@ from continuity_core.ports import (
     FlushConflictError,
     FlushQueue,
     Inheritance,
+    InheritedBlock,
+    InjectionLog,
     PromptRecord,
     SessionDeletedError,
     StateStore,
@@ -85,6 +90,7 @@ class HookService:
         writer: CheckpointWriter | None = None,
         transcripts: TranscriptLog | None = None,
         inheritance: Inheritance | None = None,
+        injections: InjectionLog | None = None,
     ) -> None:
         self._states = states
         self._checkpoints = checkpoints
@@ -94,6 +100,7 @@ class HookService:
         self._writer = writer or CheckpointWriter(states, checkpoints, config, clock)
         self._transcripts = transcripts
         self._inheritance = inheritance
+        self._injections = injections
 
     def handle(self, agent_id: str, hook: Hook) -> HookOutcome:
         if not self._config.enabled:
@@ -123,8 +130,9 @@ class HookService:
     # -- events ----------------------------------------------------------------------------
 
     def _session_start(self, agent_id: str, hook: Hook) -> HookOutcome:
+        # Reads first (none reads this session's state), then the one state write marks the session
+        # seen and keeps the links it followed (lineage); a deleted session is refused there (410).
         now = self._clock()
-        self._states.touch(agent_id, _identity(hook), now)
         start = find_start_context(
             self._checkpoints,
             agent_id,
@@ -136,13 +144,13 @@ class HookService:
             start_source=hook.source,
             harness=hook.harness,
         )
+        limit = injection_limit(hook)
         composed = compose_start(
-            start,
-            self._config,
-            now,
-            injection_limit(hook),
-            lambda budget: self._inherited_section(agent_id, hook, budget),
+            start, self._config, now, limit, lambda budget: self._inherit(agent_id, hook, budget)
         )
+        record = injection_record(hook, "session_start", composed, limit, now)
+        self._states.touch(agent_id, _identity(hook), now, session_links(record))
+        self._record_injection(agent_id, record)
         return HookOutcome(
             HookResponse(event=hook.event, additional_context=composed.text),
             recovery=composed.recovery,
@@ -322,10 +330,18 @@ class HookService:
         return HookOutcome(HookResponse(event=hook.event))
 
     def _subagent_start(self, agent_id: str, hook: Hook) -> HookOutcome:
-        # Claude Code's and Codex's SubagentStart carry the parent's session: inherit, record nothing.
-        limit = injection_limit(hook)
-        section = self._inherited_section(agent_id, hook, limit)
+        # Claude Code's and Codex's SubagentStart carry the parent's session: inherit; only the inspector
+        # keeps what the sub-agent got.
+        limit, now = injection_limit(hook), self._clock()
+        parent = self._inherit(agent_id, hook, limit)
+        section = Section(text=parent.text, name=INHERITED) if parent is not None else None
         injection = assemble([section] if section else [], limit)
+        composed = StartInjection(
+            injection.text, None, parent is not None, injection.truncated, injection.sections, parent
+        )
+        # Stored under the parent's session: never under one deleted meanwhile (one small read).
+        if self._injections is not None and not self._states.deleted(agent_id, hook.session_key):
+            self._record_injection(agent_id, injection_record(hook, "subagent_start", composed, limit, now))
         return HookOutcome(
             HookResponse(event=hook.event, additional_context=injection.text),
             inherited=section is not None,
@@ -351,11 +367,21 @@ class HookService:
         if result.gap:
             raise TranscriptGapError(result.length)
 
-    def _inherited_section(self, agent_id: str, hook: Hook, budget: int) -> Section | None:
+    def _inherit(self, agent_id: str, hook: Hook, budget: int) -> InheritedBlock | None:
         if self._inheritance is None:
             return None
-        block = self._inheritance.inherited_block(agent_id, hook, self._clock(), budget)
-        return Section(text=block) if block else None
+        return self._inheritance.inherit(agent_id, hook, self._clock(), budget)
+
+    def _record_injection(self, agent_id: str, record: InjectionRecord) -> None:
+        """One PutItem per start, for the inspector. Its failure costs the inspector a row, never the
+        agent its recovery: the answer is already composed (logged and counted)."""
+        if self._injections is None:
+            return
+        try:
+            self._injections.record(agent_id, record)
+        except Exception:
+            logger.warning("could not store the injection", extra={"session": record.session_key})
+            count("InjectionRecordFailures")
 
     # -- compaction nudge ------------------------------------------------------------------
 

@@ -38,7 +38,7 @@ from continuity_core.models.hooks import Hook
 from continuity_core.models.session_digest import FactKind
 from continuity_core.models.transcripts import TranscriptHead
 from continuity_core.names import SUBAGENT_KEY_PART
-from continuity_core.ports import CheckpointStore, StateStore, TranscriptStore
+from continuity_core.ports import CheckpointStore, InheritedBlock, StateStore, TranscriptStore
 
 INHERIT_HEADING = "## Inherited from Parent Session"
 CLAUDE_CODE = "claude-code"
@@ -192,6 +192,13 @@ class InheritanceService:
     def inherited_block(
         self, agent_id: str, hook: Hook, now: datetime, budget: int | None = None
     ) -> str | None:
+        inherited = self.inherit(agent_id, hook, now, budget)
+        return inherited.text if inherited is not None else None
+
+    def inherit(
+        self, agent_id: str, hook: Hook, now: datetime, budget: int | None = None
+    ) -> InheritedBlock | None:
+        """The block and the parent it came from (for the injection inspector's lineage)."""
         if not self._config.inherit_context:
             return None
         parent = find_parent(agent_id, hook, self._transcripts, self._checkpoints)
@@ -206,7 +213,7 @@ class InheritanceService:
             return None
         digest = checkpoint.session_digest if checkpoint is not None else None
         decisions = [f.text for f in digest.of(FactKind.DECISION)][-MAX_DECISIONS:] if digest else []
-        return render_inherited(
+        text = render_inherited(
             parent,
             checkpoint,
             head,
@@ -216,6 +223,7 @@ class InheritanceService:
             now,
             decisions,
         )
+        return InheritedBlock(text, parent.session_key, parent.source.value) if text else None
 
     def budget(self) -> int:
         """What the block may take of the injection cap: the recovery section's reservation stays."""

@@ -23,12 +23,23 @@ class Section:
     text: str
     reserved_chars: int | None = None  # None: shares whatever the reserved sections leave
     cut: bool = False  # the section already left something out (and says so in its text)
+    name: str = ""  # what the injection inspector calls it (recovery, ledger, inherited)
+
+
+@dataclass(frozen=True)
+class PlacedSection:
+    """A section as placed: its size in the injection, and whether it lost anything."""
+
+    name: str
+    chars: int
+    truncated: bool
 
 
 @dataclass(frozen=True)
 class Injection:
     text: str | None
     truncated: bool  # something was left out or cut; the text says so where it happened
+    sections: tuple[PlacedSection, ...] = ()
 
 
 def assemble(sections: list[Section], limit: int = MAX_INJECTION_CHARS) -> Injection:
@@ -41,6 +52,7 @@ def assemble(sections: list[Section], limit: int = MAX_INJECTION_CHARS) -> Injec
     reserved = sum(min(s.reserved_chars, limit) for s in present if s.reserved_chars is not None)
     shared_left = max(0, limit - reserved - separators)
     parts: list[str] = []
+    placed: list[PlacedSection] = []
     truncated = any(section.cut for section in present)
     for section in present:
         if section.reserved_chars is not None:
@@ -49,9 +61,10 @@ def assemble(sections: list[Section], limit: int = MAX_INJECTION_CHARS) -> Injec
             part = fit(section.text, shared_left)
             shared_left -= len(part)
         truncated |= part != section.text
+        placed.append(PlacedSection(section.name, len(part), section.cut or part != section.text))
         if part:
             parts.append(part)
     text = SECTION_SEPARATOR.join(parts)
     if len(text) > limit:
         text, truncated = fit(text, limit), True
-    return Injection(text, truncated)
+    return Injection(text, truncated, tuple(placed))

@@ -6,9 +6,11 @@ client sends the resolved path, so this only folds ``..``, ``//`` and trailing s
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from continuity_core.logic.paths import normalize_project
 from continuity_core.models.checkpoint import CheckpointList
-from continuity_core.models.digest import LedgerPage
+from continuity_core.models.digest import LedgerEntry, LedgerPage
 from continuity_core.ports import CheckpointStore, LedgerStore
 
 # A session keeps at most maxCheckpointsPerSession (≤ 500): one answer holds all of them.
@@ -40,4 +42,24 @@ class LedgerReader:
 
     def page(self, agent_id: str, project: str, limit: int, token: str | None) -> LedgerPage:
         """The project's decisions, newest first; ``token`` continues a page (InvalidPageTokenError)."""
-        return self._ledger.page(agent_id, project_key(project), limit, token)
+        page = self._ledger.page(agent_id, project_key(project), limit, token)
+        return page.model_copy(update={"forks": ledger_forks(page.entries)})
+
+
+def ledger_forks(entries: list[LedgerEntry]) -> dict[str, list[str]]:
+    """Sessions whose decisions interleave in time: each decided between two decisions of the other,
+    so they ran side by side from one history (a fork, a second terminal) and may disagree."""
+    spans: dict[str, tuple[datetime, datetime]] = {}
+    for entry in entries:
+        first, last = spans.get(entry.session_key, (entry.created_at, entry.created_at))
+        spans[entry.session_key] = (min(first, entry.created_at), max(last, entry.created_at))
+    forks: dict[str, list[str]] = {}
+    for session, (first, last) in spans.items():
+        alongside = sorted(
+            other
+            for other, (o_first, o_last) in spans.items()
+            if other != session and first < o_last and o_first < last
+        )
+        if alongside:
+            forks[session] = alongside
+    return forks

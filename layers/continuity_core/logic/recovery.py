@@ -194,7 +194,7 @@ def recovery_section(
     cap = (limit - LEDGER_LINE_CHARS - 2) if limit else config.recovery_budget_chars
     budget = min(config.recovery_budget_chars, max(cap, LEDGER_LINE_CHARS))
     text, cut = render_recovery(recovery, now, budget)
-    return Section(text=text, reserved_chars=budget, cut=cut)
+    return Section(text=text, reserved_chars=budget, cut=cut, name="recovery")
 
 
 def ledger_line(decisions: list[LedgerEntry], now: datetime) -> Section | None:
@@ -209,4 +209,4 @@ def ledger_line(decisions: list[LedgerEntry], now: datetime) -> Section | None:
             "More: MCP tool `recover` level 2 or 3, or `continuity recover 2`.",
         ]
     )
-    return Section(text=fit(text, LEDGER_LINE_CHARS))
+    return Section(text=fit(text, LEDGER_LINE_CHARS), name="ledger")

@@ -19,6 +19,8 @@ Rules, per session in a bucket:
   a prompt since moved them to a later bucket); a transcript takes its S3 bodies with it;
 - checkpoints all go, except the session's newest while its last activity is within the retention
   window: that one is kept and its expiry moved to the state's (last activity + retention);
+- injections (what a session start was given, for the dashboard's inspector) all go: each is
+  written once, with the session's retention from its start;
 - the per-session cap is enforced where checkpoints are written (the writer evicts in the same
   transaction that adds one), so a session never holds more than the cap; the pruner only removes.
 """
@@ -89,6 +91,7 @@ class ItemKind(StrEnum):
     STATE = "state"
     TRANSCRIPT = "transcript"
     TRANSCRIPT_BODY = "transcript_body"  # S3 objects: counted, never listed in the index
+    INJECTION = "injection"
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,7 @@ class RetentionStore(Protocol):
         ...
 
     def delete_checkpoints(self, items: list[ExpiringItem]) -> None:
-        """Delete these checkpoints (batched; deleting one already gone is a no-op)."""
+        """Delete these checkpoints and injections (batched; deleting one already gone is a no-op)."""
         ...
 
     def delete_bodies(self, item: ExpiringItem) -> int:
@@ -222,7 +225,14 @@ class Pruner:
     def _prune_session(
         self, items: list[ExpiringItem], now: datetime, report: PruneReport
     ) -> list[ExpiringItem]:
-        """Deletes the session's transcript and state if still due; answers its checkpoints to delete."""
+        """Deletes the session's transcript and state if still due; answers its checkpoints and
+        injections to delete."""
+        injections = _of(items, ItemKind.INJECTION)
+        return injections + self._prune_checkpoints(items, now, report)
+
+    def _prune_checkpoints(
+        self, items: list[ExpiringItem], now: datetime, report: PruneReport
+    ) -> list[ExpiringItem]:
         for head in _of(items, ItemKind.TRANSCRIPT):
             if self._store.delete_if_unmoved(head):
                 report.deleted[ItemKind.TRANSCRIPT] += 1
@@ -250,10 +260,10 @@ class Pruner:
                 return older
         return checkpoints
 
-    def _delete(self, checkpoints: list[ExpiringItem], report: PruneReport) -> None:
-        if checkpoints:
-            self._store.delete_checkpoints(checkpoints)
-            report.deleted[ItemKind.CHECKPOINT] += len(checkpoints)
+    def _delete(self, doomed: list[ExpiringItem], report: PruneReport) -> None:
+        if doomed:
+            self._store.delete_checkpoints(doomed)
+            report.deleted.update(item.kind.value for item in doomed)
 
 
 def _of(items: Iterable[ExpiringItem], kind: ItemKind) -> list[ExpiringItem]:

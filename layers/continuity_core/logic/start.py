@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from continuity_core.config import ContinuityConfig
-from continuity_core.logic.injection import MAX_INJECTION_CHARS, Section, assemble
+from continuity_core.logic.injection import MAX_INJECTION_CHARS, PlacedSection, Section, assemble
 from continuity_core.logic.recovery import (
     LEDGER_LINE_CHARS,
     Recovery,
@@ -23,11 +23,15 @@ from continuity_core.logic.recovery import (
     ledger_line,
     recovery_section,
 )
+from continuity_core.models.hooks import Hook
+from continuity_core.models.injections import InjectionRecord, InjectionSection
 from continuity_core.models.recovery import PreviewAnswer
-from continuity_core.ports import CheckpointStore, Clock
+from continuity_core.ports import CheckpointStore, Clock, InheritedBlock
+from continuity_core.redaction import redact
 
 # The source a fresh session starts with (Claude Code's SessionStart ``startup``).
 STARTUP = "startup"
+INHERITED = "inherited"  # the inherited block's section name
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,8 @@ class StartInjection:
     recovery: Recovery | None  # None when a sub-agent's inheritance replaced a guessed recovery
     inherited: bool
     truncated: bool
+    sections: tuple[PlacedSection, ...] = ()
+    parent: InheritedBlock | None = None  # the parent a sub-agent inherited from, and how it was found
 
 
 def compose_start(
@@ -43,7 +49,7 @@ def compose_start(
     config: ContinuityConfig,
     now: datetime,
     limit: int,
-    inherit: Callable[[int], Section | None],
+    inherit: Callable[[int], InheritedBlock | None],
 ) -> StartInjection:
     """The injection from what ``find_start_context`` found; ``inherit(budget)`` answers the
     inherited block within ``budget`` characters (None: nothing to inherit)."""
@@ -51,16 +57,18 @@ def compose_start(
     # A sub-agent gets its parent's context; the project's latest session is then no guess to make.
     guessed = recovery is not None and recovery.source is RecoverySource.SAME_PROJECT
     reserved = 0 if recovery is None or guessed else min(config.recovery_budget_chars, limit)
-    inherited = inherit(limit - reserved - LEDGER_LINE_CHARS - 8)
-    if inherited is not None and guessed:
+    parent = inherit(limit - reserved - LEDGER_LINE_CHARS - 8)
+    if parent is not None and guessed:
         recovery = None
     sections = [
         recovery_section(recovery, config, now, limit),
         ledger_line(start.recent_decisions, now),
-        inherited,
+        Section(text=parent.text, name=INHERITED) if parent is not None else None,
     ]
     injection = assemble([s for s in sections if s], limit)
-    return StartInjection(injection.text, recovery, inherited is not None, injection.truncated)
+    return StartInjection(
+        injection.text, recovery, parent is not None, injection.truncated, injection.sections, parent
+    )
 
 
 class StartPreview:
@@ -83,7 +91,8 @@ class StartPreview:
             now,
             start_source=STARTUP,
         )
-        composed = compose_start(start, self._config, now, cap or MAX_INJECTION_CHARS, lambda budget: None)
+        limit = cap or MAX_INJECTION_CHARS
+        composed = compose_start(start, self._config, now, limit, lambda budget: None)
         recovered = composed.recovery.checkpoint if composed.recovery is not None else None
         return PreviewAnswer(
             project_normalized=project_normalized,
@@ -93,4 +102,37 @@ class StartPreview:
             checkpoint_id=recovered.id if recovered is not None else None,
             decisions=len(start.recent_decisions),
             truncated=composed.truncated,
+            chars=len(composed.text or ""),
+            cap_chars=limit,
+            sections=placed_sections(composed.sections),
         )
+
+
+def placed_sections(sections: tuple[PlacedSection, ...]) -> list[InjectionSection]:
+    return [InjectionSection(name=s.name, chars=s.chars, truncated=s.truncated) for s in sections]
+
+
+def injection_record(
+    hook: Hook, event: str, composed: StartInjection, limit: int, now: datetime
+) -> InjectionRecord:
+    """What the inspector keeps of an injection: the block redacted, its sections, and the links it
+    followed (the session it recovered, the parent it inherited from) with how each was found."""
+    recovered = composed.recovery.checkpoint if composed.recovery is not None else None
+    return InjectionRecord(
+        session_key=hook.session_key,
+        event=event,
+        at=now,
+        harness=hook.harness,
+        source=hook.source,
+        subagent_id=hook.subagent_id,
+        text=redact(composed.text) if composed.text is not None else None,
+        chars=len(composed.text or ""),
+        cap_chars=limit,
+        truncated=composed.truncated,
+        sections=placed_sections(composed.sections),
+        recovery_source=composed.recovery.source.value if composed.recovery is not None else None,
+        recovered_session_key=recovered.session_key if recovered is not None else None,
+        recovered_checkpoint_id=recovered.id if recovered is not None else None,
+        parent_session_key=composed.parent.parent_session_key if composed.parent is not None else None,
+        parent_found_by=composed.parent.found_by if composed.parent is not None else None,
+    )

@@ -25,6 +25,8 @@ from continuity_core.ports import (
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
+    from continuity_core.models.state import SessionState
+
 READ_WORKERS = 8  # reads only, off the hook path: a handful of sessions or chunks at once
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -155,19 +157,33 @@ class TranscriptReader:
         harness: str | None = None,
     ) -> tuple[list[SessionSummary], str | None]:
         """Newest transcript first; length and last activity as the session state has them now."""
+        found, next_token, _ = self.session_page(agent_id, project_normalized, limit, token, harness)
+        return found, next_token
+
+    def session_page(
+        self,
+        agent_id: str,
+        project_normalized: str,
+        limit: int,
+        token: str | None = None,
+        harness: str | None = None,
+    ) -> tuple[list[SessionSummary], str | None, dict[str, SessionState]]:
+        """``recent_sessions``, and the states read for it (the dashboard's rows need them too)."""
         found, next_token = self._storage.session_index(
             agent_id, project_normalized, limit, token, harness, self._clock()
         )
-        return self._with_activity(agent_id, found), next_token
+        keys = [s.session_key for s in found]
+        states = self._states.get_many(agent_id, keys) if self._states is not None and keys else {}
+        return self._with_activity(agent_id, found, states), next_token, states
 
-    def _with_activity(self, agent_id: str, summaries: list[SessionSummary]) -> list[SessionSummary]:
+    def _with_activity(
+        self, agent_id: str, summaries: list[SessionSummary], states: dict[str, SessionState]
+    ) -> list[SessionSummary]:
         """The head is not written per append: length and last activity come from the session
         state's hint, or (no hint: the state is gone, or never saw this transcript) from the newest
         append of this incarnation."""
         if not summaries:
             return summaries
-        keys = [s.session_key for s in summaries]
-        states = self._states.get_many(agent_id, keys) if self._states is not None else {}
         latest: dict[str, tuple[int, datetime]] = {
             key: (state.transcript_end, state.last_activity_at)
             for key, state in states.items()

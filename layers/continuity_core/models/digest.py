@@ -58,3 +58,8 @@ class LedgerEntry(BaseModel):
 class LedgerPage(BaseModel):
     entries: list[LedgerEntry]
     next_token: str | None = None
+    forks: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Sessions whose decisions interleave with another session's in this page (parallel "
+        "branches: a fork, a second terminal): session → the sessions it ran alongside.",
+    )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.injections import InjectionSection
 
 
 class CheckpointAnswer(BaseModel):
@@ -27,3 +28,6 @@ class PreviewAnswer(BaseModel):
     checkpoint_id: str | None = None
     decisions: int = 0  # the ledger's recent decisions it could show
     truncated: bool = False  # something was left out to fit the cap
+    chars: int = 0  # the text's size
+    cap_chars: int = 0  # the cap it was placed under
+    sections: list[InjectionSection] = Field(default_factory=list)

@@ -60,6 +60,12 @@ class SessionState(BaseModel):
     transcript_head_at: datetime | None = None
     # Bumped by every change to what a checkpoint consumes; the writer commits only if unchanged.
     version: int = 0
+    # Lineage, as the session's (latest) start found it: the session it continued (after a /clear,
+    # a fork, a resume under a new id, or a guess) and the parent it inherited from, with how.
+    continued_from: str | None = None
+    continued_found_by: str | None = None
+    parent_session_key: str | None = None
+    parent_found_by: str | None = None
 
     @property
     def identity(self) -> SessionIdentity:

@@ -34,6 +34,7 @@ def test_tables_and_queues_are_created_as_declared(moto_clients: tuple[Any, Any]
     assert out.environment == {
         "CONTINUITY_TABLE_NAME": out.tables["continuity_table"],
         "CHECKPOINT_QUEUE_URL": queue.url,
+        "CHECKPOINT_DLQ_URL": queue.dlq_url,  # for the function that reads the queues' depth
     }
 
 

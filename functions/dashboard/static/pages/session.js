@@ -1,6 +1,8 @@
 // One session: its timeline, its rolling digest (sticky facts with provenance), its transcript by turn.
 import { get, key } from "../api.js";
 import { empty, failure, h, loading, show, text, when } from "../dom.js";
+import { injectionList } from "./injections.js";
+import { lineageList } from "./lineage.js";
 
 const KIND_LABELS = {
   session_start: "Session start",
@@ -14,13 +16,18 @@ const KIND_LABELS = {
 
 export async function sessionPage(root, [sessionKey]) {
   loading(root, "the session");
-  let data;
-  try {
-    data = await get(`/api/sessions/${key(sessionKey)}/timeline`);
-  } catch (error) {
-    show(root, h("h1", {}, sessionKey), failure(error));
+  // Three requests, side by side, whatever the session holds.
+  const [timelineAnswer, injectionsAnswer, lineageAnswer] = await Promise.allSettled([
+    get(`/api/sessions/${key(sessionKey)}/timeline`),
+    get(`/api/sessions/${key(sessionKey)}/injections`),
+    get(`/api/sessions/${key(sessionKey)}/lineage`),
+  ]);
+  if (timelineAnswer.status === "rejected") {
+    show(root, h("h1", {}, sessionKey), failure(timelineAnswer.reason));
     return;
   }
+  const data = timelineAnswer.value;
+  const settled = (answer, render) => (answer.status === "fulfilled" ? render(answer.value) : failure(answer.reason));
   const s = data.session;
   show(
     root,
@@ -29,6 +36,22 @@ export async function sessionPage(root, [sessionKey]) {
     h("div", { class: "columns" },
       h("section", { "aria-labelledby": "timeline-h", class: "card" }, h("h2", { id: "timeline-h" }, "Timeline"), timeline(sessionKey, data.events)),
       h("section", { "aria-labelledby": "digest-h", class: "card" }, h("h2", { id: "digest-h" }, "Rolling digest"), digest(sessionKey, data)),
+    ),
+    h(
+      "div",
+      { class: "columns" },
+      h(
+        "section",
+        { "aria-labelledby": "injections-h", class: "card" },
+        h("h2", { id: "injections-h" }, "Injected at start ", h("a", { class: "hint", href: `#/injections/${key(sessionKey)}` }, "(inspector)")),
+        settled(injectionsAnswer, (d) => injectionList(d.injections.slice(0, 3))),
+      ),
+      h(
+        "section",
+        { "aria-labelledby": "lineage-h", class: "card" },
+        h("h2", { id: "lineage-h" }, "Lineage ", h("a", { class: "hint", href: `#/lineage/${key(sessionKey)}` }, "(view)")),
+        settled(lineageAnswer, lineageList),
+      ),
     ),
     h("section", { "aria-labelledby": "transcript-h", class: "card" }, h("h2", { id: "transcript-h" }, "Transcript"), transcript(data)),
   );

@@ -1,0 +1,51 @@
+"""What the health route reads: SQS's queue attributes, the rate windows, the pruner's cursor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from continuity_core.adapters.aws import call
+from continuity_core.adapters.dynamo_batch import batch_get
+from continuity_core.adapters.dynamo_items import item_key, parse_timestamp
+from continuity_core.adapters.dynamo_state import call_dynamodb
+from continuity_core.models.health import PrunerStatus, QueueDepth
+from continuity_core.names import PRUNER_CURSOR_PK, PRUNER_CURSOR_SK, RATE_PREFIX
+
+_DEPTH = (
+    "ApproximateNumberOfMessages",
+    "ApproximateNumberOfMessagesNotVisible",
+    "ApproximateNumberOfMessagesDelayed",
+)
+
+
+class AwsHealthSource:
+    def __init__(self, table_name: str, queue_url: str, dlq_url: str) -> None:
+        self._table = table_name
+        self._queue_url = queue_url
+        self._dlq_url = dlq_url
+
+    def queue_depths(self) -> tuple[QueueDepth, QueueDepth]:
+        return self._depth(self._queue_url), self._depth(self._dlq_url)
+
+    def _depth(self, url: str) -> QueueDepth:
+        found = call("sqs", "get_queue_attributes", QueueUrl=url, AttributeNames=list(_DEPTH))["Attributes"]
+        visible, in_flight, delayed = (int(found.get(name, 0)) for name in _DEPTH)
+        return QueueDepth(visible=visible, in_flight=in_flight, delayed=delayed)
+
+    def request_counts(self, keys: list[str], windows: list[int]) -> dict[int, int]:
+        wanted = [item_key(f"{RATE_PREFIX}{key}", str(window)) for key in keys for window in windows]
+        counts: dict[int, int] = {}
+        for item in batch_get(self._table, wanted):
+            window = int(item["sk"]["S"])
+            counts[window] = counts.get(window, 0) + int(item.get("hits", {}).get("N", 0))
+        return counts
+
+    def pruner(self) -> PrunerStatus:
+        item: dict[str, Any] = call_dynamodb(
+            "get_item", TableName=self._table, Key=item_key(PRUNER_CURSOR_PK, PRUNER_CURSOR_SK)
+        ).get("Item", {})
+        cursor, lease = item.get("cursor", {}).get("S"), item.get("lease_until", {}).get("S")
+        return PrunerStatus(
+            pruned_before=parse_timestamp(cursor) if cursor else None,
+            running_until=parse_timestamp(lease) if lease else None,
+        )

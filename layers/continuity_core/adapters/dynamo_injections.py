@@ -1,0 +1,71 @@
+"""Injections in DynamoDB: one item per session start or sub-agent start, under the session.
+
+The block itself is one zlib-compressed attribute (``body``: DynamoDB bills the write by the item's
+size, and a 9,000-character block compresses to ~3 KB), the rest plain attributes. Each item sits in
+the expiry index with the session's retention, so the pruner deletes it; the erasure path deletes
+everything under the session's key, these included.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from continuity_core.adapters.dynamo_expiry import expiry_values, live
+from continuity_core.adapters.dynamo_items import (
+    body_attribute,
+    item_key,
+    parse_timestamp,
+    session_pk,
+    timestamp,
+    to_attributes,
+    with_body,
+)
+from continuity_core.adapters.dynamo_state import call_dynamodb
+from continuity_core.logic.retention import expiry
+from continuity_core.models.injections import InjectionRecord
+from continuity_core.names import INJECTION_PREFIX, PK, SK
+from continuity_core.ports import Clock
+
+_BODY_FIELDS = ("text", "sections")
+
+
+def injection_sk(record: InjectionRecord) -> str:
+    return f"{INJECTION_PREFIX}{timestamp(record.at)}#{record.event}"
+
+
+class DynamoInjectionLog:
+    def __init__(self, table_name: str, retention: timedelta, clock: Clock) -> None:
+        self._table = table_name
+        self._retention = retention
+        self._clock = clock
+
+    def record(self, agent_id: str, record: InjectionRecord) -> None:
+        pk, sk = session_pk(agent_id, record.session_key), injection_sk(record)
+        values = record.model_dump(mode="json", exclude=set(_BODY_FIELDS))
+        values["at"] = timestamp(record.at)
+        values |= expiry_values(pk, sk, expiry(record.at, self._retention))
+        body = body_attribute(record.model_dump(mode="json", include=set(_BODY_FIELDS)))
+        item = item_key(pk, sk) | to_attributes(values) | body
+        call_dynamodb("put_item", TableName=self._table, Item=item)
+
+    def for_session(self, agent_id: str, session_key: str, limit: int) -> list[InjectionRecord]:
+        answer = call_dynamodb(
+            "query",
+            TableName=self._table,
+            KeyConditionExpression="#pk = :pk AND begins_with(#sk, :prefix)",
+            ExpressionAttributeNames={"#pk": PK, "#sk": SK},
+            ExpressionAttributeValues={
+                ":pk": {"S": session_pk(agent_id, session_key)},
+                ":prefix": {"S": INJECTION_PREFIX},
+            },
+            ScanIndexForward=False,
+            Limit=limit,
+        )
+        return [_record(item) for item in live(answer.get("Items", []), self._clock())]
+
+
+def _record(item: dict[str, Any]) -> InjectionRecord:
+    values = with_body(item)
+    values["at"] = parse_timestamp(values["at"])
+    return InjectionRecord.model_validate(values)
