@@ -24,8 +24,10 @@ export function show(root, ...children) {
   append(root, children);
 }
 
-// Redaction markers ([REDACTED:aws_key]) stand out as such; the rest stays plain text.
-const MARKER = /\[REDACTED:[a-z_]{1,40}\]/g;
+// Redaction markers ([REDACTED:aws_key]) stand out as such; the rest stays plain text. A live
+// transcript keeps each secret's length (offsets into it must hold), so its marker is padded with
+// "*" to the secret's length: the pad is shown as the marker's title, not as a run of stars.
+const MARKER = /\[REDACTED(?::[a-z_]{1,40})?\](\**)/g;
 
 export function text(value) {
   const source = String(value ?? "");
@@ -33,7 +35,9 @@ export function text(value) {
   let last = 0;
   for (const found of source.matchAll(MARKER)) {
     parts.push(source.slice(last, found.index));
-    parts.push(h("mark", { class: "redacted", title: "redacted at rest" }, found[0]));
+    const shown = found[0].slice(0, found[0].length - found[1].length);
+    const title = found[1] ? `redacted at rest (${found[0].length} characters)` : "redacted at rest";
+    parts.push(h("mark", { class: "redacted", title }, shown));
     last = found.index + found[0].length;
   }
   parts.push(source.slice(last));
