@@ -172,10 +172,9 @@ def check_hooks(report: Report, env: Mapping[str, str], project_dir: str | None)
             else:
                 report.ok(f"{name} ({scope}): {path}")
             for command in install.our_commands(path)[:1]:
-                executable = command.split(" hook ", 1)[0].strip().strip("'\"")
-                if os.path.isabs(executable) and not os.access(executable, os.X_OK):
+                for broken in _broken_paths(command.split(" hook ", 1)[0]):
                     report.fail(
-                        f"{name} ({scope}) runs {executable}, which is not executable",
+                        f"{name} ({scope}) runs {broken}, which is not there or not executable",
                         f"continuity install {name} --scope {scope}",
                     )
     if not any_installed:
@@ -184,6 +183,24 @@ def check_hooks(report: Report, env: Mapping[str, str], project_dir: str | None)
             "continuity install claude-code   (or codex, gemini, opencode, openclaw;"
             " --scope project for one repository)",
         )
+
+
+def _broken_paths(prefix: str) -> list[str]:
+    """The absolute paths in a hook command's part before `` hook `` that are missing: the program
+    (not executable) or the file it runs (``hook_main.py``)."""
+    import shlex
+
+    try:
+        words = shlex.split(prefix)
+    except ValueError:
+        return []
+    broken = []
+    for index, word in enumerate(words):
+        if os.path.isabs(word):
+            ok = os.access(word, os.X_OK) if index == 0 else os.path.isfile(word)
+            if not ok:
+                broken.append(word)
+    return broken
 
 
 def check_plugins(report: Report, env: Mapping[str, str], project_dir: str | None) -> bool:

@@ -1,0 +1,18 @@
+"""The hook's own entry point, run by path by the installed hook commands:
+``<python> -I -S <this file> hook <event> --harness H``.
+
+``-S`` skips ``site`` (its ``.pth`` files: an editable install's finder alone imports pathlib, re
+and urllib.parse) and ``-I`` the user's ``PYTHON*`` variables and user site: a third of the
+interpreter's start-up, paid on every prompt. Neither puts this package on ``sys.path``, so this
+file does: the folder that holds ``continuity_client`` (site-packages, or the source tree of an
+editable install). What the hook may import beyond the standard library (``zstandard`` for Codex's
+compressed rollouts) brings ``site`` back first (``transcript_cursor``).
+"""
+
+import sys
+
+sys.path.insert(0, __file__.rpartition("/")[0].rpartition("/")[0] or "/")
+
+from continuity_client.cli import main  # after the path above
+
+sys.exit(main())

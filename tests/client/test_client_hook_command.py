@@ -1,0 +1,87 @@
+"""The hook command ``continuity install`` writes, run as the harness runs it: through a shell.
+
+It is this installation's interpreter on ``hook_main.py`` with ``-I -S`` (no ``site``: a third of
+Python's start-up), so these tests check that it still finds the client, and, for Codex's
+compressed rollouts, the ``zstandard`` package that only ``site`` puts on the path.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import zstandard
+
+from continuity_client.setup import install
+from tests.client.client_support import run_cli as cli
+from tests.client.fake_continuity_service import FakeService
+
+
+def installed_command(env: dict[str, str], harness: str, settings: Path, event: str) -> str:
+    assert cli(["install", harness, "--no-mcp"], env).returncode == 0
+    groups = json.loads(settings.read_text())["hooks"][event]
+    commands = [hook["command"] for group in groups for hook in group["hooks"] if install.is_ours(hook)]
+    assert len(commands) == 1
+    return commands[0]
+
+
+def run_as_harness(command: str, payload: dict, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def test_claude_code_runs_the_hook_without_site_and_it_lands(
+    client_env: dict[str, str], service: FakeService, tmp_path: Path
+) -> None:
+    # Given Claude Code's hooks installed
+    command = installed_command(
+        client_env, "claude-code", Path(client_env["HOME"]) / ".claude" / "settings.json", "UserPromptSubmit"
+    )
+    assert " -I -S " in command and command.endswith(
+        "hook_main.py hook user-prompt-submit --harness claude-code"
+    )
+
+    # When Claude Code runs it for a prompt
+    done = run_as_harness(
+        command, {"session_id": "cmd-1", "cwd": str(tmp_path), "prompt": "make refunds exact"}, client_env
+    )
+
+    # Then it exits 0, silent, and the service has the prompt
+    assert (done.returncode, done.stderr) == (0, b"")
+    posted = [r for r in service.requests if r.event == "user-prompt-submit"]
+    assert [(r.body["session_id"], r.body["prompt"]) for r in posted] == [("cmd-1", "make refunds exact")]
+
+
+def test_a_codex_hook_reads_a_compressed_rollout_through_the_installed_command(
+    client_env: dict[str, str], service: FakeService, tmp_path: Path
+) -> None:
+    # Given Codex's hooks installed and a rollout Codex compressed (zstd)
+    command = installed_command(
+        client_env, "codex", Path(client_env["HOME"]) / ".codex" / "hooks.json", "Stop"
+    )
+    rollout = tmp_path / "rollout-2026-11-20T10-00-00-z.jsonl.zst"
+    line = {
+        "timestamp": "2026-11-20T10:00:00.000Z",
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "zstd read"}],
+        },
+    }
+    rollout.write_bytes(zstandard.ZstdCompressor().compress((json.dumps(line) + "\n").encode()))
+
+    # When Codex's Stop hook runs with it
+    payload = {"session_id": "cmd-2", "cwd": str(tmp_path), "transcript_path": str(rollout)}
+    assert run_as_harness(command, payload, client_env).returncode == 0
+
+    # Then the hook found zstandard (through site, which the command skips) and sent the text
+    posted = [r for r in service.requests if r.event == "stop"]
+    assert len(posted) == 1
+    assert "Assistant: zstd read" in posted[0].body.get("transcript", {}).get("text", "")
