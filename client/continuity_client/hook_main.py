@@ -7,12 +7,22 @@ interpreter's start-up, paid on every prompt. Neither puts this package on ``sys
 file does: the folder that holds ``continuity_client`` (site-packages, or the source tree of an
 editable install). What the hook may import beyond the standard library (``zstandard`` for Codex's
 compressed rollouts) brings ``site`` back first (``transcript_cursor``).
+
+A hook ends with ``os._exit`` once its output is flushed: every file it wrote is closed by then
+(the spool is fsync'd), and the interpreter's tear-down would only keep the harness waiting.
 """
 
+import os
 import sys
 
 sys.path.insert(0, __file__.rpartition("/")[0].rpartition("/")[0] or "/")
 
 from continuity_client.cli import main  # after the path above
 
-sys.exit(main())
+code = main()
+for stream in (sys.stdout, sys.stderr):
+    try:
+        stream.flush()
+    except (OSError, ValueError, AttributeError):  # a closed pipe: nothing more to say there
+        pass
+os._exit(code)

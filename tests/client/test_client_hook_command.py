@@ -58,6 +58,28 @@ def test_claude_code_runs_the_hook_without_site_and_it_lands(
     assert [(r.body["session_id"], r.body["prompt"]) for r in posted] == [("cmd-1", "make refunds exact")]
 
 
+def test_the_context_the_service_answers_is_printed_before_the_process_ends(
+    client_env: dict[str, str], service: FakeService, tmp_path: Path
+) -> None:
+    # Given a session start the service answers with a recovery block
+    context = "## Session Recovery Context\nYou were making refunds exact."
+    service.answers["session-start"] = {
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}
+    }
+    command = installed_command(
+        client_env, "claude-code", Path(client_env["HOME"]) / ".claude" / "settings.json", "SessionStart"
+    )
+
+    # When Claude Code runs the installed command (which ends with os._exit once it has answered)
+    done = run_as_harness(
+        command, {"session_id": "cmd-3", "cwd": str(tmp_path), "source": "startup"}, client_env
+    )
+
+    # Then the whole answer reached stdout
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] == context
+
+
 def test_a_codex_hook_reads_a_compressed_rollout_through_the_installed_command(
     client_env: dict[str, str], service: FakeService, tmp_path: Path
 ) -> None:
