@@ -21,7 +21,7 @@ from continuity_client.cli import main  # after the path above
 
 code = main()
 for stream in (sys.stdout, sys.stderr):
-    try:
+    try:  # noqa: SIM105 - contextlib would be one more import on the hook path
         stream.flush()
     except (OSError, ValueError, AttributeError):  # a closed pipe: nothing more to say there
         pass
