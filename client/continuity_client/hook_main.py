@@ -15,7 +15,7 @@ A hook ends with ``os._exit`` once its output is flushed: every file it wrote is
 import os
 import sys
 
-sys.path.insert(0, __file__.rpartition("/")[0].rpartition("/")[0] or "/")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from continuity_client.cli import main  # after the path above
 
