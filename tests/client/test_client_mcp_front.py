@@ -21,6 +21,7 @@ from tests.client.fake_continuity_service import FakeService
 pytest.importorskip("mcp")
 
 SESSION = "front-session-1"
+HANDSHAKE_ANSWERS = 1 + len(mcp_front.LISTS)  # initialize and the lists
 VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "1999-01-01"]
 
 
@@ -41,12 +42,12 @@ def agent_env(client_env: dict[str, str], project: Path) -> dict[str, str]:
 def test_the_front_answers_the_handshake_exactly_as_the_sdk_does(
     version: str, agent_env: dict[str, str]
 ) -> None:
-    # Given a client opening with initialize at this protocol version, then tools/list
+    # Given a client opening with initialize at this protocol version, then the four lists
     opening = mcp_front.handshake_messages(version)
 
     # When the front answers it, and when the SDK alone answers it
-    front = mcp_front.converse([], opening, 2, agent_env)
-    sdk = mcp_front.converse(["--sdk"], opening, 2, agent_env)
+    front = mcp_front.converse([], opening, HANDSHAKE_ANSWERS, agent_env)
+    sdk = mcp_front.converse(["--sdk"], opening, HANDSHAKE_ANSWERS, agent_env)
 
     # Then the answers are the same (a stale mcp_handshake.json fails here:
     # `python -m continuity_client.agent.mcp_front --record` writes it again)
@@ -58,24 +59,24 @@ def test_a_tool_call_after_the_handshake_is_answered_by_the_sdk_once(agent_env: 
     # Given the handshake answered by the front, then a ping and a tool call the SDK must validate
     messages = [
         *mcp_front.handshake_messages("2025-06-18"),
-        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 10, "method": "ping"},
         {
             "jsonrpc": "2.0",
-            "id": 4,
+            "id": 11,
             "method": "tools/call",
             "params": {"name": "recover", "arguments": {"level": 7}},
         },
-        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "nope", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"name": "nope", "arguments": {}}},
     ]
 
     # When they are sent in one go
-    answers = mcp_front.converse([], messages, 5, agent_env)
+    answers = mcp_front.converse([], messages, HANDSHAKE_ANSWERS + 3, agent_env)
 
     # Then each request has exactly one answer, in order, and the replayed initialize's never shows
-    assert [answer.get("id") for answer in answers] == [1, 2, 3, 4, 5]
-    assert answers[3]["result"]["isError"] is True
-    assert "level must be 1, 2 or 3" in json.dumps(answers[3]["result"])
-    assert "error" in answers[4] or answers[4]["result"]["isError"] is True
+    assert [answer.get("id") for answer in answers] == [1, 2, 3, 4, 5, 10, 11, 12]
+    assert answers[-2]["result"]["isError"] is True
+    assert "level must be 1, 2 or 3" in json.dumps(answers[-2]["result"])
+    assert "error" in answers[-1] or answers[-1]["result"]["isError"] is True
 
 
 def test_a_client_without_the_handshake_gets_the_sdk_from_its_first_message(
@@ -125,7 +126,7 @@ def test_the_sdk_client_works_through_the_front(
 
 def test_a_client_that_leaves_after_the_handshake_ends_the_server(agent_env: dict[str, str]) -> None:
     # Given only the handshake, then stdin closed
-    answers = mcp_front.converse([], mcp_front.handshake_messages("2025-11-25"), 2, agent_env)
+    answers = mcp_front.converse([], mcp_front.handshake_messages("2025-11-25"), HANDSHAKE_ANSWERS, agent_env)
 
-    # Then both were answered and the process ended by itself (converse waits for it)
-    assert [answer["id"] for answer in answers] == [1, 2]
+    # Then each was answered and the process ended by itself (converse waits for it)
+    assert [answer["id"] for answer in answers] == [1, 2, 3, 4, 5]

@@ -1,8 +1,9 @@
 """``continuity mcp``'s front: the handshake answered at once, the SDK for everything else.
 
 Importing the MCP SDK (``mcp``: pydantic, anyio, its types) takes over a second, and a harness waits
-for our answer to ``initialize`` (and to ``tools/list``) before it goes on. So the front, which
-imports only the standard library, answers ``initialize``, ``ping`` and ``tools/list`` itself, with
+for our answer to ``initialize`` (and to the lists) before it goes on. So the front, which
+imports only the standard library, answers ``initialize``, ``ping`` and the lists (``tools/list``,
+``prompts/list``, ``resources/list``, ``resources/templates/list``) itself, with
 the SDK's own answers recorded in ``mcp_handshake.json`` (``python -m
 continuity_client.agent.mcp_front --record`` writes it; a test checks it against the SDK, so it
 cannot drift). At the first other message (a tool call, or anything the front does not know) it
@@ -28,7 +29,9 @@ HANDSHAKE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp_h
 REPLAYED_ID = "continuity-front-initialize"  # the id the SDK sees on the replayed initialize
 UNKNOWN_VERSION = "*"  # the recording's key for a version the SDK does not know
 END = b"continuity-front-end\n"  # not JSON: the SDK never writes it
-LOCAL = frozenset({"initialize", "notifications/initialized", "ping", "tools/list"})
+# What a harness asks when it connects, answered from the recording (the SDK's answers).
+LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
+LOCAL = frozenset({"initialize", "notifications/initialized", "ping", *LISTS})
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
@@ -88,10 +91,12 @@ class Front:
             return True
         if method == "initialize":
             return self.initialize(message, params)
-        if self.answered is None or (method == "tools/list" and params.get("cursor")):
+        if self.answered is None or params.get("cursor"):
             return False  # before the handshake, or a page the recording does not have
-        if method == "tools/list":
-            self.answer(message["id"], self.answered["tools/list"])
+        if method in LISTS:
+            if method not in self.answered:
+                return False
+            self.answer(message["id"], self.answered[method])
         else:
             self.read.append(line)  # notifications/initialized: the SDK's session needs it too
         return True
@@ -210,10 +215,10 @@ def record(path: str = HANDSHAKE_FILE) -> dict:
     versions: dict[str, str] = {}
     answers: dict[str, dict] = {}
     for requested in (*HANDSHAKE_PROTOCOL_VERSIONS, UNKNOWN_VERSION):
-        initialize, tools = sdk_answers(requested)
+        initialize, *lists = sdk_answers(requested)
         answered = str(initialize["protocolVersion"])
         versions[requested] = answered
-        answers[answered] = {"initialize": initialize, "tools/list": tools}
+        answers[answered] = {"initialize": initialize, **dict(zip(LISTS, lists, strict=True))}
     data = {"versions": versions, "answers": answers}
     with open(path, "w") as handle:
         json.dump(data, handle, indent=1, sort_keys=True)
@@ -222,7 +227,7 @@ def record(path: str = HANDSHAKE_FILE) -> dict:
 
 
 def handshake_messages(version: str) -> list[dict]:
-    """A client's opening: initialize at ``version``, initialized, tools/list."""
+    """A client's opening: initialize at ``version``, initialized, the lists."""
     return [
         {
             "jsonrpc": "2.0",
@@ -235,7 +240,7 @@ def handshake_messages(version: str) -> list[dict]:
             },
         },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        *({"jsonrpc": "2.0", "id": 2 + n, "method": method} for n, method in enumerate(LISTS)),
     ]
 
 
@@ -254,10 +259,9 @@ def converse(args: list[str], messages: list[dict], answers: int, env: dict | No
     return read
 
 
-def sdk_answers(version: str) -> tuple[dict, dict]:
-    """The SDK's own results for initialize at ``version`` and for tools/list."""
-    initialize, tools = converse(["--sdk"], handshake_messages(version), 2)
-    return initialize["result"], tools["result"]
+def sdk_answers(version: str) -> list[dict]:
+    """The SDK's own results for initialize at ``version`` and for each of the lists."""
+    return [answer["result"] for answer in converse(["--sdk"], handshake_messages(version), 1 + len(LISTS))]
 
 
 if __name__ == "__main__":
