@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import zstandard
@@ -107,3 +108,31 @@ def test_a_codex_hook_reads_a_compressed_rollout_through_the_installed_command(
     posted = [r for r in service.requests if r.event == "stop"]
     assert len(posted) == 1
     assert "Assistant: zstd read" in posted[0].body.get("transcript", {}).get("text", "")
+
+
+def test_doctor_is_content_with_the_installed_command(
+    client_env: dict[str, str], service: FakeService
+) -> None:
+    assert cli(["install", "claude-code", "--no-mcp"], client_env).returncode == 0
+
+    done = cli(["doctor"], client_env)
+
+    assert "[ok] claude-code (user):" in done.stdout
+    assert "not there" not in done.stdout
+
+
+def test_doctor_names_a_launcher_that_is_gone(
+    client_env: dict[str, str], service: FakeService, tmp_path: Path
+) -> None:
+    # Given hooks that run an interpreter on a hook_main.py that is no longer there (a moved venv)
+    gone = tmp_path / "old-venv" / "continuity_client" / "hook_main.py"
+    command = f"{sys.executable} -I -S {gone}"
+    assert cli(["install", "claude-code", "--no-mcp", "--command", command], client_env).returncode == 0
+
+    # When the user runs doctor
+    done = cli(["doctor"], client_env)
+
+    # Then it says which file is missing and how to fix it
+    assert done.returncode != 0
+    assert f"runs {gone}, which is not there or not executable" in done.stdout
+    assert "continuity install claude-code --scope user" in done.stdout

@@ -172,7 +172,7 @@ def check_hooks(report: Report, env: Mapping[str, str], project_dir: str | None)
             else:
                 report.ok(f"{name} ({scope}): {path}")
             for command in install.our_commands(path)[:1]:
-                for broken in _broken_paths(command.split(" hook ", 1)[0]):
+                for broken in _broken_paths(_hook_words(command)):
                     report.fail(
                         f"{name} ({scope}) runs {broken}, which is not there or not executable",
                         f"continuity install {name} --scope {scope}",
@@ -185,15 +185,9 @@ def check_hooks(report: Report, env: Mapping[str, str], project_dir: str | None)
         )
 
 
-def _broken_paths(prefix: str) -> list[str]:
-    """The absolute paths in a hook command's part before `` hook `` that are missing: the program
-    (not executable) or the file it runs (``hook_main.py``)."""
-    import shlex
-
-    try:
-        words = shlex.split(prefix)
-    except ValueError:
-        return []
+def _broken_paths(words: list[str]) -> list[str]:
+    """The absolute paths of a command that are missing: the program (not executable) or a file it
+    runs (``hook_main.py``)."""
     broken = []
     for index, word in enumerate(words):
         if os.path.isabs(word):
@@ -201,6 +195,16 @@ def _broken_paths(prefix: str) -> list[str]:
             if not ok:
                 broken.append(word)
     return broken
+
+
+def _hook_words(command: str) -> list[str]:
+    """The words of a hook command before `` hook `` (a shell line)."""
+    import shlex
+
+    try:
+        return shlex.split(command.split(" hook ", 1)[0])
+    except ValueError:
+        return []
 
 
 def check_plugins(report: Report, env: Mapping[str, str], project_dir: str | None) -> bool:
@@ -221,8 +225,9 @@ def check_plugins(report: Report, env: Mapping[str, str], project_dir: str | Non
             fix = f"continuity install {name} --scope {scope}"
             if not os.path.isfile(plugin_install.plugin_file(name)):
                 report.fail(f"{name} ({scope}): {path} loads a plugin this client does not have", fix)
-            elif command and os.path.isabs(command[0]) and not os.access(command[0], os.X_OK):
-                report.fail(f"{name} ({scope}) runs {command[0]}, which is not executable", fix)
+            elif _broken_paths(command):
+                broken = ", ".join(_broken_paths(command))
+                report.fail(f"{name} ({scope}) runs {broken}, which is not there or not executable", fix)
             else:
                 report.ok(f"{name} ({scope}): {path} (plugin)")
     return found
