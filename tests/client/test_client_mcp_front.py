@@ -79,6 +79,43 @@ def test_a_tool_call_after_the_handshake_is_answered_by_the_sdk_once(agent_env: 
     assert "error" in answers[-1] or answers[-1]["result"]["isError"] is True
 
 
+def as_set(answers: list[dict]) -> list[str]:
+    """Answers in a comparable order (the SDK may send a notification before or after an answer)."""
+    return sorted(json.dumps(answer, sort_keys=True) for answer in answers)
+
+
+def test_a_per_request_client_gets_the_sdk_answers_from_the_front(agent_env: dict[str, str]) -> None:
+    # Given a client of the per-request era (Claude Code): discover, a subscription, the lists
+    opening = mcp_front.modern_messages("2026-07-28")
+    count = 2 + len(mcp_front.LISTS)
+
+    # When the front answers it, and when the SDK alone answers it
+    front = mcp_front.converse([], opening, count, agent_env)
+    sdk = mcp_front.converse(["--sdk"], opening, count, agent_env)
+
+    # Then the answers are the same, the subscription's acknowledgement included
+    assert as_set(front) == as_set(sdk)
+    assert any(answer.get("method") == mcp_front.ACKNOWLEDGED for answer in front)
+
+
+def test_a_per_request_tool_call_goes_to_the_sdk_without_a_second_acknowledgement(
+    agent_env: dict[str, str],
+) -> None:
+    # Given the opening answered by the front, then a tool call the SDK must validate
+    opening = mcp_front.modern_messages("2026-07-28")
+    meta = opening[0]["params"]["_meta"]
+    call = {"name": "recover", "arguments": {"level": 7}, "_meta": meta}
+    messages = [*opening, {"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": call}]
+
+    # When they are sent in one go
+    answers = mcp_front.converse([], messages, 3 + len(mcp_front.LISTS), agent_env)
+
+    # Then the SDK answered the call, and the subscription was acknowledged once
+    assert answers[-1]["id"] == 99 and answers[-1]["result"]["isError"] is True
+    acknowledged = [a for a in answers if a.get("method") == mcp_front.ACKNOWLEDGED]
+    assert len(acknowledged) == 1
+
+
 def test_a_client_without_the_handshake_gets_the_sdk_from_its_first_message(
     agent_env: dict[str, str],
 ) -> None:

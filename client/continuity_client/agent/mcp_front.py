@@ -32,6 +32,15 @@ END = b"continuity-front-end\n"  # not JSON: the SDK never writes it
 # What a harness asks when it connects, answered from the recording (the SDK's answers).
 LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
 LOCAL = frozenset({"initialize", "notifications/initialized", "ping", *LISTS})
+# The protocol's per-request era (2026-07-28 on; Claude Code speaks it): no handshake, each request
+# carries its version in ``_meta``; a client asks ``server/discover`` and subscribes to list changes.
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+SUBSCRIPTION_KEY = "io.modelcontextprotocol/subscriptionId"
+DISCOVER, LISTEN, ACKNOWLEDGED = (
+    "server/discover",
+    "subscriptions/listen",
+    "notifications/subscriptions/acknowledged",
+)
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
@@ -70,10 +79,13 @@ class Front:
         self.out = out
         self.read: list[bytes] = []  # what the SDK must see first, in order
         self.answered: dict | None = None  # the recorded answers for the negotiated version
+        self.listening: set[str] = set()  # subscriptions acknowledged here, replayed to the SDK
 
     def answer(self, message_id: object, result: object) -> None:
-        line = json.dumps({"jsonrpc": "2.0", "id": message_id, "result": result}, separators=(",", ":"))
-        data = line.encode("utf-8") + b"\n"
+        self.write({"jsonrpc": "2.0", "id": message_id, "result": result})
+
+    def write(self, message: dict) -> None:
+        data = json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
         while data:
             data = data[os.write(self.out, data) :]
 
@@ -84,6 +96,9 @@ class Front:
             return False
         method, params = message.get("method"), message.get("params")
         params = params if isinstance(params, dict) else {}
+        meta = params.get("_meta")
+        if isinstance(meta, dict) and VERSION_KEY in meta:
+            return self.per_request(line, message, str(method), params, meta[VERSION_KEY])
         if method not in LOCAL or ("id" in message) == (method == "notifications/initialized"):
             return False
         if method == "ping":
@@ -116,6 +131,29 @@ class Front:
         self.read.append(json.dumps(replayed).encode("utf-8") + b"\n")
         return True
 
+    def per_request(self, line: bytes, message: dict, method: str, params: dict, version: object) -> bool:
+        """A request of the per-request era: discover, the lists and the subscription from the
+        recording at its version; anything else (or after a handshake) is the SDK's."""
+        recorded = self.handshake.get("modern", {}).get(version) if isinstance(version, str) else None
+        if self.answered is not None or not isinstance(recorded, dict) or "id" not in message:
+            return False
+        if params.get("cursor"):
+            return False
+        if method == DISCOVER or method in LISTS:
+            if method not in recorded:
+                return False
+            self.answer(message["id"], recorded[method])
+            return True
+        subscription = recorded.get(LISTEN)
+        wanted = {key: value for key, value in params.items() if key != "_meta"}
+        if method != LISTEN or not isinstance(subscription, dict) or wanted != subscription["params"]:
+            return False
+        ack = {"_meta": {SUBSCRIPTION_KEY: message["id"]}, **subscription["acknowledged"]}
+        self.write({"jsonrpc": "2.0", "method": ACKNOWLEDGED, "params": ack})
+        self.listening.add(json.dumps(message["id"]))
+        self.read.append(line)  # the SDK keeps the subscription open after the handover
+        return True
+
     def serve(self) -> bytes | None:
         """Answer the handshake until a message the SDK must handle (returned) or the end (None)."""
         while True:
@@ -138,25 +176,44 @@ def _copy(lines: list[bytes], source: BinaryIO, into: int) -> None:
         pass
 
 
-def _filter(source: int, out: int) -> None:
-    """Forward the SDK's stdout to the harness, without its answer to the replayed initialize, until
-    the ``END`` line (the SDK's stdio transport may keep a copy of the pipe open, so no EOF)."""
-    dropped = False
+def _answered_here(message: dict | None, acknowledged: set[str]) -> bool:
+    """Whether the SDK's ``message`` repeats what the front already sent: its answer to the replayed
+    initialize, or its acknowledgement of a replayed subscription (each once: ``acknowledged``
+    loses it)."""
+    if message is None:
+        return False
+    if message.get("id") == REPLAYED_ID and "method" not in message:
+        return True
+    params = message.get("params")
+    if message.get("method") != ACKNOWLEDGED or not isinstance(params, dict):
+        return False
+    meta = params.get("_meta")
+    key = json.dumps(meta.get(SUBSCRIPTION_KEY)) if isinstance(meta, dict) else None
+    if key in acknowledged:
+        acknowledged.discard(key)
+        return True
+    return False
+
+
+def _filter(source: int, out: int, acknowledged: set[str]) -> None:
+    """Forward the SDK's stdout to the harness, without what the front already sent
+    (``_answered_here``), until the ``END`` line (the SDK's stdio transport may keep a copy of the
+    pipe open, so no EOF)."""
+    replayed = True
     with os.fdopen(source, "rb") as pipe:
         for line in pipe:
             if line == END:
                 return
-            if not dropped and REPLAYED_ID.encode() in line:
-                message = _parse(line)
-                if message is not None and message.get("id") == REPLAYED_ID and "method" not in message:
-                    dropped = True
-                    continue
+            if (replayed or acknowledged) and _answered_here(_parse(line), acknowledged):
+                replayed = replayed and REPLAYED_ID.encode() not in line
+                continue
             while line:
                 line = line[os.write(out, line) :]
 
 
-def hand_over(lines: list[bytes], source: BinaryIO, out: int) -> int:
-    """Run the SDK's server on fds 0 and 1, fed through pipes: ``lines`` first, then ``source``."""
+def hand_over(lines: list[bytes], source: BinaryIO, out: int, acknowledged: set[str] | None = None) -> int:
+    """Run the SDK's server on fds 0 and 1, fed through pipes: ``lines`` first, then ``source``
+    (``acknowledged``: the subscriptions among them the harness has its acknowledgement of)."""
     from continuity_client.agent import mcp_server
 
     server = mcp_server.build_server()
@@ -166,7 +223,9 @@ def hand_over(lines: list[bytes], source: BinaryIO, out: int) -> int:
     os.dup2(stdout_write, 1)
     os.close(stdin_read)
     feeder = threading.Thread(target=_copy, args=(lines, source, stdin_write), daemon=True)
-    forwarder = threading.Thread(target=_filter, args=(stdout_read, out), daemon=True)
+    forwarder = threading.Thread(
+        target=_filter, args=(stdout_read, out, set(acknowledged or ())), daemon=True
+    )
     feeder.start()
     forwarder.start()
     try:
@@ -201,7 +260,7 @@ def main(argv: list[str]) -> int:
     pending = front.serve()
     if pending is None:
         return 0
-    return hand_over([*front.read, pending], source, out)
+    return hand_over([*front.read, pending], source, out, front.listening)
 
 
 # ---- the recording ------------------------------------------------------------------------------
@@ -219,7 +278,10 @@ def record(path: str = HANDSHAKE_FILE) -> dict:
         answered = str(initialize["protocolVersion"])
         versions[requested] = answered
         answers[answered] = {"initialize": initialize, **dict(zip(LISTS, lists, strict=True))}
-    data = {"versions": versions, "answers": answers}
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    modern = {version: sdk_modern_answers(version) for version in MODERN_PROTOCOL_VERSIONS}
+    data = {"versions": versions, "answers": answers, "modern": modern}
     with open(path, "w") as handle:
         json.dump(data, handle, indent=1, sort_keys=True)
         handle.write("\n")
@@ -257,6 +319,43 @@ def converse(args: list[str], messages: list[dict], answers: int, env: dict | No
         server.stdin.close()
         server.wait(timeout=30)
     return read
+
+
+LISTENED = {
+    "notifications": {"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True}
+}
+
+
+def modern_messages(version: str) -> list[dict]:
+    """A per-request-era client's opening, as Claude Code sends it: discover, a subscription to
+    list changes, the lists."""
+    meta = {
+        VERSION_KEY: version,
+        "io.modelcontextprotocol/clientInfo": {"name": "continuity-record", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    return [
+        {"jsonrpc": "2.0", "id": "discover", "method": DISCOVER, "params": {"_meta": meta}},
+        {"jsonrpc": "2.0", "id": "listen:0", "method": LISTEN, "params": {"_meta": meta, **LISTENED}},
+        *(
+            {"jsonrpc": "2.0", "id": n, "method": method, "params": {"_meta": meta}}
+            for n, method in enumerate(LISTS)
+        ),
+    ]
+
+
+def sdk_modern_answers(version: str) -> dict:
+    """The SDK's results for discover and the lists at ``version``, and its acknowledgement of the
+    subscription (without the subscription's id, which is the request's)."""
+    found = converse(["--sdk"], modern_messages(version), 2 + len(LISTS))
+    results = {str(a["id"]): a["result"] for a in found if "result" in a}
+    ack = next(a["params"] for a in found if a.get("method") == ACKNOWLEDGED)
+    acknowledged = {key: value for key, value in ack.items() if key != "_meta"}
+    return {
+        DISCOVER: results["discover"],
+        **{method: results[str(n)] for n, method in enumerate(LISTS)},
+        LISTEN: {"params": LISTENED, "acknowledged": acknowledged},
+    }
 
 
 def sdk_answers(version: str) -> list[dict]:
