@@ -45,7 +45,8 @@ for the harness and the agent:
                       events: session-start, user-prompt-submit, remember,
                       pre-compaction, post-compaction, session-end, stop,
                       subagent-start, subagent-stop
-  mcp                 run the MCP server on stdio (needs continuity-client[mcp])
+  mcp [--sdk]         run the MCP server on stdio (needs continuity-client[mcp]; --sdk: the
+                      SDK's server from the first message, without the fast handshake)
   flush               replay spooled hooks now
 
 administration:
@@ -73,7 +74,7 @@ COMMANDS = {
     "transcript": ("continuity_client.agent.browse", "transcript"),
     "ledger": ("continuity_client.agent.browse", "ledger"),
     "forget": ("continuity_client.agent.forget", "main"),
-    "mcp": ("continuity_client.agent.mcp_server", "main"),
+    "mcp": ("continuity_client.agent.mcp_front", "main"),
     "token": ("continuity_client.admin.tokens", "main"),
     "local": ("continuity_client.admin.local", "main"),
 }

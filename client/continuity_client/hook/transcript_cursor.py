@@ -33,12 +33,16 @@ import importlib
 import io
 import json
 import os
-from collections.abc import Iterator
-from typing import BinaryIO
+import sys
 
 from continuity_client.hook import context_usage, transcript
 from continuity_client.hook.harness import CLAUDE_CODE, GEMINI
 from continuity_client.hook.privatefiles import FileLock, safe_name, write_private
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import BinaryIO
 
 CURSOR_DIR = "transcripts"
 MAX_DELTA_BYTES = 256 * 1024  # JSON-encoded text in one request: a body stays far under 1 MB
@@ -177,6 +181,10 @@ def _decompress(path: str) -> bytes:
     if zstd is not None:
         with zstd.open(path, "rb") as handle:
             return bytes(handle.read(MAX_DECOMPRESSED_BYTES))
+    if sys.flags.no_site:  # the hook runs without ``site`` (``hook_main``): third-party packages need it
+        import site
+
+        site.main()
     try:
         zstandard = importlib.import_module("zstandard")
     except ImportError:

@@ -172,10 +172,9 @@ def check_hooks(report: Report, env: Mapping[str, str], project_dir: str | None)
             else:
                 report.ok(f"{name} ({scope}): {path}")
             for command in install.our_commands(path)[:1]:
-                executable = command.split(" hook ", 1)[0].strip().strip("'\"")
-                if os.path.isabs(executable) and not os.access(executable, os.X_OK):
+                for broken in _broken_paths(_hook_words(command)):
                     report.fail(
-                        f"{name} ({scope}) runs {executable}, which is not executable",
+                        f"{name} ({scope}) runs {broken}, which is not there or not executable",
                         f"continuity install {name} --scope {scope}",
                     )
     if not any_installed:
@@ -184,6 +183,28 @@ def check_hooks(report: Report, env: Mapping[str, str], project_dir: str | None)
             "continuity install claude-code   (or codex, gemini, opencode, openclaw;"
             " --scope project for one repository)",
         )
+
+
+def _broken_paths(words: list[str]) -> list[str]:
+    """The absolute paths of a command that are missing: the program (not executable) or a file it
+    runs (``hook_main.py``)."""
+    broken = []
+    for index, word in enumerate(words):
+        if os.path.isabs(word):
+            ok = os.access(word, os.X_OK) if index == 0 else os.path.isfile(word)
+            if not ok:
+                broken.append(word)
+    return broken
+
+
+def _hook_words(command: str) -> list[str]:
+    """The words of a hook command before `` hook `` (a shell line)."""
+    import shlex
+
+    try:
+        return shlex.split(command.split(" hook ", 1)[0])
+    except ValueError:
+        return []
 
 
 def check_plugins(report: Report, env: Mapping[str, str], project_dir: str | None) -> bool:
@@ -204,8 +225,9 @@ def check_plugins(report: Report, env: Mapping[str, str], project_dir: str | Non
             fix = f"continuity install {name} --scope {scope}"
             if not os.path.isfile(plugin_install.plugin_file(name)):
                 report.fail(f"{name} ({scope}): {path} loads a plugin this client does not have", fix)
-            elif command and os.path.isabs(command[0]) and not os.access(command[0], os.X_OK):
-                report.fail(f"{name} ({scope}) runs {command[0]}, which is not executable", fix)
+            elif _broken_paths(command):
+                broken = ", ".join(_broken_paths(command))
+                report.fail(f"{name} ({scope}) runs {broken}, which is not there or not executable", fix)
             else:
                 report.ok(f"{name} ({scope}): {path} (plugin)")
     return found

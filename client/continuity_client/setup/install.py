@@ -37,7 +37,9 @@ HOOK_TIMEOUT_S = 10  # the harness's limit; our own deadline (2-4 s) ends the ho
 # that reported ``resume`` in older versions), matched so its start links to the session it forks.
 SESSION_START_MATCHER = {CLAUDE_CODE: "startup|resume|clear|compact|fork"}
 PORTABLE_COMMAND = "continuity"
-OURS = re.compile(r"""(?:^|[\s/\\"'])(?:continuity(?:\.exe)?|-m\s+continuity_client)["']?\s+hook\s""")
+OURS = re.compile(
+    r"""(?:^|[\s/\\"'])(?:continuity(?:\.exe)?|-m\s+continuity_client|continuity_client[/\\]hook_main\.py)["']?\s+hook\s"""
+)
 BACKUP_DIR = "backups"
 
 
@@ -83,6 +85,15 @@ def default_command() -> str:
     if found:
         return shlex.quote(os.path.abspath(found))
     return f"{shlex.quote(sys.executable)} -m continuity_client"
+
+
+def default_hook_command() -> str:
+    """What this installation's hooks run: its interpreter on ``hook_main.py`` with ``-I -S`` (a
+    third of Python's start-up saved on every prompt; see there), else ``default_command()``."""
+    launcher = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "hook_main.py")
+    if sys.executable and os.path.isfile(launcher):
+        return f"{shlex.quote(sys.executable)} -I -S {shlex.quote(launcher)}"
+    return default_command()
 
 
 def hook_command(command: str, event: str, harness: str, portable: bool = False) -> str:
@@ -304,7 +315,7 @@ def install(
 ) -> Result:
     """Merge our entries into ``path``. ``portable`` (a project file shared with a team): the hooks
     run ``continuity`` from the PATH (or ``command``), skipped on a machine without it."""
-    chosen = command or (PORTABLE_COMMAND if portable else default_command())
+    chosen = command or (PORTABLE_COMMAND if portable else default_hook_command())
     return apply_edit(path, harness, env, lambda data: merge(data, harness, chosen, portable))
 
 

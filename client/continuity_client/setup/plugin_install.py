@@ -61,7 +61,7 @@ def config_path(harness: str, scope: str, project_dir: str | None, env: Mapping[
 
 def command_argv(command: str | None = None) -> list[str]:
     """The command the plugin runs ``hook`` with, as an argv (the plugin spawns it, no shell)."""
-    return shlex.split(command or installer.default_command())
+    return shlex.split(command or installer.default_hook_command())
 
 
 def opencode_spec() -> str:
