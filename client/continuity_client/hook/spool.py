@@ -10,6 +10,11 @@ Layout under ``$CONTINUITY_HOME``:
   making sessions wait on each other; ``spool/.lock`` (flock) guards the short file mutations.
 - ``down-until``: epoch seconds until which the service is presumed down, so hooks spool at
   once instead of each waiting out a timeout against a dead or hung service.
+- ``origin``: this client's random id, made on first use, in every idempotency key
+  (``hook_key``). Sequence numbers restart on another machine or after a reinstall wiped this
+  folder, and a session key can outlive both (OpenClaw's ``agent:main:main`` is the same on every
+  machine): without the origin, such a hook's key would repeat one the service already holds,
+  and the service would drop it as a replay.
 
 Replays may repeat a hook (a crash between delivery and removal): the idempotency key in each
 record makes the server count it once.
@@ -27,6 +32,7 @@ from continuity_client.hook.privatefiles import FileLock, open_private, safe_nam
 SPOOL_DIR = "spool"
 SEQ_DIR = "seq"
 DOWN_FILE = "down-until"
+ORIGIN_FILE = "origin"
 LOCK_FILE = ".lock"
 SUFFIX = ".jsonl"
 
@@ -38,6 +44,34 @@ SENT, DROPPED, RETRY = "sent", "dropped", "retry"
 
 def _open_append(path: str) -> int:
     return open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+
+
+def hook_key(home: str, session: str, event: str) -> str:
+    """The idempotency key of a new hook: ``{session}:{event}:{origin}.{seq}``."""
+    return f"{session or '-'}:{event}:{origin(home)}.{next_seq(home, session)}"
+
+
+def origin(home: str) -> str:
+    """This client's id (16 hex digits), made once: the first writer wins, the others read it."""
+    path = os.path.join(home, ORIGIN_FILE)
+    try:
+        with open(path, "rb") as handle:
+            found = handle.read(64).decode("ascii", "replace").strip()
+        if found:
+            return found
+    except OSError:
+        pass
+    made = os.urandom(8).hex()
+    try:
+        fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    except FileExistsError:  # another hook made it meanwhile
+        with open(path, "rb") as handle:
+            return handle.read(64).decode("ascii", "replace").strip() or made
+    try:
+        os.write(fd, made.encode("ascii"))
+    finally:
+        os.close(fd)
+    return made
 
 
 def next_seq(home: str, session: str) -> int:
