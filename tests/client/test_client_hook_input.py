@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from continuity_client.hook import harness, spool
-from tests.client.client_support import run_hook
+from tests.client.client_support import plain, run_hook
 from tests.client.fake_continuity_service import FakeService
 
 # Shapes as each harness documents them.
@@ -170,7 +170,7 @@ def test_harness_event_names_are_accepted_as_aliases(
 def test_sequence_numbers_grow_per_session(service: FakeService, client_env: dict[str, str]) -> None:
     for session in ("a", "b", "a", "a"):
         run_hook(["user-prompt-submit"], {"session_id": session, "prompt": "x"}, client_env)
-    assert [r.key for r in service.requests] == [
+    assert [plain(r.key) for r in service.requests] == [
         "a:user-prompt-submit:1",
         "b:user-prompt-submit:1",
         "a:user-prompt-submit:2",

@@ -52,26 +52,34 @@ def hook_key(home: str, session: str, event: str) -> str:
 
 
 def origin(home: str) -> str:
-    """This client's id (16 hex digits), made once: the first writer wins, the others read it."""
+    """This client's id (16 hex digits), made once. It appears whole or not at all (a hard link of a
+    written file), so concurrent first hooks all read the one that won."""
     path = os.path.join(home, ORIGIN_FILE)
-    try:
-        with open(path, "rb") as handle:
-            found = handle.read(64).decode("ascii", "replace").strip()
-        if found:
-            return found
-    except OSError:
-        pass
+    found = _read_origin(path)
+    if found:
+        return found
     made = os.urandom(8).hex()
-    try:
-        fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
-    except FileExistsError:  # another hook made it meanwhile
-        with open(path, "rb") as handle:
-            return handle.read(64).decode("ascii", "replace").strip() or made
+    temporary = f"{path}.{os.getpid()}.tmp"
+    fd = open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     try:
         os.write(fd, made.encode("ascii"))
     finally:
         os.close(fd)
-    return made
+    try:
+        os.link(temporary, path)
+    except FileExistsError:  # another hook made it first: its id is the one
+        pass
+    finally:
+        os.unlink(temporary)
+    return _read_origin(path) or made
+
+
+def _read_origin(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(64).decode("ascii", "replace").strip()
+    except OSError:
+        return ""
 
 
 def next_seq(home: str, session: str) -> int:
