@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -75,3 +76,12 @@ def spooled(home: Path) -> list[dict]:
     for path in sorted((home / "spool").glob("*.jsonl")) if (home / "spool").exists() else []:
         records += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return records
+
+
+_ORIGIN = re.compile(r":[0-9a-f]{16}\.(\d+)\b")
+
+
+def plain(text: str) -> str:
+    """Idempotency keys in ``text`` without this client's origin: ``s:event:{origin}.3`` reads
+    ``s:event:3`` (the origin is random per CONTINUITY_HOME; tests name the sequence)."""
+    return _ORIGIN.sub(r":\1", text)

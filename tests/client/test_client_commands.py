@@ -14,7 +14,7 @@ import pytest
 
 from continuity_client import cli
 from continuity_client.setup import config, doctor
-from tests.client.client_support import run_hook, spooled
+from tests.client.client_support import plain, run_hook, spooled
 from tests.client.fake_continuity_service import FakeService
 
 
@@ -44,7 +44,7 @@ def test_login_writes_a_private_config_file_that_hooks_use(
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert json.loads(path.read_text()) == {"url": service.url, "token": "good-token"}
     run_hook(["session-end"], {"session_id": "l-1"}, env)
-    assert [r.key for r in service.requests] == ["l-1:session-end:1"]
+    assert [plain(r.key) for r in service.requests] == ["l-1:session-end:1"]
 
 
 def test_login_reads_the_token_from_stdin_when_not_given(client_env: dict[str, str], home: Path) -> None:
@@ -122,7 +122,7 @@ def test_flush_replays_the_spool_now(service: FakeService, client_env: dict[str,
 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "replayed 2 hook(s); 0 left" in done.stdout
-    assert [r.key for r in service.requests] == ["f:user-prompt-submit:1", "f:session-end:2"]
+    assert [plain(r.key) for r in service.requests] == ["f:user-prompt-submit:1", "f:session-end:2"]
     assert spooled(home) == []
 
 
@@ -188,4 +188,4 @@ def test_the_hook_path_imports_nothing_heavy(service: FakeService, client_env: d
         "threading",
     }
     assert loaded & heavy == set()
-    assert [r.key for r in service.requests] == ["imp:user-prompt-submit:1"]
+    assert [plain(r.key) for r in service.requests] == ["imp:user-prompt-submit:1"]

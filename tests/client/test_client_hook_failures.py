@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from continuity_client.hook import delivery, run, spool, transport
-from tests.client.client_support import SLACK_S, log_text, run_hook, run_hook_cli, spooled
+from tests.client.client_support import SLACK_S, log_text, plain, run_hook, run_hook_cli, spooled
 from tests.client.fake_continuity_service import (
     BAD_REQUEST,
     ERROR_500,
@@ -70,8 +70,8 @@ def test_a_hung_service_is_cut_at_the_deadline_and_the_hook_spooled(
     assert 0.3 <= elapsed < 0.3 + SLACK_S < HANG_S
     assert len(service.requests) == 1
     assert (result.code, result.stdout) == (0, "")
-    assert [r["key"] for r in spooled(home)] == ["s-1:user-prompt-submit:1"]
-    assert "timed out" in log_text(home)
+    assert [plain(r["key"]) for r in spooled(home)] == ["s-1:user-prompt-submit:1"]
+    assert "timed out" in plain(log_text(home))
 
 
 @pytest.mark.parametrize("mode", [ERROR_500, TOO_MANY, UNAUTHORIZED, "refused"])
@@ -86,9 +86,9 @@ def test_retryable_failures_spool_the_hook(
     run_hook(["user-prompt-submit"], PROMPT, env)
 
     (record,) = spooled(home)
-    assert record["key"] == "s-1:user-prompt-submit:1"
+    assert plain(record["key"]) == "s-1:user-prompt-submit:1"
     assert record["body"]["prompt"] == "go on"
-    assert "spooled s-1:user-prompt-submit:1" in log_text(home)
+    assert "spooled s-1:user-prompt-submit:1" in plain(log_text(home))
 
 
 def test_a_4xx_is_logged_and_dropped_not_spooled(
@@ -97,8 +97,8 @@ def test_a_4xx_is_logged_and_dropped_not_spooled(
     service.mode = BAD_REQUEST
     result = run_hook(["user-prompt-submit"], PROMPT, client_env)
     assert (result.code, result.stdout, spooled(home)) == (0, "", [])
-    assert "dropped s-1:user-prompt-submit:1" in log_text(home)
-    assert "the service refused it (HTTP 400: malformed JSON body)" in log_text(home)
+    assert "dropped s-1:user-prompt-submit:1" in plain(log_text(home))
+    assert "the service refused it (HTTP 400: malformed JSON body)" in plain(log_text(home))
 
 
 def test_a_malformed_answer_counts_as_delivered_and_prints_nothing(
@@ -107,7 +107,7 @@ def test_a_malformed_answer_counts_as_delivered_and_prints_nothing(
     service.mode = MALFORMED
     result = run_hook(["session-start"], START, client_env)
     assert (result.code, result.stdout, spooled(home)) == (0, "", [])
-    assert "malformed answer" in log_text(home)
+    assert "malformed answer" in plain(log_text(home))
 
 
 def test_429_retry_after_keeps_hooks_off_the_network_until_it_passes(
@@ -126,7 +126,7 @@ def test_429_retry_after_keeps_hooks_off_the_network_until_it_passes(
 
     # Then they go straight to the spool, in order, without a request
     assert len(service.requests) == 1
-    assert [r["key"] for r in spooled(home)] == [
+    assert [plain(r["key"]) for r in spooled(home)] == [
         "s-1:user-prompt-submit:1",
         "s-1:user-prompt-submit:2",
         "s-1:session-end:3",
@@ -159,7 +159,7 @@ def test_bad_arguments_exit_0_post_nothing_and_log(
 ) -> None:
     result = run_hook_cli(args, START, client_env)
     assert (result.code, result.stdout, result.stderr, service.requests) == (0, "", "", [])
-    assert "bad arguments" in log_text(home)
+    assert "bad arguments" in plain(log_text(home))
 
 
 def test_the_watchdog_spools_and_exits_when_the_network_call_ignores_its_timeout(
@@ -186,8 +186,8 @@ def test_the_watchdog_spools_and_exits_when_the_network_call_ignores_its_timeout
 
     # Then the watchdog spooled it once and ended the process with 0
     assert exits == [0]
-    assert [r["key"] for r in spooled(home)] == ["w:user-prompt-submit:1"]
-    assert "deadline passed" in log_text(home)
+    assert [plain(r["key"]) for r in spooled(home)] == ["w:user-prompt-submit:1"]
+    assert "deadline passed" in plain(log_text(home))
 
 
 def test_an_internal_error_is_logged_and_swallowed(
@@ -199,7 +199,7 @@ def test_an_internal_error_is_logged_and_swallowed(
     monkeypatch.setattr(run.harness, "build_body", boom)
     result = run_hook(["user-prompt-submit"], PROMPT, client_env)
     assert (result.code, result.stdout) == (0, "")
-    assert "hook failed in normalise: RuntimeError: bug in the client" in log_text(home)
+    assert "hook failed in normalise: RuntimeError: bug in the client" in plain(log_text(home))
 
 
 def test_a_503_retry_after_is_honoured(service: FakeService, client_env: dict[str, str], home: Path) -> None:
@@ -210,7 +210,7 @@ def test_a_503_retry_after_is_honoured(service: FakeService, client_env: dict[st
     run_hook(["user-prompt-submit"], PROMPT, client_env)
 
     assert 35 < spool.down_until(str(home)) - time.time() <= 40
-    assert [r["key"] for r in spooled(home)] == ["s-1:user-prompt-submit:1"]
+    assert [plain(r["key"]) for r in spooled(home)] == ["s-1:user-prompt-submit:1"]
 
 
 def test_a_stdin_that_never_closes_cannot_hold_the_agent(client_env: dict[str, str], home: Path) -> None:
@@ -230,7 +230,7 @@ def test_a_stdin_that_never_closes_cannot_hold_the_agent(client_env: dict[str, s
     finally:
         process.kill()
         process.stdin.close()  # type: ignore[union-attr]
-    assert "deadline passed" in log_text(home)
+    assert "deadline passed" in plain(log_text(home))
 
 
 def test_a_hook_that_can_be_neither_delivered_nor_spooled_is_logged_as_lost(
@@ -246,5 +246,5 @@ def test_a_hook_that_can_be_neither_delivered_nor_spooled_is_logged_as_lost(
 
     # Then it still exits 0 silently, and the log says the hook was lost, and why
     assert (result.code, result.stdout) == (0, "")
-    assert "ERROR event=user-prompt-submit session=s-1 lost s-1:user-prompt-submit:1" in log_text(home)
-    assert "spool write failed" in log_text(home)
+    assert "ERROR event=user-prompt-submit session=s-1 lost s-1:user-prompt-submit:1" in plain(log_text(home))
+    assert "spool write failed" in plain(log_text(home))

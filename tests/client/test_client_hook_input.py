@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from continuity_client.hook import harness
-from tests.client.client_support import run_hook
+from continuity_client.hook import harness, spool
+from tests.client.client_support import plain, run_hook
 from tests.client.fake_continuity_service import FakeService
 
 # Shapes as each harness documents them.
@@ -91,7 +91,8 @@ def test_each_harness_shape_is_posted_as_is_with_our_fields(
     assert {k: received.body[k] for k in payload} == payload
     assert received.body["harness"] == harness_name
     assert received.body["project_normalized"] == os.path.realpath(payload["cwd"])
-    assert received.body["idempotency_key"] == f"{payload['session_id']}:{event}:1"
+    origin = spool.origin(client_env["CONTINUITY_HOME"])
+    assert received.body["idempotency_key"] == f"{payload['session_id']}:{event}:{origin}.1"
     assert received.headers["Authorization"] == "Bearer good-token"
 
 
@@ -104,7 +105,7 @@ def test_camel_case_session_id_is_accepted(service: FakeService, client_env: dic
     run_hook(["user-prompt-submit"], {"sessionId": "camel-1", "cwd": "/tmp", "prompt": "x"}, client_env)
     body = service.requests[0].body
     assert body["session_id"] == "camel-1"
-    assert body["idempotency_key"] == "camel-1:user-prompt-submit:1"
+    assert body["idempotency_key"].startswith("camel-1:user-prompt-submit:")
 
 
 def test_project_is_the_real_path_of_claude_project_dir(
@@ -169,7 +170,7 @@ def test_harness_event_names_are_accepted_as_aliases(
 def test_sequence_numbers_grow_per_session(service: FakeService, client_env: dict[str, str]) -> None:
     for session in ("a", "b", "a", "a"):
         run_hook(["user-prompt-submit"], {"session_id": session, "prompt": "x"}, client_env)
-    assert [r.key for r in service.requests] == [
+    assert [plain(r.key) for r in service.requests] == [
         "a:user-prompt-submit:1",
         "b:user-prompt-submit:1",
         "a:user-prompt-submit:2",

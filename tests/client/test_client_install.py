@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from continuity_client.setup import install
+from tests.client.client_support import plain
 from tests.client.client_support import run_cli as cli
 from tests.client.fake_continuity_service import FakeService
 
@@ -260,4 +261,4 @@ def test_the_installed_command_runs_the_hook(
     # Then the hook reached the service and the context came back
     assert done.returncode == 0
     assert json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] == "ctx"
-    assert [r.key for r in service.requests] == ["i-1:user-prompt-submit:1"]
+    assert [plain(r.key) for r in service.requests] == ["i-1:user-prompt-submit:1"]

@@ -226,3 +226,39 @@ def test_a_refused_token_is_said_in_words_not_as_json(real_env: dict[str, str], 
 
     assert done.returncode == 1
     assert "the service refused the token" in done.stderr and "{" not in done.stderr
+
+
+# -- a session key seen from two homes ----------------------------------------------------------
+
+
+def test_a_reinstalled_client_prompts_are_not_dropped_as_replays(
+    real_env: dict[str, str], tmp_path: Path, home: Path
+) -> None:
+    # Given an OpenClaw session (its key, agent:main:main, is the same on every machine) that got
+    # three prompts from this client
+    project = project_dir(tmp_path)
+    session = "agent:main:main"
+    for n in range(3):
+        run_hook(
+            ["user-prompt-submit", "--harness", "openclaw"],
+            prompt_of(session, project, f"first {n}"),
+            real_env,
+        )
+
+    # When the client's folder is wiped (uninstall --purge, then login again) or another machine
+    # posts the same session: its sequence numbers start over at 1
+    fresh = {**real_env, "CONTINUITY_HOME": str(tmp_path / "reinstalled")}
+    for n in range(3):
+        run_hook(
+            ["user-prompt-submit", "--harness", "openclaw"], prompt_of(session, project, f"again {n}"), fresh
+        )
+
+    # Then every prompt counts: none is taken for a replay of the first three
+    assert run_cli(["checkpoint", "--session", session], real_env, cwd=project).returncode == 0
+    [written] = checkpoints_of(real_env, session)
+    assert written["prompt_count"] == 6
+    assert all(f"again {n}" in written["digest"] for n in range(3))
+
+
+def prompt_of(session: str, project: Path, text: str) -> dict:
+    return {"session_id": session, "cwd": str(project), "prompt": text}

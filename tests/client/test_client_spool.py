@@ -9,16 +9,16 @@ import sys
 from pathlib import Path
 
 from continuity_client.hook import spool
-from tests.client.client_support import log_text, run_hook, spooled
+from tests.client.client_support import log_text, plain, run_hook, spooled
 from tests.client.fake_continuity_service import BAD_REQUEST, FakeService
 
 
 def keys(received: list) -> list[str]:
-    return [r.key for r in received]
+    return [plain(r.key) for r in received]
 
 
 def session_keys(received: list, session: str) -> list[str]:
-    return [r.key for r in received if r.body.get("session_id") == session]
+    return [plain(r.key) for r in received if r.body.get("session_id") == session]
 
 
 def test_hooks_spooled_during_an_outage_replay_in_order_before_the_next_hook(
@@ -53,7 +53,7 @@ def test_hooks_spooled_during_an_outage_replay_in_order_before_the_next_hook(
     replayed = [r for r in service.requests if r.headers.get("X-Continuity-Replay") == "1"]
     assert len(replayed) == 5
     assert all(r.headers["X-Continuity-Occurred-At"].endswith("Z") for r in replayed)
-    assert [r.body["prompt"] for r in service.requests if r.key == "a:user-prompt-submit:2"] == ["one"]
+    assert [r.body["prompt"] for r in service.requests if plain(r.key) == "a:user-prompt-submit:2"] == ["one"]
 
 
 def test_a_replay_repeated_after_a_crash_is_counted_once(
@@ -102,7 +102,7 @@ def test_replay_stops_at_half_the_budget_and_keeps_the_rest_in_order(
     sent = keys(service.requests)
     assert 1 <= len(sent) <= 4
     assert sent == [f"d:user-prompt-submit:{n}" for n in range(1, len(sent) + 1)]
-    left = [r["key"] for r in spooled(home)]
+    left = [plain(r["key"]) for r in spooled(home)]
     assert left == [f"d:user-prompt-submit:{n}" for n in range(len(sent) + 1, 8)]
 
     # And the next calls drain it in order
@@ -123,7 +123,7 @@ def test_a_failure_mid_replay_keeps_the_unsent_hooks_and_appends_the_new_one(
     run_hook(["user-prompt-submit"], {"session_id": "e", "prompt": "new"}, client_env)
 
     assert keys(service.effects) == ["e:user-prompt-submit:1", "e:user-prompt-submit:2"]
-    assert [r["key"] for r in spooled(home)] == [f"e:user-prompt-submit:{n}" for n in (3, 4, 5)]
+    assert [plain(r["key"]) for r in spooled(home)] == [f"e:user-prompt-submit:{n}" for n in (3, 4, 5)]
 
 
 def test_a_hook_the_service_refuses_during_replay_is_dropped_and_the_rest_go_on(
@@ -138,7 +138,7 @@ def test_a_hook_the_service_refuses_during_replay_is_dropped_and_the_rest_go_on(
 
     assert keys(service.requests) == ["f:user-prompt-submit:1", "f:session-end:2"]
     assert spooled(home) == []
-    assert "dropped f:user-prompt-submit:1" in log_text(home)
+    assert "dropped f:user-prompt-submit:1" in plain(log_text(home))
 
 
 def test_the_spool_is_bounded_and_drops_the_oldest_with_a_log_line(
@@ -151,12 +151,12 @@ def test_the_spool_is_bounded_and_drops_the_oldest_with_a_log_line(
         run_hook(["user-prompt-submit"], {"session_id": "g", "prompt": f"prompt {n}"}, env)
 
     # Then the newest records remain, in order, within the cap; the drops are logged
-    left = [r["key"] for r in spooled(home)]
+    left = [plain(r["key"]) for r in spooled(home)]
     assert left == [f"g:user-prompt-submit:{n}" for n in range(9 - len(left), 9)]
     assert 2 <= len(left) < 8
     assert sum(p.stat().st_size for p in (home / "spool").glob("*.jsonl")) <= 1100
-    assert "spool full: dropped" in log_text(home)
-    assert "g:user-prompt-submit:1" in log_text(home)
+    assert "spool full: dropped" in plain(log_text(home))
+    assert "g:user-prompt-submit:1" in plain(log_text(home))
 
 
 def test_the_oldest_record_across_sessions_is_dropped_first(tmp_path: Path) -> None:
@@ -168,7 +168,7 @@ def test_the_oldest_record_across_sessions_is_dropped_first(tmp_path: Path) -> N
 
     dropped = spool.append(home, "new", {**record, "key": "new:remember:2", "at": 3.0}, size)
 
-    assert [d["key"] for d in dropped] == ["old:remember:1"]
+    assert [plain(d["key"]) for d in dropped] == ["old:remember:1"]
     assert not (tmp_path / "spool" / "old.jsonl").exists()
 
 
@@ -185,7 +185,7 @@ def test_corrupt_spool_lines_are_skipped_and_logged(
 
     assert keys(service.requests) == ["h:user-prompt-submit:1", "h:user-prompt-submit:2"]
     assert spooled(home) == []
-    assert "corrupt line" in log_text(home)
+    assert "corrupt line" in plain(log_text(home))
 
 
 def test_concurrent_hooks_of_one_session_get_distinct_keys(
@@ -209,4 +209,6 @@ def test_concurrent_hooks_of_one_session_get_distinct_keys(
     assert all(process.returncode == 0 for process in processes)
     assert all(out == b"" for out, _ in outputs)
     expected = sorted(f"par:user-prompt-submit:{n}" for n in range(1, 9))
-    assert sorted(r["key"] for r in spooled(home)) == expected
+    assert sorted(plain(r["key"]) for r in spooled(home)) == expected
+    # and one origin among them: the first hooks of a new client agree on its id
+    assert len({r["key"].rsplit(":", 1)[1].split(".")[0] for r in spooled(home)}) == 1

@@ -133,7 +133,7 @@ class Client:
         Answers "sent" or "spooled".
         """
         session = target.need_session()
-        key = f"{session}:remember:{spool.next_seq(self.home, session)}"
+        key = spool.hook_key(self.home, session, "remember")
         body = {
             "session_id": session,
             "cwd": target.project,

@@ -15,8 +15,9 @@ The rules, because this runs inside the agent's loop:
 - A hook that cannot be delivered (network, 5xx, 429, 401/403) goes to the spool and is replayed,
   in order, before the session's next hook; a session with a non-empty spool does not post
   around it. Other sessions' spools are replayed after a successful post, within half the budget.
-- Every hook carries ``idempotency_key = "{session}:{event}:{seq}"``, fixed when the hook is
-  first seen, so a replay is counted once by the server (``delivery``).
+- Every hook carries ``idempotency_key = "{session}:{event}:{origin}.{seq}"`` (``spool.hook_key``:
+  this client's id and the session's next number), fixed when the hook is first seen, so a replay
+  is counted once by the server (``delivery``) and another machine's hook never looks like one.
 - Transcript events carry the transcript's new part (``delta``). A 409 (a gap: the service holds
   less than the delta's offset) moves the cursor back to the service's length and re-posts the
   same hook (same key, so nothing else counts twice) with the text from there. When the file has
@@ -220,7 +221,7 @@ class HookRun:
         if cap is not None:
             body["injection_cap_chars"] = cap
         self.session = str(body.get("session_id") or "")
-        key = f"{self.session or '-'}:{self.event}:{spool.next_seq(self.home, self.session)}"
+        key = spool.hook_key(self.home, self.session, self.event)
         body["idempotency_key"] = key
         with self.lock:
             self.record = {"event": self.event, "key": key, "at": time.time(), "body": body}

@@ -10,6 +10,11 @@ Layout under ``$CONTINUITY_HOME``:
   making sessions wait on each other; ``spool/.lock`` (flock) guards the short file mutations.
 - ``down-until``: epoch seconds until which the service is presumed down, so hooks spool at
   once instead of each waiting out a timeout against a dead or hung service.
+- ``origin``: this client's random id, made on first use, in every idempotency key
+  (``hook_key``). Sequence numbers restart on another machine or after a reinstall wiped this
+  folder, and a session key can outlive both (OpenClaw's ``agent:main:main`` is the same on every
+  machine): without the origin, such a hook's key would repeat one the service already holds,
+  and the service would drop it as a replay.
 
 Replays may repeat a hook (a crash between delivery and removal): the idempotency key in each
 record makes the server count it once.
@@ -27,6 +32,7 @@ from continuity_client.hook.privatefiles import FileLock, open_private, safe_nam
 SPOOL_DIR = "spool"
 SEQ_DIR = "seq"
 DOWN_FILE = "down-until"
+ORIGIN_FILE = "origin"
 LOCK_FILE = ".lock"
 SUFFIX = ".jsonl"
 
@@ -38,6 +44,42 @@ SENT, DROPPED, RETRY = "sent", "dropped", "retry"
 
 def _open_append(path: str) -> int:
     return open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+
+
+def hook_key(home: str, session: str, event: str) -> str:
+    """The idempotency key of a new hook: ``{session}:{event}:{origin}.{seq}``."""
+    return f"{session or '-'}:{event}:{origin(home)}.{next_seq(home, session)}"
+
+
+def origin(home: str) -> str:
+    """This client's id (16 hex digits), made once. It appears whole or not at all (a hard link of a
+    written file), so concurrent first hooks all read the one that won."""
+    path = os.path.join(home, ORIGIN_FILE)
+    found = _read_origin(path)
+    if found:
+        return found
+    made = os.urandom(8).hex()
+    temporary = f"{path}.{os.getpid()}.tmp"
+    fd = open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        os.write(fd, made.encode("ascii"))
+    finally:
+        os.close(fd)
+    try:
+        os.link(temporary, path)
+    except FileExistsError:  # another hook made it first: its id is the one
+        pass
+    finally:
+        os.unlink(temporary)
+    return _read_origin(path) or made
+
+
+def _read_origin(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(64).decode("ascii", "replace").strip()
+    except OSError:
+        return ""
 
 
 def next_seq(home: str, session: str) -> int:
