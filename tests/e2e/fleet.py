@@ -19,7 +19,7 @@ through the API and compared with what was sent:
 - transcript bytes are lost when the stored transcript is not the sent one (UTF-8 bytes past the
   common prefix).
 
-Faults (``FAULTS``): ``none``; ``kill`` (SIGKILL the stack mid-run, restart it on the same data);
+Fault kinds (``FAULTS``): ``none``; ``kill`` (SIGKILL the stack mid-run, restart it on the same data);
 ``sqs`` (every message twice, a share after a long delay); ``aws`` (DynamoDB and S3 throttling and
 5xx); ``writer`` (the writer crashing before its transaction); ``network`` (a proxy cutting
 connections). Used by ``tests/e2e/test_e2e_load_faults.py`` (small) and ``bench/bench_load.py``.
@@ -45,22 +45,14 @@ import requests
 
 from continuity_client.hook import harness, transcript
 from continuity_client.setup import config as client_config
+from infra.local.faults import FAULT_MARK
 from tests.e2e.cutting_proxy import CuttingProxy
 from tests.e2e.local_stack import FLUSH_DELAY_S, LocalStackProcess, agent_env
 
 REQUEST_TIMEOUT_S = 30
 ACK_DEADLINE_S = 240  # a direct agent retries one hook this long (a killed stack restarts meanwhile)
-SQS_DELAY_S = 20
-# The stack's options per fault kind (``infra.local.faults``); kill and network are done from outside.
-FAULTS: dict[str, str] = {
-    "none": "",
-    "kill": "",
-    "sqs": f"sqs_duplicate,sqs_delay=0.2,sqs_delay_s={SQS_DELAY_S}",
-    "aws": "aws_errors=0.2",
-    "writer": "writer_crash=0.3",
-    "network": "",
-}
-NETWORK_CUT_SHARE = 0.05
+# The fault kinds, one per run; kill and network are done from outside the stack.
+FAULTS = ("none", "kill", "sqs", "aws", "writer", "network")
 KILL_AT = 0.4  # share of the expected hooks acknowledged when the stack is killed
 
 
@@ -75,6 +67,19 @@ class Fleet:
     compaction_every: int = 40
     subagent_every: int = 30
     stop_every: int = 5
+    # How hard each fault hits.
+    sqs_delay_s: int = 20
+    aws_errors: float = 0.2
+    writer_crash: float = 0.3
+    network_cut_share: float = 0.05
+
+    def stack_faults(self, kind: str) -> str:
+        """``continuity local --faults`` for a fault kind ('' for those done from outside)."""
+        return {
+            "sqs": f"sqs_duplicate,sqs_delay=0.2,sqs_delay_s={self.sqs_delay_s}",
+            "aws": f"aws_errors={self.aws_errors}",
+            "writer": f"writer_crash={self.writer_crash}",
+        }.get(kind, "")
 
     def hooks_per_agent(self) -> int:
         per_session = self.prompts // self.sessions
@@ -112,7 +117,7 @@ class Outcome:
     client_over_timeout_ms: float = 0.0  # worst CLI run past its event's own timeout
     details: list[str] = field(default_factory=list)
     seconds: float = 0.0
-    faults_injected: int = 0
+    faults_injected: int = 0  # the stack's log lines of injected faults, proxy cuts, kills
 
     def figures(self) -> dict[str, float]:
         suffix = f"_{self.fault}"
@@ -399,7 +404,8 @@ def run_fleet(fault: str, fleet: Fleet, base: Path | None = None) -> Outcome:
         raise ValueError(f"unknown fault kind {fault!r}: {', '.join(FAULTS)}")
     with tempfile.TemporaryDirectory(prefix=f"load-{fault}-") as scratch:
         work = Path(scratch) if base is None else base
-        args = ("--faults", FAULTS[fault]) if FAULTS[fault] else ()
+        spec = fleet.stack_faults(fault)
+        args = ("--faults", spec) if spec else ()
         stack = _Stack(work / "data", work / "stack.log", extra_args=args)
         # A fleet on one machine posts far above one person's rate limit.
         with mock.patch.dict(os.environ, {"CONTINUITY_RATE_LIMIT_PER_MINUTE": "100000"}):
@@ -408,7 +414,7 @@ def run_fleet(fault: str, fleet: Fleet, base: Path | None = None) -> Outcome:
                 outcome = _run(fault, fleet, stack, work)
             finally:
                 code = stack.stop()
-        outcome.faults_injected = stack.output().count("[fault injected]")
+        outcome.faults_injected += stack.output().count(FAULT_MARK)
         if code not in (0, None):
             outcome.details.append(f"the stack exited {code} on stop")
         if base is None:
@@ -419,7 +425,7 @@ def run_fleet(fault: str, fleet: Fleet, base: Path | None = None) -> Outcome:
 def _run(fault: str, fleet: Fleet, stack: _Stack, work: Path) -> Outcome:
     run_id = uuid.uuid4().hex[:8]
     ledger = _Ledger()
-    proxy = CuttingProxy(stack.port, NETWORK_CUT_SHARE).start() if fault == "network" else None
+    proxy = CuttingProxy(stack.port, fleet.network_cut_share).start() if fault == "network" else None
     url = proxy.url if proxy is not None else stack.url
     direct = [
         DirectAgent(i, url, stack.token, run_id, fleet, ledger)
@@ -431,8 +437,9 @@ def _run(fault: str, fleet: Fleet, stack: _Stack, work: Path) -> Outcome:
     threads = [threading.Thread(target=a.run, name=f"agent-{i}") for i, a in enumerate(agents)]
     for thread in threads:
         thread.start()
-    if fault == "kill":
-        _kill_midway(stack, ledger, KILL_AT * fleet.agents * fleet.hooks_per_agent(), threads)
+    killed = fault == "kill" and _kill_midway(
+        stack, ledger, KILL_AT * fleet.agents * fleet.hooks_per_agent(), threads
+    )
     for thread in threads:
         thread.join()
     if proxy is not None:
@@ -440,8 +447,8 @@ def _run(fault: str, fleet: Fleet, stack: _Stack, work: Path) -> Outcome:
     for machine in cli:
         if not machine.drain():
             ledger.failures.append(f"cli{machine.index}: the spool did not drain")
-    outcome = Outcome(fault, seconds=time.monotonic() - started)
-    time.sleep(FLUSH_DELAY_S + 5 + (SQS_DELAY_S if fault == "sqs" else 0))  # flushes still queued
+    outcome = Outcome(fault, seconds=time.monotonic() - started, faults_injected=int(killed))
+    time.sleep(FLUSH_DELAY_S + 5 + (fleet.sqs_delay_s if fault == "sqs" else 0))  # flushes still queued
     outcome.hooks_acknowledged = ledger.acknowledged
     outcome.errors_5xx = ledger.errors_5xx
     outcome.hook_ms = ledger.hook_ms
@@ -458,18 +465,21 @@ def _run(fault: str, fleet: Fleet, stack: _Stack, work: Path) -> Outcome:
             f"proxy cut {proxy.cuts.before_service} requests before the service, "
             f"{proxy.cuts.after_service} answers after it"
         )
+        outcome.faults_injected += proxy.cuts.before_service + proxy.cuts.after_service
         proxy.stop()
     return outcome
 
 
-def _kill_midway(stack: _Stack, ledger: _Ledger, at: float, threads: list[threading.Thread]) -> None:
+def _kill_midway(stack: _Stack, ledger: _Ledger, at: float, threads: list[threading.Thread]) -> bool:
+    """SIGKILL the stack once ``at`` hooks were acknowledged, and start it again on its data."""
     while ledger.acknowledged < at and any(t.is_alive() for t in threads):
         time.sleep(0.2)
     if not any(t.is_alive() for t in threads):
-        return
+        return False
     stack.kill()
     time.sleep(1)
     stack.start(timeout_s=300)
+    return True
 
 
 def _compare(http: requests.Session, url: str, sent: Sent, outcome: Outcome) -> None:
