@@ -15,7 +15,7 @@ CLI with its spool) and compares what they sent with what the service holds. Per
   (process start included), and how far past its event's own deadline it ran (goal <= 0).
 
 The size: ``BENCH_LOAD_AGENTS`` (default 20), ``BENCH_LOAD_PROMPTS`` per agent (default 60),
-``BENCH_LOAD_CLI_AGENTS`` (default 2), ``BENCH_LOAD_FAULTS`` (comma-separated kinds, default all).
+``BENCH_LOAD_CLI_AGENTS`` (default 3), ``BENCH_LOAD_FAULTS`` (comma-separated kinds, default all).
 The issue's 50 agents x 200 prompts takes far longer than 10 minutes per kind on a 2-core machine
 shared with other work; see docs/BENCHMARKS.md. Run alone with ``python -m bench.bench_load``.
 """
@@ -47,7 +47,7 @@ def fleet_from_environment() -> Fleet:
         agents=agents,
         prompts=int(os.environ.get("BENCH_LOAD_PROMPTS", "60")),
         sessions=2,
-        cli_agents=min(agents, int(os.environ.get("BENCH_LOAD_CLI_AGENTS", "2"))),
+        cli_agents=min(agents, int(os.environ.get("BENCH_LOAD_CLI_AGENTS", "3"))),
     )
 
 

@@ -64,10 +64,11 @@ class Fleet:
     cli_agents: int = 5  # of ``agents``, through the real client CLI
     remember_every: int = 7
     digest_every: int = 25
-    compaction_every: int = 40
-    subagent_every: int = 30
+    compaction_every: int = 20
+    subagent_every: int = 15
     stop_every: int = 5
     # How hard each fault hits.
+    sqs_delay_share: float = 0.2
     sqs_delay_s: int = 20
     aws_errors: float = 0.2
     writer_crash: float = 0.3
@@ -76,7 +77,7 @@ class Fleet:
     def stack_faults(self, kind: str) -> str:
         """``continuity local --faults`` for a fault kind ('' for those done from outside)."""
         return {
-            "sqs": f"sqs_duplicate,sqs_delay=0.2,sqs_delay_s={self.sqs_delay_s}",
+            "sqs": f"sqs_duplicate,sqs_delay={self.sqs_delay_share},sqs_delay_s={self.sqs_delay_s}",
             "aws": f"aws_errors={self.aws_errors}",
             "writer": f"writer_crash={self.writer_crash}",
         }.get(kind, "")
