@@ -126,7 +126,8 @@ def install_in_worker(
             return _error_response(request.url, service, throttle)
         return None
 
-    BUILTIN_HANDLERS.append(("before-send", before_send))
+    # First: botocore takes the first answer of a before-send (an in-process moto registers one too).
+    BUILTIN_HANDLERS.insert(0, ("before-send", before_send))
     if then is not None:
         then(spec)
 
