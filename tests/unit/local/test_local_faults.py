@@ -139,3 +139,16 @@ def test_sqs_delay_holds_a_first_delivery_back(moto_clients: tuple[Any, Any], qu
     assert seen == []
     attributes = sqs.get_queue_attributes(QueueUrl=queue.url, AttributeNames=["All"])["Attributes"]
     assert attributes["ApproximateNumberOfMessagesNotVisible"] == "1"
+
+
+def test_continuity_local_refuses_a_bad_faults_setting_before_starting(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    from infra.local import main
+
+    monkeypatch.setenv("CONTINUITY_LOCAL_FAULTS", "aws_errors=0.1,disk_full")
+
+    code = main.main(["--data-dir", str(tmp_path), "--token", "t"])
+
+    assert code == 2
+    assert "unknown fault 'disk_full'" in capsys.readouterr().err
