@@ -80,10 +80,11 @@ def run() -> dict[str, float]:
             f"{outcome.seconds:.0f} s, {outcome.faults_injected} faults logged by the stack",
             file=sys.stderr,
         )
-        for line in outcome.details[:DETAIL_LINES]:
+        for line in [*outcome.notes, *outcome.details][:DETAIL_LINES]:
             print(f"  {line}", file=sys.stderr)
-        if len(outcome.details) > DETAIL_LINES:
-            print(f"  … {len(outcome.details) - DETAIL_LINES} more", file=sys.stderr)
+        more = len(outcome.notes) + len(outcome.details) - DETAIL_LINES
+        if more > 0:
+            print(f"  … {more} more", file=sys.stderr)
     print(f"\nload and faults ({fleet.agents} agents x {fleet.prompts} prompts)\n{table(outcomes)}\n")
     return figures
 

@@ -116,7 +116,8 @@ class Outcome:
     hook_ms: list[float] = field(default_factory=list)  # direct agents: first attempt to acknowledgement
     client_hook_ms: list[float] = field(default_factory=list)  # CLI agents: one `continuity hook` run
     client_over_timeout_ms: float = 0.0  # worst CLI run past its event's own timeout
-    details: list[str] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)  # what was lost, doubled or refused
+    notes: list[str] = field(default_factory=list)  # what the fault did (cuts, the slowest hook)
     seconds: float = 0.0
     faults_injected: int = 0  # the stack's log lines of injected faults, proxy cuts, kills
 
@@ -146,6 +147,7 @@ class _Ledger:
         self.hook_ms: list[float] = []
         self.client_hook_ms: list[float] = []
         self.client_over_timeout_ms = 0.0
+        self.client_slowest = ""  # the slowest CLI run, in words
         self.failures: list[str] = []
 
     def ack(self, ms: float | None = None) -> None:
@@ -362,10 +364,15 @@ class CliAgent:
             timeout=120,
         )
         ms = (time.monotonic() - started) * 1000
-        over = ms - self.settings.timeout_for(event) * 1000
+        deadline_s = self.settings.timeout_for(event)
+        over = ms - deadline_s * 1000
         with self.ledger.lock:
             self.ledger.acknowledged += 1  # delivered or spooled: the hook exits 0 either way
             self.ledger.client_hook_ms.append(ms)
+            if ms >= max(self.ledger.client_hook_ms):
+                self.ledger.client_slowest = (
+                    f"slowest continuity hook: {event}, {ms:.0f} ms (its deadline {deadline_s:g} s)"
+                )
             self.ledger.client_over_timeout_ms = max(self.ledger.client_over_timeout_ms, over)
             if done.returncode != 0 or done.stderr:
                 self.ledger.failures.append(f"cli {event}: exit {done.returncode} {done.stderr[:200]}")
@@ -455,6 +462,8 @@ def _run(fault: str, fleet: Fleet, stack: _Stack, work: Path) -> Outcome:
     outcome.hook_ms = ledger.hook_ms
     outcome.client_hook_ms = ledger.client_hook_ms
     outcome.client_over_timeout_ms = ledger.client_over_timeout_ms
+    if ledger.client_slowest:
+        outcome.notes.append(ledger.client_slowest)
     outcome.details += ledger.failures
     reader = requests.Session()
     reader.headers["Authorization"] = f"Bearer {stack.token}"
@@ -462,7 +471,7 @@ def _run(fault: str, fleet: Fleet, stack: _Stack, work: Path) -> Outcome:
         for sent in agent.sent:
             _compare(reader, stack.url, sent, outcome)
     if proxy is not None:
-        outcome.details.append(
+        outcome.notes.append(
             f"proxy cut {proxy.cuts.before_service} requests before the service, "
             f"{proxy.cuts.after_service} answers after it"
         )
