@@ -500,12 +500,15 @@ def _compare(http: requests.Session, url: str, sent: Sent, outcome: Outcome) -> 
         if checkpoint.get("first_prompt") and checkpoint.get("last_prompt"):
             for n in range(checkpoint["first_prompt"], checkpoint["last_prompt"] + 1):
                 covered[n] = covered.get(n, 0) + 1
-    doubled = sum(times - 1 for times in covered.values())
-    for summary in sent.digests:
-        doubled += max(0, sum(summary in (c.get("summary") or "") for c in checkpoints) - 1)
-    if doubled:
-        outcome.details.append(f"{sent.key}: {doubled} checkpoints duplicated")
-    outcome.checkpoints_duplicated += doubled
+    overlaps = sum(times - 1 for times in covered.values())
+    digests_twice = sum(
+        max(0, sum(summary in (c.get("summary") or "") for c in checkpoints) - 1) for summary in sent.digests
+    )
+    if overlaps:
+        outcome.details.append(f"{sent.key}: {overlaps} prompts covered by two checkpoints")
+    if digests_twice:
+        outcome.details.append(f"{sent.key}: {digests_twice} digests stored twice")
+    outcome.checkpoints_duplicated += overlaps + digests_twice
     unnamed = [n for n, label in sent.prompts.items() if label not in stored]
     uncounted = [n for n in sent.prompts if n not in covered]
     lost = len(unnamed) + sum(label not in stored for label in [*sent.remembers, *sent.digests])
