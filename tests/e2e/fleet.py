@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -394,18 +393,6 @@ class CliAgent:
         return False
 
 
-class _Stack(LocalStackProcess):
-    def kill(self) -> None:
-        """SIGKILL the stack (no clean stop: moto's recording is all that survives)."""
-        if self._process is not None:
-            self._process.kill()
-            self._process.wait()
-            self._process = None
-        if self._log is not None:
-            self._log.close()
-            self._log = None
-
-
 def run_fleet(fault: str, fleet: Fleet, base: Path | None = None) -> Outcome:
     """Run ``fleet`` against a fresh local stack under ``fault``; read back and compare."""
     if fault not in FAULTS:
@@ -414,7 +401,7 @@ def run_fleet(fault: str, fleet: Fleet, base: Path | None = None) -> Outcome:
         work = Path(scratch) if base is None else base
         spec = fleet.stack_faults(fault)
         args = ("--faults", spec) if spec else ()
-        stack = _Stack(work / "data", work / "stack.log", extra_args=args)
+        stack = LocalStackProcess(work / "data", work / "stack.log", extra_args=args)
         # A fleet on one machine posts far above one person's rate limit.
         with mock.patch.dict(os.environ, {"CONTINUITY_RATE_LIMIT_PER_MINUTE": "100000"}):
             stack.start(timeout_s=180)
@@ -425,12 +412,10 @@ def run_fleet(fault: str, fleet: Fleet, base: Path | None = None) -> Outcome:
         outcome.faults_injected += stack.output().count(FAULT_MARK)
         if code not in (0, None):
             outcome.details.append(f"the stack exited {code} on stop")
-        if base is None:
-            shutil.rmtree(work / "data", ignore_errors=True)
         return outcome
 
 
-def _run(fault: str, fleet: Fleet, stack: _Stack, work: Path) -> Outcome:
+def _run(fault: str, fleet: Fleet, stack: LocalStackProcess, work: Path) -> Outcome:
     run_id = uuid.uuid4().hex[:8]
     ledger = _Ledger()
     proxy = CuttingProxy(stack.port, fleet.network_cut_share).start() if fault == "network" else None
@@ -480,7 +465,9 @@ def _run(fault: str, fleet: Fleet, stack: _Stack, work: Path) -> Outcome:
     return outcome
 
 
-def _kill_midway(stack: _Stack, ledger: _Ledger, at: float, threads: list[threading.Thread]) -> bool:
+def _kill_midway(
+    stack: LocalStackProcess, ledger: _Ledger, at: float, threads: list[threading.Thread]
+) -> bool:
     """SIGKILL the stack once ``at`` hooks were acknowledged, and start it again on its data."""
     while ledger.acknowledged < at and any(t.is_alive() for t in threads):
         time.sleep(0.2)
