@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import threading
 from pathlib import Path
 
 from infra.local.environment import DEFAULT_DATA_DIR, ensure_import_paths, load_or_create_token
+from infra.local.faults import FAULTS_ENV_VAR, Faults, FaultSpecError
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="do not check the functions' AWS calls against their synthesized IAM policies "
         "(the check needs a CDK synth, i.e. Node.js, whenever the CDK sources changed)",
     )
+    parser.add_argument(
+        "--faults",
+        default=os.environ.get(FAULTS_ENV_VAR, ""),
+        help="inject faults on purpose, e.g. aws_errors=0.2,writer_crash=0.1,sqs_duplicate,sqs_delay=0.1 "
+        f"(default ${FAULTS_ENV_VAR}; see docs/LOCAL.md)",
+    )
     return parser.parse_args(argv)
 
 
@@ -61,6 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     from continuity_core.config import ConfigError
     from infra.local.stack import AlreadyRunningError, LocalStack, StackOptions
 
+    try:
+        faults = Faults.parse(args.faults)
+    except FaultSpecError as error:
+        print(f"continuity local: --faults: {error}", file=sys.stderr)
+        return 2
     data_dir: Path = args.data_dir.expanduser().resolve()
     token = args.token or load_or_create_token(data_dir)
     options = StackOptions(
@@ -71,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         moto_port=args.moto_port,
         access_guard=args.access_guard,
+        faults=faults,
     )
     stack = LocalStack(options)
     try:

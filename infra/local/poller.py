@@ -10,6 +10,7 @@ again after ``retry_backoff_s`` instead of the queue's visibility timeout.
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from infra.local.access_guard import running_as
 from infra.local.events import sqs_event, sqs_record_from_message
+from infra.local.faults import FAULT_MARK, Faults
 from infra.local.provision import QueueResource
 from infra.local.runtime import Runtime
 from infra.wiring import FunctionSpec
@@ -76,6 +78,7 @@ class QueuePoller:
         wait_s: int = 1,
         retry_backoff_s: int = 2,
         listener: DrainListener | None = None,
+        faults: Faults | None = None,
     ) -> None:
         if spec.queue_trigger is None:
             raise ValueError(f"{spec.key} has no queue trigger")
@@ -87,6 +90,8 @@ class QueuePoller:
         self._wait_s = wait_s
         self._backoff_s = retry_backoff_s
         self._listener = listener
+        self._faults = faults or Faults()
+        self._chance = random.Random()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._unsettled = True  # whether the queue may hold messages we have not seen settle
@@ -151,8 +156,15 @@ class QueuePoller:
         return [dict(m) for m in answer.get("Messages", [])]
 
     def _process(self, messages: list[dict[str, Any]]) -> None:
+        messages = self._hold_back(messages)
+        if not messages:
+            return
         ids = [m["MessageId"] for m in messages]
         event = sqs_event(sqs_record_from_message(m, queue=self.queue.arn) for m in messages)
+        if self._faults.sqs_duplicate and self._chance.random() < self._faults.sqs_duplicate:
+            # At-least-once: the same records handed over once more; the first answer settles them.
+            log.warning("%s %s: %d messages delivered twice", FAULT_MARK, self.spec.key, len(ids))
+            self._runtime.invoke(self.spec.key, event)
         invocation = self._runtime.invoke(self.spec.key, event)
         failed = failed_message_ids(invocation.result, ids) if invocation.ok else None
         if failed is None:
@@ -182,6 +194,35 @@ class QueuePoller:
                 len(messages),
                 self._backoff_s,
             )
+
+    def _hold_back(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The ``sqs_delay`` fault: a share of first deliveries comes back ``sqs_delay_s`` later."""
+        share = self._faults.sqs_delay
+        if not share:
+            return messages
+        first = [m for m in messages if m.get("Attributes", {}).get("ApproximateReceiveCount") == "1"]
+        held = [m for m in first if self._chance.random() < share]
+        for chunk in _chunks(held):
+            self._sqs.change_message_visibility_batch(
+                QueueUrl=self.queue.url,
+                Entries=[
+                    {
+                        "Id": str(i),
+                        "ReceiptHandle": m["ReceiptHandle"],
+                        "VisibilityTimeout": int(self._faults.sqs_delay_s),
+                    }
+                    for i, m in enumerate(chunk)
+                ],
+            )
+        if held:
+            log.warning(
+                "%s %s: %d messages held back %g s",
+                FAULT_MARK,
+                self.spec.key,
+                len(held),
+                self._faults.sqs_delay_s,
+            )
+        return [m for m in messages if m not in held]
 
     def _is_empty(self) -> bool:
         attributes: dict[str, str] = dict(

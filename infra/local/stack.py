@@ -25,6 +25,7 @@ from infra.local.environment import (
     token_sha256,
     use_fake_aws,
 )
+from infra.local.faults import NO_FAULTS, Faults, install_in_worker
 from infra.local.gateway import Gateway, GatewayServer
 from infra.local.poller import QueuePoller
 from infra.local.provision import Provisioned, provision
@@ -74,6 +75,8 @@ class StackOptions:
     worker_setup: WorkerSetup | None = None
     # Each function's AWS calls checked against its role's policy as CDK synthesizes it.
     access_guard: bool = True
+    # Faults injected on purpose (``infra.local.faults``); none by default.
+    faults: Faults = NO_FAULTS
 
 
 class LocalStack:
@@ -139,12 +142,16 @@ class LocalStack:
             dynamodb, sqs, opts.tables, opts.queues, s3=boto3.client("s3"), buckets=opts.buckets
         )
         worker_setup = opts.worker_setup
+        if opts.faults.in_workers:
+            worker_setup = functools.partial(install_in_worker, opts.faults, worker_setup)
+        if opts.faults.any:
+            log.warning("faults injected on purpose: %s", opts.faults.describe())
         if access is not None:
             names = access_guard.physical_names(self.provisioned.environment)
             # Here for the pollers' calls (they poll with the writer's role), in each worker for its
             # function's (a worker runs one function: every call of the process is checked as its).
             access_guard.install(access_guard.AccessGuard(access, names))
-            worker_setup = functools.partial(access_guard.guard_worker, access, names, opts.worker_setup)
+            worker_setup = functools.partial(access_guard.guard_worker, access, names, worker_setup)
             log.info("access guard on: %d functions under their synthesized grants", len(access.functions))
         self.runtime = FunctionRuntime(
             opts.functions,
@@ -176,6 +183,7 @@ class LocalStack:
                 sqs,
                 retry_backoff_s=opts.retry_backoff_s,
                 listener=self._marks,
+                faults=opts.faults,
             )
             poller.start()
             self._pollers.append(poller)

@@ -94,6 +94,16 @@ class LocalStackProcess:
             self._log = None
         return code
 
+    def kill(self) -> None:
+        """SIGKILL the stack: no clean stop, moto's recording is all that survives."""
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait()
+            self._process = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
     def restart(self) -> None:
         assert self.stop() == 0, self.output()[-4000:]
         self.start()
