@@ -49,12 +49,6 @@ def test_a_fleet_loses_nothing_under_one_fault(fault: str) -> None:
     assert outcome.transcript_bytes_lost == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="issue 15 item 2 (being fixed on h15core): more than 10 prompts pending between two "
-    "checkpoints drop the oldest prompts' text; remove this mark when that fix is merged",
-)
 def test_prompts_pending_past_a_late_flush_keep_their_text() -> None:
     # Given an agent whose periodic checkpoint's queue message comes late (every first delivery
     # held back 15 s), so 30 prompts are pending when a checkpoint is written
