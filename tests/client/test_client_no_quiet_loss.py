@@ -262,3 +262,24 @@ def test_a_reinstalled_client_prompts_are_not_dropped_as_replays(
 
 def prompt_of(session: str, project: Path, text: str) -> dict:
     return {"session_id": session, "cwd": str(project), "prompt": text}
+
+
+# -- a digest sent again ------------------------------------------------------------------------------
+
+
+def test_the_same_digest_sent_twice_is_stored_once(real_env: dict[str, str], tmp_path: Path) -> None:
+    # Given a session, and an agent that calls session_digest again after an error it was shown
+    project = project_dir(tmp_path)
+    start(real_env, "s-digest", project)
+    client = api.Client(real_env)
+    target = client.target(str(project), "s-digest")
+    digest = {"summary": "Billing refactor half done.", "decisions": [{"decision": "Amounts are Decimal"}]}
+
+    first = client.digest(target, digest)
+    again = client.digest(target, digest)
+
+    # Then one checkpoint and one ledger entry, and the second answer names the first checkpoint
+    assert again["id"] == first["id"]
+    assert [c["trigger"] for c in checkpoints_of(real_env, "s-digest")] == ["agent"]
+    ledger = client.call("GET", "/api/ledger", query={"project": str(project)})
+    assert [e["decision"] for e in ledger["entries"]] == ["Amounts are Decimal"]

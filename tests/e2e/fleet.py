@@ -238,7 +238,12 @@ class DirectAgent:
         return ok
 
     def _digest(self, sent: Sent, summary: str) -> bool:
-        body = {"summary": f"{summary} the billing refactor is half done", "project": self.project}
+        # Its retries carry one idempotency key, as the client's do (a digest's content names it).
+        body = {
+            "summary": f"{summary} the billing refactor is half done",
+            "project": self.project,
+            "idempotency_key": f"digest:{summary}",
+        }
         return self._post(f"/api/sessions/{sent.key}/digest", body, summary)
 
     def _post(

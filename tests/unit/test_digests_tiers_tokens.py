@@ -94,6 +94,63 @@ def test_a_secret_in_a_digest_is_redacted_before_it_is_stored(stores: Stores, cl
     assert secret not in stores.ledger.page(AGENT, PROJECT, 10).model_dump_json()
 
 
+def test_a_digest_sent_again_with_its_key_is_stored_once(stores: Stores, clock: Clock) -> None:
+    # Given a digest that was stored, but whose answer the agent never got (a cut connection)
+    stores.states.touch(AGENT, ME, clock())
+    sent = request("summary", "use sqlite", "keep the mock", idempotency_key="k-1")
+    first = digests(stores, clock).write(AGENT, "s1", sent)
+
+    # When the same digest is sent again with the same key
+    clock.now += timedelta(seconds=5)
+    again = digests(stores, clock).write(AGENT, "s1", sent)
+
+    # Then the answer is the checkpoint stored first, and nothing is stored twice
+    assert again == first
+    assert [c.id for c in stores.checkpoints.recent_for_session(AGENT, "s1", 10)] == [first.id]
+    assert [e.decision for e in stores.ledger.page(AGENT, PROJECT, 10).entries] == [
+        "keep the mock",
+        "use sqlite",
+    ]
+    assert stores.states.get(AGENT, "s1").checkpoints_written == 1  # type: ignore[union-attr]
+
+
+def test_a_digest_whose_ledger_write_failed_gets_its_decisions_when_sent_again(
+    stores: Stores, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a digest whose checkpoint was stored but whose ledger write failed (a 503 to the agent)
+    stores.states.touch(AGENT, ME, clock())
+    sent = request("summary", "use sqlite", "keep the mock", idempotency_key="k-2")
+    append = stores.ledger.append
+
+    def unavailable(*args: Any) -> None:
+        raise RuntimeError("503")
+
+    monkeypatch.setattr(stores.ledger, "append", unavailable)
+    with pytest.raises(RuntimeError):
+        digests(stores, clock).write(AGENT, "s1", sent)
+    monkeypatch.setattr(stores.ledger, "append", append)
+
+    # When the agent sends it again
+    digests(stores, clock).write(AGENT, "s1", sent)
+
+    # Then the ledger holds its decisions once, in order, and the session one checkpoint
+    assert [e.decision for e in stores.ledger.page(AGENT, PROJECT, 10).entries] == [
+        "keep the mock",
+        "use sqlite",
+    ]
+    assert len(stores.checkpoints.recent_for_session(AGENT, "s1", 10)) == 1
+
+
+def test_digests_with_different_keys_or_none_are_each_stored(stores: Stores, clock: Clock) -> None:
+    stores.states.touch(AGENT, ME, clock())
+    service = digests(stores, clock)
+    for key in ("k-a", "k-b", None, None):
+        clock.now += timedelta(seconds=1)
+        service.write(AGENT, "s1", request("summary", "use sqlite", idempotency_key=key))
+
+    assert len(stores.checkpoints.recent_for_session(AGENT, "s1", 10)) == 4
+
+
 # -- tiered recovery -------------------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ library.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -119,6 +120,10 @@ class Client:
         body.update(project=target.project, project_normalized=target.project)
         if target.harness:
             body["harness"] = target.harness
+        # Named by its content: the same digest sent again (the agent retrying after a cut answer or
+        # an error) is stored once by the service, and answered with the checkpoint stored first.
+        canonical = json.dumps([session, body], sort_keys=True, ensure_ascii=False).encode("utf-8")
+        body["idempotency_key"] = "digest:" + hashlib.sha256(canonical).hexdigest()[:32]
         quoted = urllib.parse.quote(session, safe="")
         return self.call("POST", f"/api/sessions/{quoted}/digest", body).get("checkpoint") or {}
 

@@ -57,15 +57,20 @@ class DigestService:
             raise UnknownProjectError(
                 f"session {session_key!r} is unknown to the service: give 'project' in the digest"
             )
-        state = self._states.record_digest(agent_id, identity, now)
+        checkpoint_id = _checkpoint_id(agent_id, session_key, request.idempotency_key)
         recent = self._checkpoints.recent_for_session(agent_id, session_key, DIGEST_SOURCES)
+        stored = next((c for c in recent if c.id == checkpoint_id), None)
+        if stored is not None:  # sent again: what the first one stored, its decisions made whole
+            self._ledger_once(agent_id, _entries(request, stored, identity.project_normalized))
+            return stored
+        state = self._states.record_digest(agent_id, identity, now)
         previous = merge_digests(c.session_digest for c in recent)
         prompt = state.total_prompts or None
         said = Statement(request.summary, Role.AGENT, FactSource.AGENT_DIGEST, prompt, now)
         roots = [root for root in (identity.project, identity.project_normalized) if root]
         rolled = roll(previous, agent_statements(request, prompt, now), now=now, summary=said, roots=roots)
         checkpoint = Checkpoint(
-            id=str(uuid.uuid4()),
+            id=checkpoint_id,
             session_key=session_key,
             harness=identity.harness,
             project=identity.project,
@@ -83,23 +88,50 @@ class DigestService:
             self._checkpoints, agent_id, checkpoint, self._config.max_checkpoints_per_session
         )
         self._checkpoints.put(agent_id, checkpoint, now, evict)
-        self._ledger.append(
-            agent_id,
-            [
-                LedgerEntry(
-                    id=str(uuid.uuid4()),
-                    project_normalized=identity.project_normalized,
-                    session_key=session_key,
-                    decision=item.decision.strip(),
-                    rationale=item.rationale.strip() if item.rationale else None,
-                    evidence=item.evidence,
-                    # A microsecond apart, so the ledger keeps the order the agent gave them in.
-                    created_at=now + timedelta(microseconds=index),
-                )
-                for index, item in enumerate(request.decisions)
-            ],
-        )
+        self._ledger.append(agent_id, _entries(request, checkpoint, identity.project_normalized))
         return checkpoint
+
+    def _ledger_once(self, agent_id: str, entries: list[LedgerEntry]) -> None:
+        """Append what a first attempt left out (its ledger write failed after its checkpoint)."""
+        if not entries:
+            return
+        seen = {
+            e.id for e in self._ledger.page(agent_id, entries[0].project_normalized, LEDGER_LOOKBACK).entries
+        }
+        missing = [e for e in entries if e.id not in seen]
+        if missing:
+            self._ledger.append(agent_id, missing)
+
+
+# How far back a digest sent again looks for its decisions in the project's ledger (newest first).
+LEDGER_LOOKBACK = 200
+
+
+def _checkpoint_id(agent_id: str, session_key: str, idempotency_key: str | None) -> str:
+    """A digest's checkpoint id: the same for the same key, so a digest sent again finds its own."""
+    if not idempotency_key:
+        return str(uuid.uuid4())
+    return str(
+        uuid.uuid5(uuid.NAMESPACE_URL, f"continuity:digest:{agent_id}:{session_key}:{idempotency_key}")
+    )
+
+
+def _entries(request: DigestRequest, checkpoint: Checkpoint, project_normalized: str) -> list[LedgerEntry]:
+    """The digest's decisions as ledger entries, with ids and times taken from its checkpoint: a
+    digest sent again makes the same entries, not new ones."""
+    return [
+        LedgerEntry(
+            id=str(uuid.uuid5(uuid.UUID(checkpoint.id), str(index))),
+            project_normalized=project_normalized,
+            session_key=checkpoint.session_key,
+            decision=item.decision.strip(),
+            rationale=item.rationale.strip() if item.rationale else None,
+            evidence=item.evidence,
+            # A microsecond apart, so the ledger keeps the order the agent gave them in.
+            created_at=checkpoint.created_at + timedelta(microseconds=index),
+        )
+        for index, item in enumerate(request.decisions)
+    ]
 
 
 def agent_statements(request: DigestRequest, prompt: int | None, now: datetime) -> list[Statement]:

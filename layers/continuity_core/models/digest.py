@@ -39,6 +39,12 @@ class DigestRequest(BaseModel):
     project: str | None = Field(None, max_length=4096, description="For a session the service has not seen.")
     project_normalized: str | None = Field(None, max_length=4096)
     harness: str | None = Field(None, max_length=64)
+    idempotency_key: str | None = Field(
+        None,
+        max_length=512,
+        description="The same digest sent again with this key (a retry after a cut answer, the agent "
+        "calling again) is stored once: the answer is the checkpoint the first one wrote.",
+    )
 
 
 class LedgerEntry(BaseModel):
