@@ -86,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     if command == "hook":
         from continuity_client.hook import run
 
-        return run.main(args[1:])
+        # The harness waits from the process's start: the deadline counts the interpreter's too.
+        return run.main(args[1:], started=run.process_started())
     if command in ("", "-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0 if command else 2
