@@ -273,6 +273,5 @@ def test_a_hook_whose_start_up_used_its_budget_spools_at_once(
 
 
 def test_the_process_start_is_read_from_the_system() -> None:
-    started = run.process_started()
-
-    assert started <= time.monotonic()
+    # This test process started well before this line (pytest's own start-up alone takes longer)
+    assert time.monotonic() - run.process_started() > 0.05

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from continuity_core.adapters.aws import call
-from continuity_core.adapters.dynamo_batch import batch_get
 from continuity_core.adapters.dynamo_items import item_key, parse_timestamp
+from continuity_core.adapters.dynamo_rate import DynamoRateCounter
 from continuity_core.adapters.dynamo_state import call_dynamodb
 from continuity_core.models.health import PrunerStatus, QueueDepth
-from continuity_core.names import PRUNER_CURSOR_PK, PRUNER_CURSOR_SK, RATE_PREFIX
+from continuity_core.names import PRUNER_CURSOR_PK, PRUNER_CURSOR_SK
 
 _DEPTH = (
     "ApproximateNumberOfMessages",
@@ -33,12 +33,7 @@ class AwsHealthSource:
         return QueueDepth(visible=visible, in_flight=in_flight, delayed=delayed)
 
     def request_counts(self, keys: list[str], windows: list[int]) -> dict[int, int]:
-        wanted = [item_key(f"{RATE_PREFIX}{key}", str(window)) for key in keys for window in windows]
-        counts: dict[int, int] = {}
-        for item in batch_get(self._table, wanted):
-            window = int(item["sk"]["S"])
-            counts[window] = counts.get(window, 0) + int(item.get("hits", {}).get("N", 0))
-        return counts
+        return DynamoRateCounter(self._table).counts(keys, windows)
 
     def pruner(self) -> PrunerStatus:
         item: dict[str, Any] = call_dynamodb(
