@@ -330,7 +330,9 @@ def test_a_timeline_orders_prompts_checkpoints_remembers_and_the_end(stores: Sto
     assert reader.timeline("a1", "nobody") is None
 
 
-def test_a_timeline_shows_each_sub_agent_start_with_the_sub_agents_own_key(stores: Stores, clock: Clock) -> None:
+def test_a_timeline_shows_each_sub_agent_start_with_the_sub_agents_own_key(
+    stores: Stores, clock: Clock
+) -> None:
     from continuity_core.models.injections import InjectionRecord
 
     # Given a session without a transcript whose agent started a sub-agent, after one prompt
