@@ -109,6 +109,11 @@ TOKEN_HASH_PREFIX = "TOKEN#"
 TOKEN_SK = "TOKEN"
 TOKEN_INDEX_PK = "TOKENS"
 RATE_PREFIX = "RATE#"
+# Under a rate key (RATE#{token}), beside its minute windows: the long-lived item of when each
+# (harness, event) hook was last received, and the prefix of those marks' attribute names (on it
+# and on the windows).
+RATE_SEEN_SK = "SEEN"
+SEEN_ATTRIBUTE_PREFIX = "seen#"
 PRUNER_CURSOR_PK = "PRUNER"
 PRUNER_CURSOR_SK = "CURSOR"
 

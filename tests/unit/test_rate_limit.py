@@ -1,6 +1,6 @@
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.logic.ratelimit import RateLimiter
+from continuity_core.logic.ratelimit import RateLimiter, WindowAdds, hook_kind
 
 
 class SharedCounter:
@@ -8,12 +8,24 @@ class SharedCounter:
 
     def __init__(self) -> None:
         self.totals: dict[tuple[str, int], int] = {}
+        self.errors: dict[tuple[str, int], tuple[int, int]] = {}
+        self.seen: dict[tuple[str, int], dict[str, int]] = {}
+        self.kept: dict[str, dict[str, int]] = {}  # the long-lived marks, by key
         self.calls = 0
+        self.kept_calls = 0
 
-    def add(self, key: str, window: int, count: int, expires_at: int) -> int:
+    def add(self, key: str, window: int, count: int, expires_at: int, adds: WindowAdds | None = None) -> int:
         self.calls += 1
         self.totals[key, window] = self.totals.get((key, window), 0) + count
+        adds = adds or WindowAdds()
+        e4, e5 = self.errors.get((key, window), (0, 0))
+        self.errors[key, window] = (e4 + adds.client_errors, e5 + adds.server_errors)
+        self.seen.setdefault((key, window), {}).update(adds.seen)
         return self.totals[key, window]
+
+    def keep_seen(self, key: str, seen: dict[str, int], expires_at: int) -> None:
+        self.kept_calls += 1
+        self.kept.setdefault(key, {}).update(seen)
 
 
 class Clock:
@@ -54,3 +66,58 @@ def test_tokens_are_limited_separately() -> None:
 
     assert limiter.admit("a") is not None
     assert limiter.admit("b") is None
+
+
+# -- what rides on the window writes: answers over 400 and the hooks received ------------------------
+
+
+def test_a_lone_request_is_counted_with_its_error_and_its_hook_in_one_write() -> None:
+    # Given an instance that has served nothing this minute
+    counter, clock = SharedCounter(), Clock()
+    limiter = RateLimiter(counter, limit_per_minute=100, clock=clock)
+    # When one hook arrives and is answered 409
+    limiter.admit("token")
+    limiter.saw("token", hook_kind("codex", "user-prompt-submit"))
+    limiter.settle("token", 409)
+    # Then one write adds the request, the 4xx and the hook's sighting to the window
+    window = int(clock.now.timestamp() // 60)
+    assert counter.calls == 1 and counter.totals["token", window] == 1
+    assert counter.errors["token", window] == (1, 0)
+    assert counter.seen["token", window] == {"codex#user-prompt-submit": int(clock.now.timestamp())}
+
+
+def test_answers_within_seconds_of_a_write_wait_for_the_next_one_never_a_write_each() -> None:
+    counter, clock = SharedCounter(), Clock()
+    limiter = RateLimiter(counter, limit_per_minute=1000, clock=clock, flush_every=20, flush_after=5)
+
+    for status in [200] + [500] * 10 + [404] * 5:  # a burst within one second
+        limiter.admit("token")
+        limiter.settle("token", status)
+    calls = counter.calls
+    clock.now += timedelta(seconds=6)
+    limiter.admit("token")
+    limiter.settle("token", 200)
+
+    window = int(clock.now.timestamp() // 60)
+    assert calls == 1 and counter.calls == 2  # the first answer's write, then one 5 s later
+    assert counter.totals["token", window] == 17 and counter.errors["token", window] == (5, 10)
+
+
+def test_a_hook_kinds_long_lived_mark_is_written_once_an_hour_per_instance() -> None:
+    counter, clock = SharedCounter(), Clock()
+    limiter = RateLimiter(counter, limit_per_minute=1000, clock=clock, flush_after=5)
+    kind = hook_kind("claude-code", "pre-compaction")
+
+    for _ in range(30):  # a hook every 10 s for five minutes: a window write each
+        limiter.admit("token")
+        limiter.saw("token", kind)
+        limiter.settle("token", 200)
+        clock.now += timedelta(seconds=10)
+    first_mark = counter.kept["token"][kind]
+    clock.now += timedelta(hours=1)
+    limiter.admit("token")
+    limiter.saw("token", kind)
+    limiter.settle("token", 200)
+
+    assert counter.calls == 31 and counter.kept_calls == 2
+    assert counter.kept["token"][kind] == int(clock.now.timestamp()) > first_mark
