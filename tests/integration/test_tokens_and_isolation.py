@@ -209,6 +209,8 @@ def test_the_isolation_matrix(
         assert "alice-session summary" in json.dumps(own[1]["injections"])
     if path.endswith("/search"):
         assert own[1]["results"] and not other[1]["results"]
+    if "/overview" in path:  # listed from the project's session notes: the agent's own only
+        assert [row["session_key"] for row in own[1]["sessions"]] == ["alice-session"]
     if path.startswith("/api/preview"):
         assert "alice-session" in json.dumps(own[1]) and other[1]["text"] is None
     if method == "DELETE":
