@@ -103,21 +103,24 @@ def test_answers_within_seconds_of_a_write_wait_for_the_next_one_never_a_write_e
     assert counter.totals["token", window] == 17 and counter.errors["token", window] == (5, 10)
 
 
-def test_a_hook_kinds_long_lived_mark_is_written_once_an_hour_per_instance() -> None:
+def test_the_long_lived_marks_are_written_at_an_instances_first_flush_then_once_an_hour() -> None:
     counter, clock = SharedCounter(), Clock()
     limiter = RateLimiter(counter, limit_per_minute=1000, clock=clock, flush_after=5)
-    kind = hook_kind("claude-code", "pre-compaction")
+    prompt, stop = hook_kind("claude-code", "user-prompt-submit"), hook_kind("codex", "stop")
 
-    for _ in range(30):  # a hook every 10 s for five minutes: a window write each
+    def hook(kind: str) -> None:
         limiter.admit("token")
         limiter.saw("token", kind)
         limiter.settle("token", 200)
         clock.now += timedelta(seconds=10)
-    first_mark = counter.kept["token"][kind]
-    clock.now += timedelta(hours=1)
-    limiter.admit("token")
-    limiter.saw("token", kind)
-    limiter.settle("token", 200)
 
+    for n in range(30):  # a hook every 10 s for five minutes: a window write each
+        hook(prompt if n != 15 else stop)
+    first = dict(counter.kept["token"])
+    clock.now += timedelta(hours=1)
+    hook(prompt)
+
+    # The first flush wrote the first prompt; the hour's refresh wrote the stop and the latest prompt
     assert counter.calls == 31 and counter.kept_calls == 2
-    assert counter.kept["token"][kind] == int(clock.now.timestamp()) > first_mark
+    assert list(first) == [prompt] and counter.kept["token"][stop] > first[prompt]
+    assert counter.kept["token"][prompt] == int((clock.now - timedelta(seconds=10)).timestamp())

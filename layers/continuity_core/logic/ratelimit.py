@@ -11,8 +11,10 @@ the limit is enforced on that total plus what it has not flushed yet. The oversh
 The same flush (one UpdateItem on the window's item, well under 1 KB) adds the window's 4xx and
 5xx answers and when each (harness, event) hook was last received, so they cost no request of
 their own. The window items expire within minutes; a hook kind's last sighting is also kept on one
-long-lived item per token, written by an instance at most once an hour per kind
-(``SEEN_REFRESH``): a second small write at a flush, at most hourly, never per hook.
+long-lived item per token: an instance writes it at its first flush, then once ``SEEN_REFRESH``
+passed since it last did, with every kind it saw since. So a warm instance adds one small write
+an hour per token, never one per hook; a kind an instance first sees after its first write reaches
+the long-lived item within the hour (the windows show it meanwhile).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Protocol
 from continuity_core.ports import Clock
 
 WINDOW_SECONDS = 60
-# How often an instance refreshes a hook kind's mark on the token's long-lived item.
+# How often an instance refreshes the marks on a token's long-lived item.
 SEEN_REFRESH = timedelta(hours=1)
 # How long that item outlives its last write (a token unused this long shows no hooks).
 SEEN_KEEP = timedelta(days=35)
@@ -90,7 +92,9 @@ class RateLimiter:
         self._flush_every = flush_every
         self._flush_after = flush_after
         self._windows: dict[str, _Window] = {}
-        self._kept: dict[tuple[str, str], float] = {}  # (key, kind) -> when its long-lived mark was set
+        # Per key: when this instance last wrote the long-lived item, and what it saw since.
+        self._kept_at: dict[str, float] = {}
+        self._unkept: dict[str, dict[str, int]] = {}
         self._lock = threading.Lock()
 
     def admit(self, key: str) -> int | None:
@@ -143,13 +147,12 @@ class RateLimiter:
             pending, state.pending, state.flushed_at = state.pending, 0, seconds
             adds = WindowAdds(state.client_errors, state.server_errors, state.seen)
             state.client_errors, state.server_errors, state.seen = 0, 0, {}
-            refresh = {
-                kind: at
-                for kind, at in adds.seen.items()
-                if seconds - self._kept.get((key, kind), -math.inf) >= SEEN_REFRESH.total_seconds()
-            }
-            for kind in refresh:
-                self._kept[key, kind] = seconds
+            unkept = self._unkept.setdefault(key, {})
+            unkept.update(adds.seen)
+            refresh: dict[str, int] = {}
+            if unkept and seconds - self._kept_at.get(key, -math.inf) >= SEEN_REFRESH.total_seconds():
+                refresh, self._unkept[key] = unkept, {}
+                self._kept_at[key] = seconds
         window = state.window
         total = self._counter.add(key, window, pending, (window + 2) * WINDOW_SECONDS, adds)
         if refresh:
