@@ -21,8 +21,9 @@ app = create_app()
 def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> dict[str, Any]:
     hook = normalize_hook(event, request)
     logger.set_correlation_id(hook.session_key)
+    agent_id = caller(app, Scope.HOOKS).agent_id
     seen_hook(app, hook.harness, event.value)  # received, whatever comes of it (the health page)
-    outcome = hook_service().handle(caller(app, Scope.HOOKS).agent_id, hook)
+    outcome = hook_service().handle(agent_id, hook)
     count("HooksReceived", event=event.value)
     if outcome.flush_requested:
         count("FlushesRequested")

@@ -1,31 +1,23 @@
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.logic.ratelimit import RateLimiter, WindowAdds, hook_kind
+from continuity_core.logic.ratelimit import RateLimiter, hook_kind
+from tests.fakes.rate import InMemoryRateCounter
 
 
-class SharedCounter:
+class SharedCounter(InMemoryRateCounter):
     """Several instances share one window total, as they do through DynamoDB."""
 
-    def __init__(self) -> None:
-        self.totals: dict[tuple[str, int], int] = {}
-        self.errors: dict[tuple[str, int], tuple[int, int]] = {}
-        self.seen: dict[tuple[str, int], dict[str, int]] = {}
-        self.kept: dict[str, dict[str, int]] = {}  # the long-lived marks, by key
-        self.calls = 0
-        self.kept_calls = 0
+    @property
+    def totals(self) -> dict[tuple[str, int], int]:
+        return {key: window.hits for key, window in self.windows.items()}
 
-    def add(self, key: str, window: int, count: int, expires_at: int, adds: WindowAdds | None = None) -> int:
-        self.calls += 1
-        self.totals[key, window] = self.totals.get((key, window), 0) + count
-        adds = adds or WindowAdds()
-        e4, e5 = self.errors.get((key, window), (0, 0))
-        self.errors[key, window] = (e4 + adds.client_errors, e5 + adds.server_errors)
-        self.seen.setdefault((key, window), {}).update(adds.seen)
-        return self.totals[key, window]
+    @property
+    def errors(self) -> dict[tuple[str, int], tuple[int, int]]:
+        return {key: (w.client_errors, w.server_errors) for key, w in self.windows.items()}
 
-    def keep_seen(self, key: str, seen: dict[str, int], expires_at: int) -> None:
-        self.kept_calls += 1
-        self.kept.setdefault(key, {}).update(seen)
+    @property
+    def seen(self) -> dict[tuple[str, int], dict[str, int]]:
+        return {key: window.seen for key, window in self.windows.items()}
 
 
 class Clock:
@@ -124,3 +116,8 @@ def test_the_long_lived_marks_are_written_at_an_instances_first_flush_then_once_
     assert counter.calls == 31 and counter.kept_calls == 2
     assert list(first) == [prompt] and counter.kept["token"][stop] > first[prompt]
     assert counter.kept["token"][prompt] == int((clock.now - timedelta(seconds=10)).timestamp())
+
+
+def test_a_harness_name_the_client_never_installs_is_marked_as_other() -> None:
+    assert hook_kind("opencode", "stop") == "opencode#stop"
+    assert hook_kind("my-own-harness-42", "stop") == hook_kind("x" * 64, "stop") == "other#stop"

@@ -47,9 +47,11 @@ class DynamoRateCounter:
             UpdateExpression=f"ADD {', '.join(additions)} SET {', '.join(sets)}",
             ExpressionAttributeValues=values,
             **({"ExpressionAttributeNames": names} if names else {}),
-            ReturnValues="UPDATED_NEW",
+            # The whole (small) item: UPDATED_NEW leaves out ``hits`` when a flush of answers alone
+            # (a request refused before it was admitted) adds 0 to it.
+            ReturnValues="ALL_NEW",
         )
-        return int(response["Attributes"][HITS]["N"])
+        return int(response["Attributes"].get(HITS, {}).get("N", 0))
 
     def keep_seen(self, key: str, seen: dict[str, int], expires_at: int) -> None:
         values: dict[str, Any] = {":expires": {"N": str(expires_at)}}

@@ -32,8 +32,12 @@ WINDOW_SECONDS = 60
 SEEN_REFRESH = timedelta(hours=1)
 # How long that item outlives its last write (a token unused this long shows no hooks).
 SEEN_KEEP = timedelta(days=35)
-# The (harness, event) kinds an instance keeps per window: a harness name is the client's string,
-# so a window item cannot grow past this many marks from one instance.
+# The harnesses the client installs into (client/continuity_client/hook/harness.py); any other
+# name a client sends is marked as OTHER_HARNESS, so the marks on a token's items stay a bounded
+# set (six harnesses by nine events) whatever strings a client posts.
+KNOWN_HARNESSES = frozenset({"claude-code", "codex", "gemini", "opencode", "openclaw"})
+OTHER_HARNESS = "other"
+# A bound on the kinds an instance holds unwritten, should the events grow past it.
 MAX_SEEN_KINDS = 64
 
 
@@ -57,8 +61,8 @@ class RateCounter(Protocol):
 
 
 def hook_kind(harness: str, event: str) -> str:
-    """One (harness, event) as a mark's name; an event never holds ``#``, a harness may."""
-    return f"{harness}#{event}"
+    """One (harness, event) as a mark's name (an unknown harness as ``other``)."""
+    return f"{harness if harness in KNOWN_HARNESSES else OTHER_HARNESS}#{event}"
 
 
 def split_hook_kind(kind: str) -> tuple[str, str]:
@@ -148,7 +152,9 @@ class RateLimiter:
             adds = WindowAdds(state.client_errors, state.server_errors, state.seen)
             state.client_errors, state.server_errors, state.seen = 0, 0, {}
             unkept = self._unkept.setdefault(key, {})
-            unkept.update(adds.seen)
+            for kind, at in adds.seen.items():
+                if kind in unkept or len(unkept) < MAX_SEEN_KINDS:
+                    unkept[kind] = at
             refresh: dict[str, int] = {}
             if unkept and seconds - self._kept_at.get(key, -math.inf) >= SEEN_REFRESH.total_seconds():
                 refresh, self._unkept[key] = unkept, {}
