@@ -337,6 +337,8 @@ def test_the_sessions_page_counts_sub_agents_and_compactions_and_lists_a_session
     after = page.locator(f"tr[data-session='{data.after}'] td[data-label=Sub-agents]")
     assert after.inner_text() == "1"
     assert page.locator("#sessions tbody tr").count() == 3  # before, after and the quiet one
+    shot(page, "sessions-counts")
+    assert fits_a_phone(page)
 
 
 def test_a_sessions_timeline_shows_its_sub_agent_start_linking_the_sub_agent(
