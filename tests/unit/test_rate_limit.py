@@ -95,7 +95,7 @@ def test_answers_within_seconds_of_a_write_wait_for_the_next_one_never_a_write_e
     assert counter.totals["token", window] == 17 and counter.errors["token", window] == (5, 10)
 
 
-def test_the_long_lived_marks_are_written_at_an_instances_first_flush_then_once_an_hour() -> None:
+def test_the_long_lived_marks_are_written_at_an_instances_second_flush_then_once_an_hour() -> None:
     counter, clock = SharedCounter(), Clock()
     limiter = RateLimiter(counter, limit_per_minute=1000, clock=clock, flush_after=5)
     prompt, stop = hook_kind("claude-code", "user-prompt-submit"), hook_kind("codex", "stop")
@@ -112,7 +112,7 @@ def test_the_long_lived_marks_are_written_at_an_instances_first_flush_then_once_
     clock.now += timedelta(hours=1)
     hook(prompt)
 
-    # The first flush wrote the first prompt; the hour's refresh wrote the stop and the latest prompt
+    # The second flush wrote both prompts' latest; the hour's refresh the stop and the latest prompt
     assert counter.calls == 31 and counter.kept_calls == 2
     assert list(first) == [prompt] and counter.kept["token"][stop] > first[prompt]
     assert counter.kept["token"][prompt] == int((clock.now - timedelta(seconds=10)).timestamp())
@@ -121,3 +121,14 @@ def test_the_long_lived_marks_are_written_at_an_instances_first_flush_then_once_
 def test_a_harness_name_the_client_never_installs_is_marked_as_other() -> None:
     assert hook_kind("opencode", "stop") == "opencode#stop"
     assert hook_kind("my-own-harness-42", "stop") == hook_kind("x" * 64, "stop") == "other#stop"
+
+
+def test_an_instance_that_serves_one_lone_request_writes_only_its_window() -> None:
+    counter, clock = SharedCounter(), Clock()
+    limiter = RateLimiter(counter, limit_per_minute=1000, clock=clock)
+
+    limiter.admit("token")
+    limiter.saw("token", hook_kind("claude-code", "session-start"))
+    limiter.settle("token", 200)
+
+    assert (counter.calls, counter.kept_calls) == (1, 0)

@@ -11,10 +11,11 @@ the limit is enforced on that total plus what it has not flushed yet. The oversh
 The same flush (one UpdateItem on the window's item, well under 1 KB) adds the window's 4xx and
 5xx answers and when each (harness, event) hook was last received, so they cost no request of
 their own. The window items expire within minutes; a hook kind's last sighting is also kept on one
-long-lived item per token: an instance writes it at its first flush, then once ``SEEN_REFRESH``
-passed since it last did, with every kind it saw since. So a warm instance adds one small write
-an hour per token, never one per hook; a kind an instance first sees after its first write reaches
-the long-lived item within the hour (the windows show it meanwhile).
+long-lived item per token: an instance writes it at its second flush for the token (an instance
+that served one lone request adds no second write to it), then once ``SEEN_REFRESH`` passed since
+it last did, with every kind it saw since. So a warm instance adds one small write an hour per
+token, never one per hook; a kind first seen after a write reaches the long-lived item within the
+hour (the windows show it meanwhile).
 """
 
 from __future__ import annotations
@@ -96,7 +97,9 @@ class RateLimiter:
         self._flush_every = flush_every
         self._flush_after = flush_after
         self._windows: dict[str, _Window] = {}
-        # Per key: when this instance last wrote the long-lived item, and what it saw since.
+        # Per key: its window flushes, when this instance last wrote the long-lived item, and what
+        # it saw since.
+        self._flushes: dict[str, int] = {}
         self._kept_at: dict[str, float] = {}
         self._unkept: dict[str, dict[str, int]] = {}
         self._lock = threading.Lock()
@@ -155,8 +158,10 @@ class RateLimiter:
             for kind, at in adds.seen.items():
                 if kind in unkept or len(unkept) < MAX_SEEN_KINDS:
                     unkept[kind] = at
+            flushes = self._flushes[key] = self._flushes.get(key, 0) + 1
+            stale = seconds - self._kept_at.get(key, -math.inf) >= SEEN_REFRESH.total_seconds()
             refresh: dict[str, int] = {}
-            if unkept and seconds - self._kept_at.get(key, -math.inf) >= SEEN_REFRESH.total_seconds():
+            if unkept and flushes >= 2 and stale:
                 refresh, self._unkept[key] = unkept, {}
                 self._kept_at[key] = seconds
         window = state.window
