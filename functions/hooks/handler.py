@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import ERROR_RESPONSES, caller, create_app, resolve
+from continuity_core.http import ERROR_RESPONSES, caller, create_app, resolve, seen_hook
 from continuity_core.logic.normalize import normalize_hook
 from continuity_core.models.hooks import HookEvent, HookRequest
 from continuity_core.models.tokens import Scope
@@ -21,7 +21,9 @@ app = create_app()
 def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> dict[str, Any]:
     hook = normalize_hook(event, request)
     logger.set_correlation_id(hook.session_key)
-    outcome = hook_service().handle(caller(app, Scope.HOOKS).agent_id, hook)
+    agent_id = caller(app, Scope.HOOKS).agent_id
+    seen_hook(app, hook.harness, event.value)  # received, whatever comes of it (the health page)
+    outcome = hook_service().handle(agent_id, hook)
     count("HooksReceived", event=event.value)
     if outcome.flush_requested:
         count("FlushesRequested")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -128,14 +129,20 @@ def _validation_response(error: RequestValidationError) -> Response:
     return error_response(422, f"invalid request: {summary}", errors=details)
 
 
+def _rate_key(event: dict[str, Any]) -> str | None:
+    """The caller's rate key (its token), as the authorizer passed it; None without one."""
+    claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("lambda") or {}
+    key = claims.get("token_id") or claims.get("agent_id")
+    return str(key) if key else None
+
+
 def rate_limit(app: APIGatewayHttpResolver, next_middleware: NextMiddleware) -> Response:
     """429 with Retry-After once the caller's token used its requests for this minute."""
-    claims = ((app.current_event.raw_event.get("requestContext") or {}).get("authorizer") or {}).get("lambda")
-    key = (claims or {}).get("token_id") or (claims or {}).get("agent_id")
+    key = _rate_key(app.current_event.raw_event)
     if key:
         from continuity_core.services import rate_limiter
 
-        retry_after = rate_limiter().admit(str(key))
+        retry_after = rate_limiter().admit(key)
         if retry_after is not None:
             count("RateLimited")
             return error_response(429, "rate limit reached; retry later", retry_after=retry_after)
@@ -246,8 +253,41 @@ def refused_early(event: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def resolve(app: APIGatewayHttpResolver, event: dict[str, Any], context: Any) -> dict[str, Any]:
-    """Every HTTP function's entry: the early refusals, then the resolver."""
-    return refused_early(event) or app.resolve(event, context)
+    """Every HTTP function's entry: the early refusals, then the resolver. Where every answer is
+    made, so its status is counted here (the health page's 4xx and 5xx, on the rate windows)."""
+    try:
+        answer = refused_early(event) or app.resolve(event, context)
+    except Exception:
+        with contextlib.suppress(Exception):  # the function's own error is the one to raise
+            _settle(event, 500)  # API Gateway answers 500 for a function that raised
+        raise
+    _settle(event, int(answer.get("statusCode", 200)))
+    return answer
+
+
+def seen_hook(app: APIGatewayHttpResolver, harness: str, event: str) -> None:
+    """A hook of ``harness`` and ``event`` was received (the health page's last hook per kind)."""
+    key = _rate_key(app.current_event.raw_event)
+    if key:
+        from continuity_core.logic.ratelimit import hook_kind
+        from continuity_core.services import rate_limiter
+
+        rate_limiter().saw(key, hook_kind(harness, event))
+
+
+def _settle(event: dict[str, Any], status: int) -> None:
+    """Count the answer on the caller's rate window (added with the window's next write). A busy
+    store costs the count, never the answer; any other failure (a missing grant) is loud."""
+    key = _rate_key(event)
+    if not key:
+        return
+    from continuity_core.services import rate_limiter
+
+    try:
+        rate_limiter().settle(key, status)
+    except StorageUnavailableError:
+        logger.warning("could not add to the rate window", exc_info=True)
+        count("RateWindowFailures")
 
 
 def _raw_error(status: int, detail: str) -> dict[str, Any]:

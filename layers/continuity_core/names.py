@@ -36,7 +36,9 @@ PROJECT_INDEX_PK = "gsi1pk"
 PROJECT_INDEX_SK = "gsi1sk"
 
 # Sessions with a live transcript by project, newest first (a key appends never change). It projects
-# everything a session summary needs, never the body.
+# everything a session summary needs, never the body. The project's session notes (below) sit in
+# it too, under a partition of their own (``PROJECT_NOTES_PART``): every session of a project,
+# newest start first, transcript or not (the dashboard's sessions page).
 SESSION_INDEX = "sessions_by_project"
 SESSION_INDEX_PK = "gsi2pk"
 SESSION_INDEX_SK = "gsi2sk"
@@ -95,6 +97,8 @@ DELETED_AT_ATTRIBUTE = "deleted_at"
 # Under a project's key (A#{agent}#P#{project}), one item per session, written when the session's
 # state is created: a project's sessions are found before they have a checkpoint or a transcript.
 PROJECT_SESSION_PREFIX = "SESSION#"
+# The notes' partition in the session index: A#{agent}#PS#{project} (the transcripts' is #P#).
+PROJECT_NOTES_PART = "#PS#"
 TRANSCRIPT_APPEND_PREFIX = "TRANSCRIPT#D#"
 # What a session start or sub-agent start injected (the dashboard's inspector), one item each under
 # the session: INJECTION#{at}#{event}. The pruner deletes them with the session's retention.
@@ -105,6 +109,11 @@ TOKEN_HASH_PREFIX = "TOKEN#"
 TOKEN_SK = "TOKEN"
 TOKEN_INDEX_PK = "TOKENS"
 RATE_PREFIX = "RATE#"
+# Under a rate key (RATE#{token}), beside its minute windows: the long-lived item of when each
+# (harness, event) hook was last received, and the prefix of those marks' attribute names (on it
+# and on the windows).
+RATE_SEEN_SK = "SEEN"
+SEEN_ATTRIBUTE_PREFIX = "seen#"
 PRUNER_CURSOR_PK = "PRUNER"
 PRUNER_CURSOR_SK = "CURSOR"
 

@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # annotations only: a function loads the models it uses, not 
     from continuity_core.models.digest import LedgerEntry, LedgerPage
     from continuity_core.models.hooks import Hook
     from continuity_core.models.injections import InjectionRecord
-    from continuity_core.models.state import SessionIdentity, SessionState
+    from continuity_core.models.state import SessionIdentity, SessionState, Tally
     from continuity_core.models.tokens import TokenRecord
     from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 
@@ -69,13 +69,20 @@ class PromptRecord:
     transcript_chars: int | None = None
     transcript_end: int | None = None  # where the transcript delta this hook carries ends
     context_tokens: int | None = None  # the context size the harness recorded, when the client sent it
+    compacted: bool = False  # the harness compacted since the last prompt: counted (Tally.COMPACTIONS)
 
 
 class StateStore(Protocol):
     def touch(
-        self, agent_id: str, identity: SessionIdentity, now: datetime, links: SessionLinks | None = None
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        now: datetime,
+        links: SessionLinks | None = None,
+        tally: Tally | None = None,
     ) -> SessionState:
-        """Create the session's state if missing and mark activity; returns the state after.
+        """Create the session's state if missing and mark activity (and add one to ``tally``, in the
+        same write); returns the state after.
 
         Every write that marks activity (this, ``record_prompt``, ``record_remember``,
         ``record_digest``) raises SessionDeletedError for a deleted session and writes nothing. The
@@ -116,6 +123,20 @@ class StateStore(Protocol):
 
     def get_many(self, agent_id: str, session_keys: list[str]) -> dict[str, SessionState]:
         """The live states of these sessions, keyed by session (eventually consistent)."""
+        ...
+
+    def in_project(
+        self,
+        agent_id: str,
+        project_normalized: str,
+        limit: int,
+        token: str | None = None,
+        harness: str | None = None,
+    ) -> tuple[list[SessionState], str | None]:
+        """A page of the project's sessions (noted when their state was created; a transcript or
+        not), newest start first, as their live states, and the token of the next page. A page looks
+        at ``limit`` sessions (of ``harness``, given one): one whose state is gone is left out, so a
+        page may hold fewer. InvalidPageTokenError for a token of another listing."""
         ...
 
     def set_transcript_hint(

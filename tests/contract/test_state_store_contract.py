@@ -170,3 +170,55 @@ def test_a_start_keeps_the_links_it_followed_on_the_state(stores: StoreSet, agen
         "/clear",
         None,
     )
+
+
+def test_compactions_and_sub_agents_are_counted_by_the_write_that_marks_activity(
+    stores: StoreSet, agent: str
+) -> None:
+    from continuity_core.models.state import Tally
+
+    stores.states.touch(agent, me(), T0, tally=Tally.COMPACTIONS)
+    stores.states.record_prompt(agent, me(), PromptRecord("after it", compacted=True), T0)
+    stores.states.record_prompt(agent, me(), prompt("plain"), T0)
+    stores.states.touch(agent, me(), LATER, tally=Tally.SUBAGENTS)
+    state = stores.states.touch(agent, me(), LATER)
+    assert (state.compactions, state.subagents, state.total_prompts) == (2, 1, 2)
+
+
+def test_a_projects_sessions_are_paged_newest_start_first_transcript_or_not(
+    stores: StoreSet, agent: str
+) -> None:
+    for n in range(3):
+        stores.states.touch(agent, me(f"s{n}"), T0 + timedelta(minutes=n))
+    stores.states.touch(agent, me("s0"), LATER + timedelta(minutes=9))  # activity moves no session up
+    stores.states.touch(agent, me("elsewhere", project="/work/other"), LATER)
+    stores.states.touch(agent, me("no-project", project=None), LATER)
+
+    first, token = stores.states.in_project(agent, "/work/app", 2)
+    rest, last = stores.states.in_project(agent, "/work/app", 2, token)
+
+    assert [s.session_key for s in first] == ["s2", "s1"] and token is not None
+    assert [s.session_key for s in rest] == ["s0"] and last is None
+    assert rest[0].last_activity_at == LATER + timedelta(minutes=9)
+    assert [s.session_key for s in stores.states.in_project(agent, "/work/other", 5)[0]] == ["elsewhere"]
+    assert stores.states.in_project(agent + "-other", "/work/app", 5) == ([], None)
+
+
+def test_a_projects_sessions_filter_by_harness_and_refuse_a_token_of_another_listing(
+    stores: StoreSet, agent: str
+) -> None:
+    from continuity_core.ports import InvalidPageTokenError
+
+    stores.states.touch(agent, me("c1"), T0)
+    stores.states.touch(agent, me("x1", harness="codex"), LATER)
+    stores.states.touch(agent, me("c2"), LATER + timedelta(minutes=1))
+    _, token = stores.states.in_project(agent, "/work/app", 1)
+
+    codex, _ = stores.states.in_project(agent, "/work/app", 10, harness="codex")
+
+    assert [s.session_key for s in codex] == ["x1"]
+    assert token is not None
+    with pytest.raises(InvalidPageTokenError):
+        stores.states.in_project(agent, "/work/other", 1, token)
+    with pytest.raises(InvalidPageTokenError):
+        stores.states.in_project(agent + "-other", "/work/app", 1, token)

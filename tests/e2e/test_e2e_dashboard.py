@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 import requests
@@ -134,7 +136,7 @@ def test_signing_in_shows_the_projects_sessions_with_their_counts(
     row.wait_for()
     cells = row.locator("td").all_inner_texts()
     assert cells[1] == "claude-code" and cells[2] == "active"
-    assert cells[4] == "20" and int(cells[5]) >= 2
+    assert cells[4] == "20" and int(cells[5]) >= 2 and cells[6:8] == ["0", "0"]  # no compaction, sub-agent
     # The token is this tab's alone: not in localStorage, and a new tab asks for it again.
     assert page.evaluate("localStorage.length") == 0
     assert page.evaluate("sessionStorage.getItem('continuity.token')") == local_stack.token
@@ -317,6 +319,43 @@ def test_lineage_shows_the_cleared_session_and_the_subagent_with_how_each_was_fo
     shot(page, "lineage")
 
 
+def test_the_sessions_page_counts_sub_agents_and_compactions_and_lists_a_session_without_transcript(
+    page: Any, local_stack: LocalStackProcess, cleared: tuple[Cleared, str]
+) -> None:
+    # Given, beside the cleared project's sessions, one that only started and compacted (no transcript)
+    data, _ = cleared
+    quiet = f"quiet-{uuid.uuid4().hex[:6]}"
+    data.hook("session-start", quiet, source="startup")
+    data.hook("pre-compaction", quiet, trigger="manual")
+
+    sign_in(page, local_stack, f"#/sessions?project={data.project}")
+
+    # Then it is listed with its compaction, and the session that started a sub-agent counts it
+    row = page.locator(f"tr[data-session='{quiet}']")
+    row.wait_for()
+    assert row.locator("td[data-label=Compactions]").inner_text() == "1"
+    after = page.locator(f"tr[data-session='{data.after}'] td[data-label=Sub-agents]")
+    assert after.inner_text() == "1"
+    assert page.locator("#sessions tbody tr").count() == 3  # before, after and the quiet one
+    shot(page, "sessions-counts")
+    assert fits_a_phone(page)
+
+
+def test_a_sessions_timeline_shows_its_sub_agent_start_linking_the_sub_agent(
+    page: Any, local_stack: LocalStackProcess, cleared: tuple[Cleared, str]
+) -> None:
+    data, _ = cleared
+    sign_in(page, local_stack, f"#/session/{data.after}")
+
+    event = page.locator("#timeline li[data-kind=subagent_start]")
+    event.wait_for()
+
+    assert "explorer-1" in event.inner_text()
+    link = event.locator("a")
+    assert unquote(link.get_attribute("href") or "") == f"#/session/{data.after}:subagent:explorer-1"
+    assert "1 sub-agents" in page.locator("p.meta").inner_text()
+
+
 def test_the_ledger_lists_decisions_in_order_and_flags_forks(
     page: Any, local_stack: LocalStackProcess, seeded: Seeded
 ) -> None:
@@ -387,12 +426,23 @@ def test_a_token_created_in_the_page_works_and_stops_working_once_revoked(
 def test_health_shows_the_queues_requests_per_minute_and_the_pruner(
     page: Any, local_stack: LocalStackProcess, seeded: Seeded
 ) -> None:
+    # Given a read of a session that does not exist (404), and the same function's next answer
+    # over 5 s later (an instance adds its counts then)
+    headers = {"Authorization": f"Bearer {local_stack.token}"}
+    missing = f"{local_stack.url}/api/sessions/nobody-{uuid.uuid4().hex[:6]}/timeline"
+    assert requests.get(missing, headers=headers, timeout=10).status_code == 404
+    time.sleep(5.5)
+    assert requests.get(missing, headers=headers, timeout=10).status_code == 404
+
     sign_in(page, local_stack, "#/health")
 
     page.locator("#rate tbody tr").first.wait_for()
-    minutes = page.locator("#rate tbody tr td.num").all_inner_texts()
+    minutes = page.locator("#rate tbody tr td[data-label=Requests]").all_inner_texts()
     # The seeded prompts went through the rate limiter's windows within the last 15 minutes
     assert len(minutes) == 15 and sum(int(m) for m in minutes) > 0
+    assert sum(int(m) for m in page.locator("#rate td[data-label='4xx']").all_inner_texts()) >= 1
+    # and each harness and event shows when it was last received
+    assert page.locator("#hooks tr[data-hook='claude-code user-prompt-submit']").count() == 1
     assert "waiting" in page.locator("#queues [data-queue='Dead-letter queue']").inner_text()
     assert page.locator("#pruner").inner_text()
     shot(page, "health")

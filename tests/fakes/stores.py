@@ -22,16 +22,14 @@ from continuity_core.logic.retention import expiry, is_expired
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry, LedgerPage
 from continuity_core.models.injections import InjectionRecord
-from continuity_core.models.state import (
-    SessionIdentity,
-    SessionState,
-)
+from continuity_core.models.state import SessionIdentity, SessionState, Tally
 from continuity_core.models.tokens import TokenRecord
 from continuity_core.names import LEDGER_ENTRY_PREFIX
 from continuity_core.ports import (
     Clock,
     DuplicateHookError,
     IdleCandidate,
+    InvalidPageTokenError,
     ProjectSnapshot,
     PromptRecord,
     SessionDeletedError,
@@ -80,11 +78,19 @@ class InMemoryStateStore:
     # -- writes ----------------------------------------------------------------------------------
 
     def touch(
-        self, agent_id: str, identity: SessionIdentity, now: datetime, links: SessionLinks | None = None
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        now: datetime,
+        links: SessionLinks | None = None,
+        tally: Tally | None = None,
     ) -> SessionState:
-        return self._apply(
-            agent_id, identity, now, lambda values: values.update(links.values() if links else {})
-        )
+        def change(values: dict[str, Any]) -> None:
+            values.update(links.values() if links else {})
+            if tally is not None:
+                _add(values, tally.value, 1)
+
+        return self._apply(agent_id, identity, now, change)
 
     def record_prompt(
         self, agent_id: str, identity: SessionIdentity, prompt: PromptRecord, now: datetime
@@ -93,6 +99,8 @@ class InMemoryStateStore:
             _add(values, "prompts_since_checkpoint", 1)
             _add(values, "total_prompts", 1)
             _add(values, "version", 1)
+            if prompt.compacted:
+                _add(values, Tally.COMPACTIONS.value, 1)
             self._enter_idle_index(agent_id, identity.session_key, now)
             if prompt.snippet:
                 values["pending_snippets"] = [*values.get("pending_snippets", []), prompt.snippet]
@@ -199,6 +207,34 @@ class InMemoryStateStore:
     def get_many(self, agent_id: str, session_keys: list[str]) -> dict[str, SessionState]:
         found = {key: self.get(agent_id, key) for key in dict.fromkeys(session_keys)}
         return {key: state for key, state in found.items() if state is not None}
+
+    def in_project(
+        self,
+        agent_id: str,
+        project_normalized: str,
+        limit: int,
+        token: str | None = None,
+        harness: str | None = None,
+    ) -> tuple[list[SessionState], str | None]:
+        noted = self._memory.project_sessions.get((agent_id, project_normalized), {})
+        # The index's order: the note's sort key (when the state was created, then the key); a
+        # page looks at ``limit`` notes and keeps those of ``harness`` (a filter, as on DynamoDB).
+        placed = []
+        for key in noted:
+            stored = self._memory.states.get((agent_id, key))
+            if stored is not None and "started_at" in stored.values:
+                placed.append((f"{stored.values['started_at'].isoformat()}#{key}", key, stored.values))
+        placed.sort(key=lambda entry: entry[0], reverse=True)
+        if token is not None:
+            if not token.startswith(f"{agent_id}|{project_normalized}|"):
+                raise InvalidPageTokenError("next_token is not one this API handed out for this list")
+            after = token.split("|", 2)[2]
+            placed = [entry for entry in placed if entry[0] < after]
+        page, more = placed[:limit], len(placed) > limit
+        next_token = f"{agent_id}|{project_normalized}|{page[-1][0]}" if more else None
+        page = [entry for entry in page if harness is None or entry[2].get("harness") == harness]
+        states = self.get_many(agent_id, [key for _, key, _ in page])
+        return [states[key] for _, key, _ in page if key in states], next_token
 
     # -- helpers ---------------------------------------------------------------------------------
 

@@ -167,10 +167,8 @@ def test_without_the_rate_counter_grant_read_api_fails_as_it_did_on_aws(
     narrowed = replace(access, functions={**access.functions, wiring.READ_API.key: reads_only})
     access_guard.install(access_guard.AccessGuard(narrowed, access_guard.physical_names(os.environ)))
     try:
-        # When the dashboard's second request comes once the instance flushes its count
+        # When the dashboard's first request of a minute is answered (its end adds the count)
         list_checkpoints = _list_checkpoints(service)
-        assert list_checkpoints()[0] == 200
-        clock.now += RATE_FLUSH_AFTER
         with pytest.raises(AccessDenied, match=r"function read_api .* dynamodb:UpdateItem"):
             list_checkpoints()
     finally:

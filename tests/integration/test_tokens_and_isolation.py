@@ -209,6 +209,8 @@ def test_the_isolation_matrix(
         assert "alice-session summary" in json.dumps(own[1]["injections"])
     if path.endswith("/search"):
         assert own[1]["results"] and not other[1]["results"]
+    if "/overview" in path:  # listed from the project's session notes: the agent's own only
+        assert [row["session_key"] for row in own[1]["sessions"]] == ["alice-session"]
     if path.startswith("/api/preview"):
         assert "alice-session" in json.dumps(own[1]) and other[1]["text"] is None
     if method == "DELETE":
@@ -236,12 +238,21 @@ def test_the_bootstrap_token_is_the_default_agents_admin(api: Api) -> None:
     assert CreateTokenRequest(agent_id="a", scopes=[Scope.READ, Scope.READ]).scopes == [Scope.READ]
 
 
-def test_the_health_route_is_admin_only_and_reads_queue_depth_and_requests_per_minute(api: Api) -> None:
+def test_the_health_route_is_admin_only_and_reads_queue_depth_and_requests_per_minute(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Given an agent that posted 25 prompts (10 make a checkpoint due: its flush waits in the queue)
+    clock = install_clock(monkeypatch, datetime(2026, 11, 22, 9, 0, 1, tzinfo=UTC))
     token = create_token(api, "alice", "hooks,read")
     body = {"session_id": "healthy", "cwd": PROJECT, "prompt": "step"}
     for _ in range(25):
         assert api.call("POST", "/api/hooks/user-prompt-submit", token, body)[0] == 200
+    # and, seconds apart, a Codex session start and a read of a session that does not exist (404)
+    codex = {"session_id": "other", "cwd": PROJECT, "harness": "codex", "source": "startup"}
+    clock.now += timedelta(seconds=6)
+    assert api.call("POST", "/api/hooks/session-start", token, codex)[0] == 200
+    clock.now += timedelta(seconds=6)
+    assert api.call("GET", "/api/sessions/nobody/timeline", token)[0] == 404
     # When an admin asks for the health
     status, health = api.call("GET", "/api/admin/health", ADMIN)
     # Then the queue holds the flush, and the rate windows hold the prompts (each instance adds its
@@ -251,6 +262,13 @@ def test_the_health_route_is_admin_only_and_reads_queue_depth_and_requests_per_m
     assert len(health["requests_per_minute"]) == 15
     assert sum(m["requests"] for m in health["requests_per_minute"]) >= 20
     assert health["pruner"]["pruned_before"] is None and health["not_shown"]
+    # and the 404 is counted as a 4xx, and each harness and event shows when it was last received
+    # (an instance adds its counts at a request's end 5 s after its last addition)
+    assert sum(m["client_errors"] for m in health["requests_per_minute"]) >= 1
+    assert sum(m["server_errors"] for m in health["requests_per_minute"]) == 0
+    last = {(h["harness"], h["event"]): h["at"] for h in health["last_hooks"]}
+    assert last[("codex", "session-start")] == "2026-11-22T09:00:07Z"
+    assert ("claude-code", "user-prompt-submit") in last
     # And a token without the admin scope is refused
     assert api.call("GET", "/api/admin/health", token)[0] == 403
     assert api.call("GET", "/api/admin/health", None)[0] == 401

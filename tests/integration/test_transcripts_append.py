@@ -265,8 +265,9 @@ def test_the_first_append_starts_the_transcript_without_reading(service: InProce
     transcript.grow("User: one\n")
     assert service.hook("user-prompt-submit", prompt_with(transcript, 1))[0] == 200
     # state update (and the project's note of the new session), the head, the append, the state's
-    # hint: no read
-    assert calls == ["UpdateItem", "PutItem", "PutItem", "PutItem", "UpdateItem"]
+    # hint: no read; then, at the answer, the instance's first count of the minute on the token's
+    # rate window (with the hook's mark, for the health page)
+    assert calls == ["UpdateItem", "PutItem", "PutItem", "PutItem", "UpdateItem", "UpdateItem"]
 
 
 def test_moving_text_to_s3_reads_only_what_it_moves(small_inline: InProcessService) -> None:

@@ -203,27 +203,86 @@ def session_head(key: str, harness: str = "claude-code", length: int = 0) -> Tra
     )
 
 
-def test_the_sessions_page_joins_each_session_with_its_state_in_two_reads_whatever_the_rows(
+class CountedStates:
+    """The state store, with the sessions page's reads of it counted."""
+
+    def __init__(self, states: InMemoryStateStore) -> None:
+        self._states = states
+        self.reads = 0
+
+    def in_project(self, *args: object, **kwargs: object) -> tuple[list[SessionState], str | None]:
+        self.reads += 1  # one index query and one batch read, as one call
+        return self._states.in_project(*args, **kwargs)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._states, name)
+
+
+def identity_in(key: str, harness: str = "claude-code") -> SessionIdentity:
+    return SessionIdentity(session_key=key, harness=harness, project=PROJECT, project_normalized=PROJECT)
+
+
+def test_the_sessions_page_lists_every_session_of_the_project_in_one_store_read_whatever_the_rows(
     stores: Stores, clock: Clock
 ) -> None:
-    heads = [session_head(f"s{n}") for n in range(30)] + [session_head("codex-1", harness="codex")]
-    transcripts = Transcripts(*heads)
+    # Given 30 sessions that posted hooks (none sent a transcript) and a Codex one
     for n in range(30):
-        identity = SessionIdentity(session_key=f"s{n}", harness="claude-code", project=PROJECT)
-        stores.states.touch("a1", identity, T0)
+        stores.states.touch("a1", identity_in(f"s{n}"), T0 + timedelta(seconds=n))
+    stores.states.touch("a1", identity_in("codex-1", harness="codex"), T0 + timedelta(minutes=1))
     stores.states.end_session("a1", "s3", T0)
-    transcripts.states = stores.states
-    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+    states = CountedStates(stores.states)
+    transcripts = Transcripts()
+    reader = DashboardReader(transcripts, states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
 
+    # When the page is read, whole and filtered
     page = reader.sessions("a1", PROJECT, 100)
     ended = reader.sessions("a1", PROJECT, 100, status=SessionStatus.ENDED)
     codex = reader.sessions("a1", PROJECT, 100, harness="codex")
     later = reader.sessions("a1", PROJECT, 100, since=datetime(2026, 11, 22, 10, 0))  # no zone: UTC
 
-    assert len(page.sessions) == 31 and transcripts.reads == 4  # one index query a page
+    # Then every session is there, newest start first, each page one read of the state store
+    assert len(page.sessions) == 31 and [r.session_key for r in page.sessions[:2]] == ["codex-1", "s29"]
+    assert states.reads == 4 and transcripts.reads == 0
     assert later.sessions == []
     assert [r.session_key for r in ended.sessions] == ["s3"]
-    assert [r.session_key for r in codex.sessions] == ["codex-1"] and codex.sessions[0].prompts == 0
+    assert [r.session_key for r in codex.sessions] == ["codex-1"] and codex.sessions[0].harness == "codex"
+
+
+def test_the_sessions_page_pages_the_project_newest_first_and_leaves_other_projects_out(
+    stores: Stores, clock: Clock
+) -> None:
+    for n in range(5):
+        stores.states.touch("a1", identity_in(f"s{n}"), T0 + timedelta(minutes=n))
+    elsewhere = SessionIdentity(session_key="x", harness="codex", project="/x", project_normalized="/x")
+    stores.states.touch("a1", elsewhere, T0)
+    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+
+    first = reader.sessions("a1", PROJECT, 3)
+    rest = reader.sessions("a1", PROJECT, 3, token=first.next_token)
+
+    assert [r.session_key for r in first.sessions] == ["s4", "s3", "s2"] and first.next_token
+    assert [r.session_key for r in rest.sessions] == ["s1", "s0"] and rest.next_token is None
+    assert reader.sessions("a2", PROJECT, 3).sessions == []
+
+
+def test_a_row_counts_prompts_checkpoints_compactions_and_sub_agents_from_the_state(
+    stores: Stores, clock: Clock
+) -> None:
+    from continuity_core.models.state import Tally
+    from continuity_core.ports import PromptRecord
+
+    identity = identity_in("s1")
+    stores.states.record_prompt("a1", identity, PromptRecord("fix the build"), T0)
+    stores.states.touch("a1", identity, T0, tally=Tally.COMPACTIONS)
+    stores.states.record_prompt("a1", identity, PromptRecord("go on", compacted=True), T0)
+    for _ in range(3):
+        stores.states.touch("a1", identity, T0, tally=Tally.SUBAGENTS)
+    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+
+    (row,) = reader.sessions("a1", PROJECT, 10).sessions
+
+    assert (row.prompts, row.compactions, row.subagents) == (2, 2, 3)
+    assert row.transcript_chars == 0 and row.status is SessionStatus.ACTIVE
 
 
 def test_a_timeline_orders_prompts_checkpoints_remembers_and_the_end(stores: Stores, clock: Clock) -> None:
@@ -269,6 +328,36 @@ def test_a_timeline_orders_prompts_checkpoints_remembers_and_the_end(stores: Sto
         timeline.digest_sequence == 5 and timeline.session and timeline.session.status is SessionStatus.ENDED
     )
     assert reader.timeline("a1", "nobody") is None
+
+
+def test_a_timeline_shows_each_sub_agent_start_with_the_sub_agents_own_key(
+    stores: Stores, clock: Clock
+) -> None:
+    from continuity_core.models.injections import InjectionRecord
+
+    # Given a session without a transcript whose agent started a sub-agent, after one prompt
+    stores.states.touch("a1", identity_in("s1"), T0)
+    started = T0 + timedelta(minutes=3)
+    stores.injections.record(
+        "a1",
+        InjectionRecord(
+            session_key="s1", event="subagent_start", at=started, subagent_id="ag7", cap_chars=10_000
+        ),
+    )
+    stores.injections.record(
+        "a1", InjectionRecord(session_key="s1", event="session_start", at=T0, cap_chars=10_000)
+    )
+    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+
+    # When its timeline is read
+    timeline = reader.timeline("a1", "s1")
+
+    # Then the sub-agent start is on it, linking the sub-agent's own session, and the session has a row
+    assert timeline is not None and timeline.session is not None
+    assert timeline.session.session_key == "s1" and timeline.turns == []
+    (subagent,) = [e for e in timeline.events if e.kind is TimelineKind.SUBAGENT_START]
+    assert subagent.at == started and subagent.session_key == "s1:subagent:ag7"
+    assert [e.kind for e in timeline.events] == [TimelineKind.SESSION_START, TimelineKind.SUBAGENT_START]
 
 
 def test_a_checkpoint_view_diffs_against_the_one_before_and_links_both_ways(

@@ -459,3 +459,64 @@ def test_a_turn_end_and_a_subagents_stop_store_their_transcript_and_answer_nothi
         assert answer.response.additional_context is None
         assert core.stores.states.get(AGENT, session) is not None
         assert [a.text for a in core.transcripts.appends(AGENT, session, 0, True)] == ["Assistant: done\n\n"]
+
+
+# -- what the sessions page counts -----------------------------------------------------------------
+
+
+def test_each_compaction_is_counted_once_whichever_hooks_report_it(core: Core) -> None:
+    # Given a Claude Code session that compacts (PreCompact, then PostCompact) and a Gemini CLI one
+    # whose manual /compress posts PreCompress and whose next prompt reports the compression
+    core.prompt("s1", 1)
+    core.hook(HookEvent.PRE_COMPACTION, "s1", trigger="auto")
+    core.hook(HookEvent.POST_COMPACTION, "s1", trigger="auto", compact_summary="We chose SQS.")
+    core.hook(HookEvent.PRE_COMPACTION, "g1", harness="gemini", trigger="manual")
+    core.hook(HookEvent.USER_PROMPT_SUBMIT, "g1", harness="gemini", prompt="go on", compacted=True)
+    # Then each session counts one compaction
+    for key in ("s1", "g1"):
+        state = core.stores.states.get(AGENT, key)
+        assert state is not None and state.compactions == 1, key
+
+
+def test_a_sub_agent_start_counts_on_its_parent_in_the_write_that_marks_it_active(core: Core) -> None:
+    # Given a parent session
+    core.prompt("s1", 1)
+    writes = core.stores.states.writes
+    # When Claude Code starts two sub-agents under it
+    core.hook(HookEvent.SUBAGENT_START, "s1", subagent_id="a1")
+    core.clock.now += timedelta(minutes=1)
+    core.hook(HookEvent.SUBAGENT_START, "s1", subagent_id="a2")
+    # Then the parent counts two, one state write each, and is active as of the second
+    state = core.stores.states.get(AGENT, "s1")
+    assert state is not None and state.subagents == 2
+    assert core.stores.states.writes == writes + 2
+    assert state.last_activity_at == core.clock.now
+
+
+def test_a_sub_agent_start_under_a_deleted_session_stores_nothing(core: Core) -> None:
+    from continuity_core.logic.forget import Forgetter
+    from tests.fakes.erasure import InMemoryErasureStore
+
+    # Given a session deleted (its tombstone in place), and a hook path that records injections
+    s = core.stores
+    service = HookService(
+        s.states, s.checkpoints, s.flushes, core.config, core.clock, injections=s.injections
+    )
+    core.prompt("s1", 1)
+    Forgetter(InMemoryErasureStore(s.memory, core.transcripts), core.config, core.clock).forget_session(
+        AGENT, "s1"
+    )
+    # When a sub-agent start of it arrives (a spooled one)
+    hook = Hook(
+        event=HookEvent.SUBAGENT_START,
+        session_key="s1",
+        harness="claude-code",
+        project=PROJECT,
+        project_normalized=PROJECT,
+        subagent_id="a1",
+    )
+    answer = service.handle(AGENT, hook)
+    # Then it is answered, and neither a state nor an injection is stored under the deleted session
+    assert answer.response.additional_context is None
+    assert s.states.get(AGENT, "s1") is None and s.states.deleted(AGENT, "s1")
+    assert s.injections.for_session(AGENT, "s1", 10) == []

@@ -34,6 +34,16 @@ def test_the_client_strips_the_same_markers_and_forms_the_same_subagent_keys() -
     assert client_harness.SUBAGENT_KEY_PART == SUBAGENT_KEY_PART
 
 
+def test_the_health_marks_and_the_compaction_count_know_the_clients_harnesses() -> None:
+    from continuity_core.logic.ingest import PROMPT_REPORTS_COMPACTION
+    from continuity_core.logic.ratelimit import KNOWN_HARNESSES
+
+    # The client's own names: a harness it installs into is never marked "other" on the health page
+    assert set(client_harness.HARNESSES) == KNOWN_HARNESSES
+    # and the harness whose compactions show on the next prompt is the one the client recovers there
+    assert set(client_harness.RECOVER_AT_PROMPT) == PROMPT_REPORTS_COMPACTION
+
+
 def test_a_gemini_hook_context_prefix_is_removed_and_the_prompt_kept() -> None:
     # Gemini CLI headless: the session start's context prefixed to the prompt (docs/hooks/reference.md)
     text = f"<hook_context>{RECOVERY_HEADING}\n_Recovered from …_</hook_context>\nfix the date parser"

@@ -1,19 +1,23 @@
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.logic.ratelimit import RateLimiter
+from continuity_core.logic.ratelimit import RateLimiter, hook_kind
+from tests.fakes.rate import InMemoryRateCounter
 
 
-class SharedCounter:
+class SharedCounter(InMemoryRateCounter):
     """Several instances share one window total, as they do through DynamoDB."""
 
-    def __init__(self) -> None:
-        self.totals: dict[tuple[str, int], int] = {}
-        self.calls = 0
+    @property
+    def totals(self) -> dict[tuple[str, int], int]:
+        return {key: window.hits for key, window in self.windows.items()}
 
-    def add(self, key: str, window: int, count: int, expires_at: int) -> int:
-        self.calls += 1
-        self.totals[key, window] = self.totals.get((key, window), 0) + count
-        return self.totals[key, window]
+    @property
+    def errors(self) -> dict[tuple[str, int], tuple[int, int]]:
+        return {key: (w.client_errors, w.server_errors) for key, w in self.windows.items()}
+
+    @property
+    def seen(self) -> dict[tuple[str, int], dict[str, int]]:
+        return {key: window.seen for key, window in self.windows.items()}
 
 
 class Clock:
@@ -54,3 +58,77 @@ def test_tokens_are_limited_separately() -> None:
 
     assert limiter.admit("a") is not None
     assert limiter.admit("b") is None
+
+
+# -- what rides on the window writes: answers over 400 and the hooks received ------------------------
+
+
+def test_a_lone_request_is_counted_with_its_error_and_its_hook_in_one_write() -> None:
+    # Given an instance that has served nothing this minute
+    counter, clock = SharedCounter(), Clock()
+    limiter = RateLimiter(counter, limit_per_minute=100, clock=clock)
+    # When one hook arrives and is answered 409
+    limiter.admit("token")
+    limiter.saw("token", hook_kind("codex", "user-prompt-submit"))
+    limiter.settle("token", 409)
+    # Then one write adds the request, the 4xx and the hook's sighting to the window
+    window = int(clock.now.timestamp() // 60)
+    assert counter.calls == 1 and counter.totals["token", window] == 1
+    assert counter.errors["token", window] == (1, 0)
+    assert counter.seen["token", window] == {"codex#user-prompt-submit": int(clock.now.timestamp())}
+
+
+def test_answers_within_seconds_of_a_write_wait_for_the_next_one_never_a_write_each() -> None:
+    counter, clock = SharedCounter(), Clock()
+    limiter = RateLimiter(counter, limit_per_minute=1000, clock=clock, flush_every=20, flush_after=5)
+
+    for status in [200] + [500] * 10 + [404] * 5:  # a burst within one second
+        limiter.admit("token")
+        limiter.settle("token", status)
+    calls = counter.calls
+    clock.now += timedelta(seconds=6)
+    limiter.admit("token")
+    limiter.settle("token", 200)
+
+    window = int(clock.now.timestamp() // 60)
+    assert calls == 1 and counter.calls == 2  # the first answer's write, then one 5 s later
+    assert counter.totals["token", window] == 17 and counter.errors["token", window] == (5, 10)
+
+
+def test_the_long_lived_marks_are_written_at_an_instances_second_flush_then_once_an_hour() -> None:
+    counter, clock = SharedCounter(), Clock()
+    limiter = RateLimiter(counter, limit_per_minute=1000, clock=clock, flush_after=5)
+    prompt, stop = hook_kind("claude-code", "user-prompt-submit"), hook_kind("codex", "stop")
+
+    def hook(kind: str) -> None:
+        limiter.admit("token")
+        limiter.saw("token", kind)
+        limiter.settle("token", 200)
+        clock.now += timedelta(seconds=10)
+
+    for n in range(30):  # a hook every 10 s for five minutes: a window write each
+        hook(prompt if n != 15 else stop)
+    first = dict(counter.kept["token"])
+    clock.now += timedelta(hours=1)
+    hook(prompt)
+
+    # The second flush wrote both prompts' latest; the hour's refresh the stop and the latest prompt
+    assert counter.calls == 31 and counter.kept_calls == 2
+    assert list(first) == [prompt] and counter.kept["token"][stop] > first[prompt]
+    assert counter.kept["token"][prompt] == int((clock.now - timedelta(seconds=10)).timestamp())
+
+
+def test_a_harness_name_the_client_never_installs_is_marked_as_other() -> None:
+    assert hook_kind("opencode", "stop") == "opencode#stop"
+    assert hook_kind("my-own-harness-42", "stop") == hook_kind("x" * 64, "stop") == "other#stop"
+
+
+def test_an_instance_that_serves_one_lone_request_writes_only_its_window() -> None:
+    counter, clock = SharedCounter(), Clock()
+    limiter = RateLimiter(counter, limit_per_minute=1000, clock=clock)
+
+    limiter.admit("token")
+    limiter.saw("token", hook_kind("claude-code", "session-start"))
+    limiter.settle("token", 200)
+
+    assert (counter.calls, counter.kept_calls) == (1, 0)

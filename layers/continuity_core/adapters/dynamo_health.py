@@ -8,6 +8,7 @@ from continuity_core.adapters.aws import call
 from continuity_core.adapters.dynamo_items import item_key, parse_timestamp
 from continuity_core.adapters.dynamo_rate import DynamoRateCounter
 from continuity_core.adapters.dynamo_state import call_dynamodb
+from continuity_core.logic.health import Traffic
 from continuity_core.models.health import PrunerStatus, QueueDepth
 from continuity_core.names import PRUNER_CURSOR_PK, PRUNER_CURSOR_SK
 
@@ -32,8 +33,8 @@ class AwsHealthSource:
         visible, in_flight, delayed = (int(found.get(name, 0)) for name in _DEPTH)
         return QueueDepth(visible=visible, in_flight=in_flight, delayed=delayed)
 
-    def request_counts(self, keys: list[str], windows: list[int]) -> dict[int, int]:
-        return DynamoRateCounter(self._table).counts(keys, windows)
+    def traffic(self, keys: list[str], windows: list[int]) -> Traffic:
+        return DynamoRateCounter(self._table).traffic(keys, windows)
 
     def pruner(self) -> PrunerStatus:
         item: dict[str, Any] = call_dynamodb(

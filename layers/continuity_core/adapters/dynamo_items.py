@@ -15,6 +15,7 @@ from continuity_core.names import (
     LEDGER_ENTRY_PREFIX,
     LEDGER_PART,
     PK,
+    PROJECT_NOTES_PART,
     PROJECT_PART,
     SESSION_PART,
     SK,
@@ -37,6 +38,11 @@ def session_pk(agent_id: str, session_key: str) -> str:
 
 def project_pk(agent_id: str, project_normalized: str) -> str:
     return _partition_key(f"{AGENT_PREFIX}{agent_id}{PROJECT_PART}{project_normalized}")
+
+
+def project_notes_pk(agent_id: str, project_normalized: str) -> str:
+    """The session index partition of a project's session notes (every session, newest first)."""
+    return _partition_key(f"{AGENT_PREFIX}{agent_id}{PROJECT_NOTES_PART}{project_normalized}")
 
 
 def item_key(pk: str, sk: str) -> dict[str, Any]:

@@ -21,17 +21,16 @@ from continuity_core.adapters.dynamo_items import (
     from_attributes,
     item_key,
     parse_timestamp,
+    project_notes_pk,
     project_pk,
     session_pk,
     timestamp,
     to_attributes,
 )
+from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
 from continuity_core.adapters.dynamo_update import UpdateBuilder
 from continuity_core.logic.retention import expiry
-from continuity_core.models.state import (
-    SessionIdentity,
-    SessionState,
-)
+from continuity_core.models.state import SessionIdentity, SessionState, Tally
 from continuity_core.names import (
     DELETED_AT_ATTRIBUTE,
     EXPIRY_PK,
@@ -42,6 +41,9 @@ from continuity_core.names import (
     IDLE_SK,
     PK,
     PROJECT_SESSION_PREFIX,
+    SESSION_INDEX,
+    SESSION_INDEX_PK,
+    SESSION_INDEX_SK,
     SK,
     STATE_SK,
     TTL_ATTRIBUTE,
@@ -83,11 +85,18 @@ class DynamoStateStore:
     # -- writes ------------------------------------------------------------------------------
 
     def touch(
-        self, agent_id: str, identity: SessionIdentity, now: datetime, links: SessionLinks | None = None
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        now: datetime,
+        links: SessionLinks | None = None,
+        tally: Tally | None = None,
     ) -> SessionState:
         update = self._activity(agent_id, identity, now)
         for name, value in (links.values() if links else {}).items():  # same write, a few bytes more
             update.set(name, value)
+        if tally is not None:  # same write: a counter is a few bytes of the item
+            update.add(tally.value, 1)
         return self._apply(agent_id, identity, update, now)
 
     def record_prompt(
@@ -97,6 +106,8 @@ class DynamoStateStore:
         update.add("prompts_since_checkpoint", 1)
         update.add("total_prompts", 1)
         update.add("version", 1)
+        if prompt.compacted:
+            update.add(Tally.COMPACTIONS.value, 1)
         _enter_idle_index(update, agent_id, identity.session_key, now)
         if prompt.snippet:
             update.append("pending_snippets", [prompt.snippet])
@@ -212,6 +223,41 @@ class DynamoStateStore:
         )
         return DELETED_AT_ATTRIBUTE in response.get("Item", {})
 
+    def in_project(
+        self,
+        agent_id: str,
+        project_normalized: str,
+        limit: int,
+        token: str | None = None,
+        harness: str | None = None,
+    ) -> tuple[list[SessionState], str | None]:
+        # One index query (the notes, newest start first), one batch read of their states.
+        index_pk = project_notes_pk(agent_id, project_normalized)
+        scope = {SESSION_INDEX_PK: index_pk, PK: project_pk(agent_id, project_normalized)}
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": SESSION_INDEX,
+            "KeyConditionExpression": f"{SESSION_INDEX_PK} = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": index_pk}},
+            "ProjectionExpression": "session_key",
+            "ScanIndexForward": False,
+            "Limit": limit,
+        }
+        if harness is not None:
+            request["FilterExpression"] = "harness = :harness"
+            request["ExpressionAttributeValues"][":harness"] = {"S": harness}
+        if token:
+            request["ExclusiveStartKey"] = decode_page_token(
+                token, scope, {SK: PROJECT_SESSION_PREFIX, SESSION_INDEX_SK: ""}
+            )
+        response = self._call("query", **request)
+        keys = [item["session_key"]["S"] for item in response.get("Items", [])]
+        states = self.get_many(agent_id, keys) if keys else {}
+        last = response.get("LastEvaluatedKey")
+        return [states[key] for key in keys if key in states], encode_page_token(
+            last, scope
+        ) if last else None
+
     def get_many(self, agent_id: str, session_keys: list[str]) -> dict[str, SessionState]:
         items = batch_get(self._table, [_key(agent_id, key) for key in dict.fromkeys(session_keys)])
         now = self._clock()
@@ -263,7 +309,13 @@ class DynamoStateStore:
         key = item_key(
             project_pk(agent_id, identity.project_normalized), PROJECT_SESSION_PREFIX + identity.session_key
         )
-        values = {"session_key": identity.session_key, TTL_ATTRIBUTE: expiry(now, self._ttl).ttl_epoch}
+        values = {
+            **identity.model_dump(exclude_none=True),
+            "created_at": timestamp(now),
+            TTL_ATTRIBUTE: expiry(now, self._ttl).ttl_epoch,
+            SESSION_INDEX_PK: project_notes_pk(agent_id, identity.project_normalized),
+            SESSION_INDEX_SK: f"{timestamp(now)}#{identity.session_key}",
+        }
         self._call("put_item", TableName=self._table, Item=key | to_attributes(values))
 
     def _update(

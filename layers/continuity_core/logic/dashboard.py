@@ -2,8 +2,9 @@
 timeline, and one checkpoint against the one before it.
 
 Each answer costs a fixed number of store reads, whatever the page holds (no read per row): the
-sessions page is one index query and one batch read of states; a session is its state, its
-checkpoints (one query) and its transcript; a checkpoint is the session's checkpoints.
+sessions page is one index query (the project's session notes: every session, a transcript or not)
+and one batch read of states; a session is its state, its checkpoints (one query), its injections
+(one query: the sub-agent starts) and its transcript; a checkpoint is the session's checkpoints.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from continuity_core.logic.checkpoint_diff import diff_digests
-from continuity_core.logic.lineage import children, links_of, origins
+from continuity_core.logic.lineage import SUBAGENT_START, children, links_of, origins
 from continuity_core.logic.reads import MAX_SESSION_CHECKPOINTS, project_key
 from continuity_core.logic.terms import snippet
 from continuity_core.logic.turns import group_turns
@@ -26,10 +27,11 @@ from continuity_core.models.dashboard import (
     TimelineKind,
     Turn,
 )
-from continuity_core.models.injections import InjectionList, Lineage, LineageLink
+from continuity_core.models.injections import InjectionList, InjectionRecord, Lineage, LineageLink
 from continuity_core.models.session_digest import FactSource
 from continuity_core.models.state import SessionState
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
+from continuity_core.names import SUBAGENT_KEY_PART
 from continuity_core.ports import CheckpointStore, Clock, InjectionLog, StateStore, TranscriptStore
 
 # A session with no hook for this long, and not ended, shows as idle.
@@ -54,19 +56,40 @@ def session_status(state: SessionState | None, last_activity: datetime, now: dat
     return SessionStatus.IDLE if now - last_activity > IDLE_AFTER else SessionStatus.ACTIVE
 
 
-def session_row(summary: SessionSummary, state: SessionState | None, now: datetime) -> SessionRow:
-    last = max(summary.updated_at, state.last_activity_at) if state else summary.updated_at
+def session_row(
+    state: SessionState | None, now: datetime, summary: SessionSummary | None = None
+) -> SessionRow:
+    """A row from the session's state, its transcript's summary, or both (at least one). The state
+    counts; a session the state no longer holds (pruned) is described by its transcript."""
+    if state is None:
+        assert summary is not None, "a row needs the session's state or its transcript"
+        key, harness, project = summary.session_key, summary.harness, summary.project
+        last, started, chars = summary.updated_at, summary.created_at, summary.length
+    else:
+        key, harness, project = state.session_key, state.harness, state.project
+        last, started, chars = state.last_activity_at, state.started_at, state.transcript_end or 0
+        if summary is not None:
+            last, started = max(summary.updated_at, last), min(summary.created_at, started)
+            chars = max(summary.length, chars)
+            harness = summary.harness or harness
+            project = summary.project or project
+    if not project:
+        project = (summary.project_normalized if summary else None) or (
+            state.project_normalized if state else None
+        )
     return SessionRow(
-        session_key=summary.session_key,
-        harness=summary.harness or (state.harness if state else None),
-        project=summary.project or summary.project_normalized,
+        session_key=key,
+        harness=harness,
+        project=project,
         status=session_status(state, last, now),
-        started_at=min(summary.created_at, state.started_at) if state else summary.created_at,
+        started_at=started,
         last_activity_at=last,
         prompts=state.total_prompts if state else 0,
         checkpoints=state.checkpoints_written if state else 0,
+        compactions=state.compactions if state else 0,
+        subagents=state.subagents if state else 0,
         last_checkpoint_trigger=state.last_checkpoint_trigger if state else None,
-        transcript_chars=summary.length,
+        transcript_chars=chars,
     )
 
 
@@ -101,16 +124,35 @@ def transcript_events(turns: list[Turn]) -> list[TimelineEvent]:
     return events
 
 
+def subagent_events(injections: list[InjectionRecord]) -> list[TimelineEvent]:
+    """Each sub-agent start the session's injections record, with the sub-agent's own key (its
+    transcript and checkpoints are stored under it) when the harness named the sub-agent."""
+    events = []
+    for record in injections:
+        if record.event != SUBAGENT_START:
+            continue
+        key = f"{record.session_key}{SUBAGENT_KEY_PART}{record.subagent_id}" if record.subagent_id else None
+        text = f"sub-agent {record.subagent_id}" if record.subagent_id else "sub-agent"
+        if record.parent_session_key is not None:
+            text += " (inherited the session's context)"
+        events.append(
+            TimelineEvent(kind=TimelineKind.SUBAGENT_START, at=record.at, text=text, session_key=key)
+        )
+    return events
+
+
 def timeline_events(
     state: SessionState | None,
     head: TranscriptHead | None,
     checkpoints: list[Checkpoint],
     turns: list[Turn],
+    injections: list[InjectionRecord] | None = None,
 ) -> list[TimelineEvent]:
     """Every event oldest first; one without a time keeps its place after the one before it."""
     started = state.started_at if state else (head.created_at if head else None)
     events = [TimelineEvent(kind=TimelineKind.SESSION_START, at=started)]
     events += transcript_events(turns)
+    events += subagent_events(injections or [])
     digest = checkpoints[-1].session_digest if checkpoints else None
     for fact in digest.facts if digest else []:
         if fact.source is FactSource.REMEMBER:
@@ -170,13 +212,13 @@ class DashboardReader:
 
     def _continuations(self, agent_id: str, session_key: str) -> list[LineageLink]:
         """The sessions that continued this one or are its sub-agents: their states name it (each
-        start's one state write keeps its links), among the project's newest sessions with a
-        transcript — its state, one index query and one batch read of states."""
+        start's one state write keeps its links), among the project's newest sessions — its state,
+        one index query and one batch read of states."""
         state = self._states.get(agent_id, session_key)
         if state is None or not state.project_normalized:
             return []
-        _, _, states = self._transcripts.session_page(agent_id, state.project_normalized, LINEAGE_SCAN)
-        return children(session_key, list(states.values()))
+        states, _ = self._states.in_project(agent_id, state.project_normalized, LINEAGE_SCAN)
+        return children(session_key, states)
 
     def sessions(
         self,
@@ -188,16 +230,15 @@ class DashboardReader:
         status: SessionStatus | None = None,
         since: datetime | None = None,
     ) -> SessionRows:
-        """A page of the project's sessions, newest first, with their state; ``status`` and
-        ``since`` filter within the page (a page may hold fewer than ``limit``; follow next_token)."""
-        # One index query and one batch read of states (the activity and the rows share it).
-        found, next_token, states = self._transcripts.session_page(
-            agent_id, project_key(project), limit, token, harness
-        )
+        """A page of the project's sessions, newest start first, with their state, a transcript or
+        not; ``status`` and ``since`` filter within the page (a page may hold fewer than ``limit``;
+        follow next_token)."""
+        # One index query (the project's session notes) and one batch read of states.
+        states, next_token = self._states.in_project(agent_id, project_key(project), limit, token, harness)
         if since is not None and since.tzinfo is None:
             since = since.replace(tzinfo=UTC)  # a bare date-time from a query string means UTC
         now = self._clock()
-        rows = [session_row(s, states.get(s.session_key), now) for s in found]
+        rows = [session_row(state, now) for state in states]
         rows = [
             r
             for r in rows
@@ -212,6 +253,7 @@ class DashboardReader:
         checkpoints = self._checkpoints.list_for_session(agent_id, session_key, MAX_SESSION_CHECKPOINTS)
         if state is None and head is None and not checkpoints:
             return None
+        injections = self._injections.for_session(agent_id, session_key, MAX_INJECTIONS)
         turns: list[Turn] = []
         next_offset = None
         if head is not None:
@@ -219,10 +261,11 @@ class DashboardReader:
             turns = group_turns(self._transcripts.read(agent_id, head, 0, end), head)
             next_offset = end if end < head.length else None
         latest = checkpoints[-1] if checkpoints else None
-        row = session_row(head.summary(), state, self._clock()) if head is not None else None
+        summary = head.summary() if head is not None else None
+        row = session_row(state, self._clock(), summary) if state or summary else None
         return SessionTimeline(
             session=row,
-            events=timeline_events(state, head, checkpoints, turns),
+            events=timeline_events(state, head, checkpoints, turns, injections),
             turns=turns,
             transcript_next_offset=next_offset,
             digest=latest.session_digest if latest else None,

@@ -1,28 +1,41 @@
 """The service's health for an admin (``GET /api/admin/health``), from what it already keeps.
 
-Nothing here is counted for the purpose: the checkpoint queue's and its DLQ's depth are SQS's own
-attributes, requests per minute are the rate limiter's shared windows (one item per token and
-minute, written anyway), the pruner's progress is its cursor item. So the route adds no write to
-any request, and reads: one token query, one batch read per 100 token-minutes, one item, two SQS
-calls.
+The checkpoint queue's and its DLQ's depth are SQS's own attributes; requests, 4xx and 5xx answers
+per minute and the hooks received are the rate limiter's shared windows (one item per token and
+minute, written anyway: the answers and the hooks ride on the same writes, logic/ratelimit.py) and
+each token's long-lived item of its hooks' last sightings; the pruner's progress is its cursor
+item. The route reads: one token query, one batch read per 100 items (15 windows and one item per
+token), one item, two SQS calls.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
-from continuity_core.logic.ratelimit import WINDOW_SECONDS
+from continuity_core.logic.ratelimit import WINDOW_SECONDS, split_hook_kind
 from continuity_core.logic.tokens import BOOTSTRAP_ID
-from continuity_core.models.health import HealthAnswer, PrunerStatus, QueueDepth, RequestMinute
+from continuity_core.models.health import HealthAnswer, LastHook, PrunerStatus, QueueDepth, RequestMinute
 from continuity_core.ports import Clock, TokenStore
 
 MINUTES = 15
 NOT_SHOWN = [
-    "4xx/5xx answers and the last hook per harness and event: CloudWatch has them (API Gateway's "
-    "4xx and 5xx metrics; the hooks function's HooksReceived by Event in the Continuity namespace); "
-    "counting them in the table would add a write to every hook.",
+    "Requests API Gateway refuses before a function runs (no token: 401; the authorizer's 403) "
+    "and a function that times out or is killed: CloudWatch has them (API Gateway's 4xx and 5xx).",
+    "Counts are added by each warm function instance every 20 requests, or at a request's end "
+    "5 s after its last addition: an instance's last few seconds show once it serves again.",
 ]
+
+
+@dataclass
+class Traffic:
+    """What the rate windows (and the tokens' long-lived items) hold, summed over the tokens."""
+
+    requests: dict[int, int] = field(default_factory=dict)  # by window
+    client_errors: dict[int, int] = field(default_factory=dict)
+    server_errors: dict[int, int] = field(default_factory=dict)
+    seen: dict[str, int] = field(default_factory=dict)  # hook kind -> last received (epoch s)
 
 
 class HealthSource(Protocol):
@@ -30,8 +43,8 @@ class HealthSource(Protocol):
         """(the checkpoint queue, its DLQ)."""
         ...
 
-    def request_counts(self, keys: list[str], windows: list[int]) -> dict[int, int]:
-        """Requests per rate window, summed over the rate keys (token ids)."""
+    def traffic(self, keys: list[str], windows: list[int]) -> Traffic:
+        """The rate keys' (token ids') windows summed, and their hooks' last sightings."""
         ...
 
     def pruner(self) -> PrunerStatus: ...
@@ -49,7 +62,7 @@ class HealthReader:
         windows = list(range(current - MINUTES + 1, current + 1))
         # Revoked tokens too: their requests before the revocation count.
         keys = [BOOTSTRAP_ID, *(t.token_id for t in self._tokens.all())]
-        counts = self._source.request_counts(keys, windows)
+        traffic = self._source.traffic(keys, windows)
         queue, dlq = self._source.queue_depths()
         return HealthAnswer(
             checked_at=now,
@@ -57,10 +70,23 @@ class HealthReader:
             dead_letter_queue=dlq,
             requests_per_minute=[
                 RequestMinute(
-                    minute=datetime.fromtimestamp(w * WINDOW_SECONDS, UTC), requests=counts.get(w, 0)
+                    minute=datetime.fromtimestamp(w * WINDOW_SECONDS, UTC),
+                    requests=traffic.requests.get(w, 0),
+                    client_errors=traffic.client_errors.get(w, 0),
+                    server_errors=traffic.server_errors.get(w, 0),
                 )
                 for w in windows
             ],
+            last_hooks=last_hooks(traffic.seen),
             pruner=self._source.pruner(),
             not_shown=NOT_SHOWN,
         )
+
+
+def last_hooks(seen: dict[str, int]) -> list[LastHook]:
+    """Each (harness, event) with when it was last received, by harness then event."""
+    hooks = []
+    for kind, at in seen.items():
+        harness, event = split_hook_kind(kind)
+        hooks.append(LastHook(harness=harness, event=event, at=datetime.fromtimestamp(at, UTC)))
+    return sorted(hooks, key=lambda hook: (hook.harness, hook.event))

@@ -27,7 +27,7 @@ from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, HookResponse
 from continuity_core.models.injections import InjectionRecord
 from continuity_core.models.session_digest import FactKind, FactSource
-from continuity_core.models.state import SNIPPET_CHARS, SessionIdentity, SessionState
+from continuity_core.models.state import SNIPPET_CHARS, SessionIdentity, SessionState, Tally
 from continuity_core.observability import count, logger
 from continuity_core.ports import (
     CheckpointStore,
@@ -62,6 +62,12 @@ NUDGE_TEXT = (
 # Events whose first write is the transcript's (every other one writes the state first, and that
 # write refuses a deleted session): a small read first, on these rare events only.
 _TRANSCRIPT_FIRST = frozenset({HookEvent.PRE_COMPACTION, HookEvent.POST_COMPACTION, HookEvent.SESSION_END})
+# A compaction is counted once (Tally.COMPACTIONS), by the state write its hook makes anyway: at
+# pre-compaction, which every harness that compacts posts once per compaction (post-compaction,
+# where there is one, follows the same compaction), or at the prompt marked ``compacted``, for a
+# harness whose compactions show only there: Gemini CLI fires PreCompress every turn and the client
+# posts the manual ones, whose compression the next prompt reports as well.
+PROMPT_REPORTS_COMPACTION = frozenset({"gemini"})
 
 
 @dataclass(frozen=True)
@@ -166,6 +172,7 @@ class HookService:
             transcript_chars=hook.transcript_chars,
             context_tokens=hook.context_tokens,
             transcript_end=_delta_end(hook),
+            compacted=hook.compacted,
         )
         state = self._states.record_prompt(agent_id, _identity(hook), record, now)
         early = self._flush_if_full(agent_id, state)
@@ -217,7 +224,9 @@ class HookService:
     def _pre_compaction(self, agent_id: str, hook: Hook) -> HookOutcome:
         self._append_transcript(agent_id, hook)
         now = self._clock()
-        self._states.touch(agent_id, _identity(hook), now)  # a session never seen still keeps its context
+        # A session never seen still keeps its context; the same write counts the compaction.
+        tally = None if hook.harness in PROMPT_REPORTS_COMPACTION else Tally.COMPACTIONS
+        self._states.touch(agent_id, _identity(hook), now, tally=tally)
         has_context = bool((hook.custom_instructions or "").strip() or (hook.session_context or "").strip())
 
         def worth_writing(state: SessionState) -> bool:
@@ -339,8 +348,13 @@ class HookService:
         composed = StartInjection(
             injection.text, None, parent is not None, injection.truncated, injection.sections, parent
         )
-        # Stored under the parent's session: never under one deleted meanwhile (one small read).
-        if self._injections is not None and not self._states.deleted(agent_id, hook.session_key):
+        # The parent's state write counts the sub-agent (and marks the parent active); it refuses a
+        # session deleted meanwhile, and then nothing is stored under it.
+        try:
+            self._states.touch(agent_id, _identity(hook), now, tally=Tally.SUBAGENTS)
+        except SessionDeletedError:
+            pass
+        else:
             self._record_injection(agent_id, injection_record(hook, "subagent_start", composed, limit, now))
         return HookOutcome(
             HookResponse(event=hook.event, additional_context=injection.text),

@@ -1,28 +1,74 @@
-"""Per-token rate limit: a fixed one-minute window counted across every function instance.
+"""Per-token rate limit: a fixed one-minute window counted across every function instance, and
+what rides on the same window writes for the health page (answers over 400, the hooks received).
 
 Counting each request in DynamoDB would add a request to every hook. Instead each instance counts
-locally and adds its count to the shared window every ``flush_every`` requests (or ``flush_after``
-seconds), reading back the global total; the limit is enforced on that total plus what it has
-not flushed yet. The overshoot is bounded by ``flush_every`` per warm instance.
+locally and adds its count to the shared window every ``flush_every`` requests, or at the end of a
+request that is the window's first or comes ``flush_after`` seconds after its last flush
+(``settle``), reading back the global total;
+the limit is enforced on that total plus what it has not flushed yet. The overshoot is bounded by
+``flush_every`` per warm instance.
+
+The same flush (one UpdateItem on the window's item, well under 1 KB) adds the window's 4xx and
+5xx answers and when each (harness, event) hook was last received, so they cost no request of
+their own. The window items expire within minutes; a hook kind's last sighting is also kept on one
+long-lived item per token: an instance writes it at its second flush for the token (an instance
+that served one lone request adds no second write to it), then once ``SEEN_REFRESH`` passed since
+it last did, with every kind it saw since. So a warm instance adds one small write an hour per
+token, never one per hook; a kind first seen after a write reaches the long-lived item within the
+hour (the windows show it meanwhile).
 """
 
 from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Protocol
 
 from continuity_core.ports import Clock
 
 WINDOW_SECONDS = 60
+# How often an instance refreshes the marks on a token's long-lived item.
+SEEN_REFRESH = timedelta(hours=1)
+# How long that item outlives its last write (a token unused this long shows no hooks).
+SEEN_KEEP = timedelta(days=35)
+# The harnesses the client installs into (client/continuity_client/hook/harness.py); any other
+# name a client sends is marked as OTHER_HARNESS, so the marks on a token's items stay a bounded
+# set (six harnesses by nine events) whatever strings a client posts.
+KNOWN_HARNESSES = frozenset({"claude-code", "codex", "gemini", "opencode", "openclaw"})
+OTHER_HARNESS = "other"
+# A bound on the kinds an instance holds unwritten, should the events grow past it.
+MAX_SEEN_KINDS = 64
+
+
+@dataclass(frozen=True)
+class WindowAdds:
+    """What one flush adds to a window besides its requests."""
+
+    client_errors: int = 0  # answers 400-499
+    server_errors: int = 0  # answers 500 and over
+    seen: dict[str, int] = field(default_factory=dict)  # hook kind -> when last received (epoch s)
 
 
 class RateCounter(Protocol):
-    def add(self, key: str, window: int, count: int, expires_at: int) -> int:
-        """Add ``count`` to the key's window; returns the window's total."""
+    def add(self, key: str, window: int, count: int, expires_at: int, adds: WindowAdds | None = None) -> int:
+        """Add ``count`` requests (and ``adds``) to the key's window; returns its request total."""
         ...
+
+    def keep_seen(self, key: str, seen: dict[str, int], expires_at: int) -> None:
+        """Set these hook kinds' last sightings on the key's long-lived item."""
+        ...
+
+
+def hook_kind(harness: str, event: str) -> str:
+    """One (harness, event) as a mark's name (an unknown harness as ``other``)."""
+    return f"{harness if harness in KNOWN_HARNESSES else OTHER_HARNESS}#{event}"
+
+
+def split_hook_kind(kind: str) -> tuple[str, str]:
+    harness, _, event = kind.rpartition("#")
+    return harness, event
 
 
 @dataclass
@@ -31,6 +77,9 @@ class _Window:
     seen_total: int = 0  # the shared total at the last flush (includes our flushed counts)
     pending: int = 0  # counted here, not yet added to the shared total
     flushed_at: float = 0.0
+    client_errors: int = 0  # answers not yet added
+    server_errors: int = 0
+    seen: dict[str, int] = field(default_factory=dict)  # marks not yet added
 
 
 class RateLimiter:
@@ -48,30 +97,81 @@ class RateLimiter:
         self._flush_every = flush_every
         self._flush_after = flush_after
         self._windows: dict[str, _Window] = {}
+        # Per key: its window flushes, when this instance last wrote the long-lived item, and what
+        # it saw since.
+        self._flushes: dict[str, int] = {}
+        self._kept_at: dict[str, float] = {}
+        self._unkept: dict[str, dict[str, int]] = {}
         self._lock = threading.Lock()
 
     def admit(self, key: str) -> int | None:
-        """None when the request may go on; else the seconds until the window resets (Retry-After)."""
-        now = self._clock()
-        seconds = now.timestamp()
-        window = int(seconds // WINDOW_SECONDS)
+        """None when the request may go on; else the seconds until the window resets (Retry-After).
+        Adds to the shared total every ``flush_every`` requests (``settle`` adds the rest)."""
+        seconds = self._clock().timestamp()
         with self._lock:
-            state = self._windows.get(key)
-            if state is None or state.window != window:
-                state = self._windows[key] = _Window(window=window, flushed_at=seconds)
+            state = self._current(key, seconds)
             if state.seen_total + state.pending >= self._limit:
-                return _retry_after(now, window)
+                return _retry_after(seconds, state.window)
             state.pending += 1
-            due = state.pending >= self._flush_every or seconds - state.flushed_at >= self._flush_after
-            if not due:
+            if state.pending < self._flush_every:
                 return None
+        self._flush(key, state, seconds)
+        return None
+
+    def saw(self, key: str, kind: str) -> None:
+        """A hook of this kind was received (added at the window's next flush)."""
+        seconds = self._clock().timestamp()
+        with self._lock:
+            state = self._current(key, seconds)
+            if kind in state.seen or len(state.seen) < MAX_SEEN_KINDS:
+                state.seen[kind] = int(seconds)
+
+    def settle(self, key: str, status: int) -> None:
+        """The request was answered with ``status``: count an error answer, and flush what is
+        pending if ``flush_after`` seconds passed since this window's last flush."""
+        seconds = self._clock().timestamp()
+        with self._lock:
+            state = self._current(key, seconds)
+            if 400 <= status < 500:
+                state.client_errors += 1
+            elif status >= 500:
+                state.server_errors += 1
+            due = state.pending >= self._flush_every or seconds - state.flushed_at >= self._flush_after
+            if not due or not (state.pending or state.client_errors or state.server_errors or state.seen):
+                return
+        self._flush(key, state, seconds)
+
+    def _current(self, key: str, seconds: float) -> _Window:
+        window = int(seconds // WINDOW_SECONDS)
+        state = self._windows.get(key)
+        if state is None or state.window != window:
+            # Never flushed: the window's first answered request flushes (a lone hook is seen).
+            state = self._windows[key] = _Window(window=window, flushed_at=-math.inf)
+        return state
+
+    def _flush(self, key: str, state: _Window, seconds: float) -> None:
+        with self._lock:
             pending, state.pending, state.flushed_at = state.pending, 0, seconds
-        total = self._counter.add(key, window, pending, expires_at=(window + 2) * WINDOW_SECONDS)
+            adds = WindowAdds(state.client_errors, state.server_errors, state.seen)
+            state.client_errors, state.server_errors, state.seen = 0, 0, {}
+            unkept = self._unkept.setdefault(key, {})
+            for kind, at in adds.seen.items():
+                if kind in unkept or len(unkept) < MAX_SEEN_KINDS:
+                    unkept[kind] = at
+            flushes = self._flushes[key] = self._flushes.get(key, 0) + 1
+            stale = seconds - self._kept_at.get(key, -math.inf) >= SEEN_REFRESH.total_seconds()
+            refresh: dict[str, int] = {}
+            if unkept and flushes >= 2 and stale:
+                refresh, self._unkept[key] = unkept, {}
+                self._kept_at[key] = seconds
+        window = state.window
+        total = self._counter.add(key, window, pending, (window + 2) * WINDOW_SECONDS, adds)
+        if refresh:
+            self._counter.keep_seen(key, refresh, int(seconds + SEEN_KEEP.total_seconds()))
         with self._lock:
             if state.window == window:
                 state.seen_total = max(state.seen_total, total)
-        return None
 
 
-def _retry_after(now: datetime, window: int) -> int:
-    return max(1, math.ceil((window + 1) * WINDOW_SECONDS - now.timestamp()))
+def _retry_after(seconds: float, window: int) -> int:
+    return max(1, math.ceil((window + 1) * WINDOW_SECONDS - seconds))

@@ -20,7 +20,7 @@ class SessionStatus(StrEnum):
 
 
 class SessionRow(BaseModel):
-    """One row of the sessions page: the transcript's summary and the session state's counters."""
+    """One row of the sessions page: the session state's counters (and its transcript's summary)."""
 
     session_key: str
     harness: str | None = None
@@ -30,8 +30,10 @@ class SessionRow(BaseModel):
     last_activity_at: datetime
     prompts: int = Field(0, description="Prompts the service has counted.")
     checkpoints: int = Field(0, description="Checkpoints written (agent digests included).")
+    compactions: int = Field(0, description="Compactions the harness reported (once each).")
+    subagents: int = Field(0, description="Sub-agents started under the session (SubagentStart).")
     last_checkpoint_trigger: str | None = None
-    transcript_chars: int = 0
+    transcript_chars: int = Field(0, description="The stored transcript's length (0: none).")
 
 
 class SessionRows(BaseModel):
@@ -46,6 +48,7 @@ class TimelineKind(StrEnum):
     COMPACTION = "compaction"
     AGENT_DIGEST = "agent_digest"
     REMEMBER = "remember"
+    SUBAGENT_START = "subagent_start"
     SESSION_END = "session_end"
 
 
@@ -56,6 +59,9 @@ class TimelineEvent(BaseModel):
     trigger: CheckpointTrigger | None = None
     sequence: int | None = Field(None, description="The checkpoint's number, for checkpoint events.")
     prompt: int | None = Field(None, description="The session's prompt number, where known.")
+    session_key: str | None = Field(
+        None, description="For sub-agent starts: the sub-agent's own session key (its transcript)."
+    )
 
 
 class TranscriptBlock(BaseModel):
@@ -73,7 +79,9 @@ class Turn(BaseModel):
 
 
 class SessionTimeline(BaseModel):
-    session: SessionRow | None = Field(None, description="None when the session has no transcript.")
+    session: SessionRow | None = Field(
+        None, description="None when the service holds neither the session's state nor its transcript."
+    )
     events: list[TimelineEvent] = Field(description="Oldest first.")
     turns: list[Turn]
     transcript_next_offset: int | None = Field(

@@ -18,6 +18,17 @@ class QueueDepth(BaseModel):
 class RequestMinute(BaseModel):
     minute: datetime
     requests: int
+    client_errors: int = Field(0, description="Answers 400-499 (429s included) the functions gave.")
+    server_errors: int = Field(0, description="Answers 500 and over the functions gave.")
+
+
+class LastHook(BaseModel):
+    harness: str
+    event: str
+    at: datetime = Field(
+        description="When a hook of this harness and event was last received: to the minute within "
+        "the last 15 minutes, else to the hour (each instance refreshes the long-lived mark hourly)."
+    )
 
 
 class PrunerStatus(BaseModel):
@@ -32,8 +43,12 @@ class HealthAnswer(BaseModel):
     checkpoint_queue: QueueDepth
     dead_letter_queue: QueueDepth
     requests_per_minute: list[RequestMinute] = Field(
-        description="Authorized API requests per minute over every token, oldest first (the rate "
-        "limiter's shared windows; a warm function adds its count every 20 requests or 5 s)."
+        description="Authorized API requests per minute over every token, oldest first, with the "
+        "4xx and 5xx answers among them (the rate limiter's shared windows; a warm function adds "
+        "its counts every 20 requests or 5 s)."
+    )
+    last_hooks: list[LastHook] = Field(
+        default_factory=list, description="Each harness and event, when a hook of it was last received."
     )
     pruner: PrunerStatus
     not_shown: list[str] = Field(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -11,6 +12,14 @@ SNIPPET_CHARS = 200
 # A pending list this long is checkpointed on the request path (logic/ingest.py): the state item
 # stays bounded and no prompt or remember is dropped, however many arrive between two flushes.
 FLUSH_WHEN_PENDING = 20
+
+
+class Tally(StrEnum):
+    """What a session state counts besides prompts and checkpoints (the dashboard's sessions page),
+    each added by the state write the hook makes anyway."""
+
+    COMPACTIONS = "compactions"  # the harness compacted the context (logic/ingest.py says when)
+    SUBAGENTS = "subagents"  # a sub-agent started under the session (SubagentStart)
 
 
 class SessionIdentity(BaseModel):
@@ -42,6 +51,8 @@ class SessionState(BaseModel):
     flush_token: str | None = None
     flush_requested_at: datetime | None = None
     checkpoints_written: int = 0
+    compactions: int = 0  # Tally.COMPACTIONS
+    subagents: int = 0  # Tally.SUBAGENTS
     last_checkpoint_trigger: str | None = None
     last_digest_at: datetime | None = None
     # Compaction nudge: the context size the client last reported (the harness's own figure in

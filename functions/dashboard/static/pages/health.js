@@ -1,4 +1,5 @@
-// Health (admin scope): the checkpoint queue and its DLQ, requests per minute, the pruner's progress.
+// Health (admin scope): the checkpoint queue and its DLQ, requests and 4xx/5xx answers per minute,
+// the last hook received per harness and event, the pruner's progress.
 import { get } from "../api.js";
 import { ago, failure, h, loading, show, when } from "../dom.js";
 
@@ -45,7 +46,11 @@ export async function healthPage(root) {
       h(
         "table",
         { class: "rows minutes" },
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Minute"), h("th", { scope: "col" }, "Requests"), h("th", { scope: "col" }, ""))),
+        h(
+          "thead",
+          {},
+          h("tr", {}, ["Minute", "Requests", "4xx", "5xx", ""].map((c) => h("th", { scope: "col" }, c))),
+        ),
         h(
           "tbody",
           {},
@@ -55,13 +60,43 @@ export async function healthPage(root) {
               { "data-minute": m.minute },
               h("td", { "data-label": "Minute" }, new Date(m.minute).toLocaleTimeString()),
               h("td", { "data-label": "Requests", class: "num" }, m.requests),
+              h("td", { "data-label": "4xx", class: "num" }, m.client_errors),
+              h("td", { "data-label": "5xx", class: `num${m.server_errors ? " alarm" : ""}` }, m.server_errors),
               h("td", { "aria-hidden": "true" }, bar(m.requests / peak)),
             ),
           ),
         ),
       ),
     ),
+    lastHooks(data.last_hooks),
     h("section", { class: "card", "aria-labelledby": "missing-h" }, h("h2", { id: "missing-h" }, "Not shown here"), h("ul", {}, data.not_shown.map((t) => h("li", {}, t)))),
+  );
+}
+
+function lastHooks(hooks) {
+  const section = (...body) =>
+    h("section", { class: "card", id: "hooks", "aria-labelledby": "hooks-h" }, h("h2", { id: "hooks-h" }, "Last hook received"), ...body);
+  if (!hooks.length) return section(h("p", { class: "state" }, "No hook received lately."));
+  return section(
+    h(
+      "table",
+      { class: "rows" },
+      h("thead", {}, h("tr", {}, ["Harness", "Event", "Last received"].map((c) => h("th", { scope: "col" }, c)))),
+      h(
+        "tbody",
+        {},
+        hooks.map((k) =>
+          h(
+            "tr",
+            { "data-hook": `${k.harness} ${k.event}` },
+            h("td", { "data-label": "Harness" }, k.harness),
+            h("td", { "data-label": "Event" }, k.event),
+            h("td", { "data-label": "Last received", title: when(k.at) }, ago(k.at)),
+          ),
+        ),
+      ),
+    ),
+    h("p", { class: "hint" }, "To the minute within the last 15 minutes, to the hour before."),
   );
 }
 

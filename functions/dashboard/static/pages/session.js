@@ -11,6 +11,7 @@ const KIND_LABELS = {
   compaction: "Compaction",
   agent_digest: "Agent digest",
   remember: "Remembered",
+  subagent_start: "Sub-agent start",
   session_end: "Session end",
 };
 
@@ -32,7 +33,14 @@ export async function sessionPage(root, [sessionKey]) {
   show(
     root,
     h("h1", {}, "Session ", h("code", {}, sessionKey)),
-    s ? h("p", { class: "meta" }, `${s.harness || "?"} · ${s.status} · ${s.prompts} prompts · ${s.checkpoints} checkpoints · ${s.project || ""}`) : null,
+    s
+      ? h(
+          "p",
+          { class: "meta" },
+          `${s.harness || "?"} · ${s.status} · ${s.prompts} prompts · ${s.checkpoints} checkpoints · ` +
+            `${s.compactions} compactions · ${s.subagents} sub-agents · ${s.project || ""}`,
+        )
+      : null,
     h("div", { class: "columns" },
       h("section", { "aria-labelledby": "timeline-h", class: "card" }, h("h2", { id: "timeline-h" }, "Timeline"), timeline(sessionKey, data.events)),
       h("section", { "aria-labelledby": "digest-h", class: "card" }, h("h2", { id: "digest-h" }, "Rolling digest"), digest(sessionKey, data)),
@@ -64,7 +72,9 @@ function timeline(sessionKey, events) {
     { class: "timeline", id: "timeline" },
     events.map((e) => {
       const label = e.trigger && e.kind === "checkpoint" ? `Checkpoint (${e.trigger.replace("_", " ")})` : KIND_LABELS[e.kind] || e.kind;
-      const title = e.sequence ? h("a", { href: `#/checkpoint/${key(sessionKey)}/${e.sequence}` }, `${label} #${e.sequence}`) : label;
+      let title = label;
+      if (e.sequence) title = h("a", { href: `#/checkpoint/${key(sessionKey)}/${e.sequence}` }, `${label} #${e.sequence}`);
+      else if (e.session_key) title = h("a", { href: `#/session/${key(e.session_key)}` }, label);
       return h(
         "li",
         { class: `event ${e.kind}`, "data-kind": e.kind },

@@ -2,8 +2,8 @@
 import { get, key } from "../api.js";
 import { ago, empty, failure, h, routeForm, show, when } from "../dom.js";
 
-// Every 10 s while the tab is visible: 6 requests a minute per open tab, each one index query and
-// one batch read of states. ``every`` in the route (2 s at least) changes it for this view.
+// Every 10 s while the tab is visible: 6 requests a minute per open tab, each one index query (the
+// project's session notes: every session, a transcript or not) and one batch read of states. ``every`` in the route (2 s at least) changes it for this view.
 export const REFRESH_MS = 10_000;
 const PROJECT_KEY = "continuity.project";
 
@@ -67,7 +67,7 @@ function filterForm(filters) {
 }
 
 function table(sessions) {
-  const head = ["Session", "Harness", "Status", "Last activity", "Prompts", "Checkpoints", "Started"];
+  const head = ["Session", "Harness", "Status", "Last activity", "Prompts", "Checkpoints", "Compactions", "Sub-agents", "Started"];
   return h(
     "table",
     { class: "rows" },
@@ -85,6 +85,8 @@ function table(sessions) {
           h("td", { "data-label": "Last activity", title: when(s.last_activity_at) }, ago(s.last_activity_at)),
           h("td", { "data-label": "Prompts", class: "num" }, s.prompts),
           h("td", { "data-label": "Checkpoints", class: "num" }, s.checkpoints),
+          h("td", { "data-label": "Compactions", class: "num" }, s.compactions),
+          h("td", { "data-label": "Sub-agents", class: "num" }, s.subagents),
           h("td", { "data-label": "Started" }, when(s.started_at)),
         ),
       ),
