@@ -25,11 +25,13 @@ class InMemoryRateCounter:
         self.kept: dict[str, dict[str, int]] = {}  # the long-lived marks, by key
         self.calls = 0  # window writes
         self.kept_calls = 0  # long-lived item writes
+        self.expiries: dict[tuple[str, int], int] = {}  # each window item's TTL (epoch s)
 
     def add(self, key: str, window: int, count: int, expires_at: int, adds: WindowAdds | None = None) -> int:
         self.calls += 1
         adds = adds or WindowAdds()
         stored = self.windows.setdefault((key, window), _Window())
+        self.expiries[(key, window)] = expires_at
         stored.hits += count
         stored.client_errors += adds.client_errors
         stored.server_errors += adds.server_errors

@@ -1,5 +1,6 @@
 from datetime import UTC, datetime, timedelta
 
+from continuity_core.logic import health
 from continuity_core.logic.ratelimit import RateLimiter, hook_kind
 from tests.fakes.rate import InMemoryRateCounter
 
@@ -132,3 +133,18 @@ def test_an_instance_that_serves_one_lone_request_writes_only_its_window() -> No
     limiter.settle("token", 200)
 
     assert (counter.calls, counter.kept_calls) == (1, 0)
+
+
+def test_a_minutes_counts_outlive_the_health_pages_view_of_it() -> None:
+    # Given a request answered now
+    counter, clock = SharedCounter(), Clock()
+    limiter = RateLimiter(counter, limit_per_minute=100, clock=clock, flush_every=1)
+    limiter.admit("token")
+    limiter.settle("token", 500)
+
+    # When the health page reads its oldest minute, the last moment that minute is still shown
+    ((window_key, expires_at),) = counter.expiries.items()
+    last_shown = (window_key[1] + health.MINUTES) * 60 - 1
+
+    # Then the window's item has not expired yet (a TTL delete would show that minute as no traffic)
+    assert expires_at > last_shown

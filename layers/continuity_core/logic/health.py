@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
-from continuity_core.logic.ratelimit import WINDOW_SECONDS, split_hook_kind
+from continuity_core.logic.ratelimit import KEPT_WINDOWS, WINDOW_SECONDS, split_hook_kind
 from continuity_core.logic.tokens import BOOTSTRAP_ID
 from continuity_core.models.health import HealthAnswer, LastHook, PrunerStatus, QueueDepth, RequestMinute
 from continuity_core.ports import Clock, TokenStore
 
-MINUTES = 15
+MINUTES = KEPT_WINDOWS - 1  # every window shown still exists
 NOT_SHOWN = [
     "Requests API Gateway refuses before a function runs (no token: 401; the authorizer's 403) "
     "and a function that times out or is killed: CloudWatch has them (API Gateway's 4xx and 5xx).",

@@ -29,6 +29,9 @@ from typing import Protocol
 from continuity_core.ports import Clock
 
 WINDOW_SECONDS = 60
+# Windows a token's minute item outlives its own (the health page reads the last 15 minutes of
+# them; DynamoDB's TTL deletes when it likes, so an older window could read as no traffic).
+KEPT_WINDOWS = 16
 # How often an instance refreshes the marks on a token's long-lived item.
 SEEN_REFRESH = timedelta(hours=1)
 # How long that item outlives its last write (a token unused this long shows no hooks).
@@ -165,7 +168,7 @@ class RateLimiter:
                 refresh, self._unkept[key] = unkept, {}
                 self._kept_at[key] = seconds
         window = state.window
-        total = self._counter.add(key, window, pending, (window + 2) * WINDOW_SECONDS, adds)
+        total = self._counter.add(key, window, pending, (window + KEPT_WINDOWS) * WINDOW_SECONDS, adds)
         if refresh:
             self._counter.keep_seen(key, refresh, int(seconds + SEEN_KEEP.total_seconds()))
         with self._lock:
