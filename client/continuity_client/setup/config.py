@@ -13,6 +13,8 @@ each costs milliseconds of start-up in every hook).
 | ``CONTINUITY_BACKOFF_S`` | ``backoff_s`` | 10 |
 | ``CONTINUITY_SPOOL_MAX_BYTES`` | ``spool_max_bytes`` | 5 MiB |
 | ``CONTINUITY_INJECTION_CAP_CHARS`` | ``injection_cap_chars`` | 9000 (harnesses without a known cap) |
+| ``CONTINUITY_BACKGROUND`` | ``background`` | on (``0``, ``false``, ``off``: every hook waits) |
+| ``CONTINUITY_SYNC_CONTEXT_TOKENS`` | ``sync_context_tokens`` | 100000 (prompts wait from here: the nudge) |
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ DEFAULT_SPOOL_MAX_BYTES = 5 * 1024 * 1024
 DEFAULT_INJECTION_CAP_CHARS = 9000
 MIN_INJECTION_CAP_CHARS, MAX_INJECTION_CAP_CHARS = 200, 100_000
 CONFIG_FILE = "config.json"
+# From this context size on, a prompt waits for the service's answer, which may be the compaction
+# nudge (the service's default: 65 % of 200,000 tokens); below it, it is delivered in the background.
+DEFAULT_SYNC_CONTEXT_TOKENS = 100_000
+OFF = frozenset({"0", "false", "off", "no"})
 
 
 def home_dir(env: Mapping[str, str]) -> str:
@@ -81,12 +87,14 @@ class Settings:
     __slots__ = (
         "_env",
         "_file",
+        "background",
         "backoff_s",
         "config_file",
         "home",
         "injection_cap_chars",
         "sources",
         "spool_max_bytes",
+        "sync_context_tokens",
         "token",
         "url",
     )
@@ -110,6 +118,13 @@ class Settings:
                 DEFAULT_INJECTION_CAP_CHARS,
                 MIN_INJECTION_CAP_CHARS,
                 MAX_INJECTION_CAP_CHARS,
+            )
+        )
+        background = self._env.get("CONTINUITY_BACKGROUND", self._file.get("background", True))
+        self.background = str(background).strip().lower() not in OFF
+        self.sync_context_tokens = int(
+            self._float(
+                "sync_context_tokens", "CONTINUITY_SYNC_CONTEXT_TOKENS", DEFAULT_SYNC_CONTEXT_TOKENS, 0, 1e9
             )
         )
 
