@@ -23,6 +23,7 @@ from continuity_client.hook.transport import TransportError, request
 from continuity_client.setup import config
 
 TIMEOUT_S = 10.0
+PENDING_S = 5.0  # at most this long delivering the session's spooled hooks before a write
 LEDGER_PAGE = 200
 
 
@@ -113,9 +114,20 @@ class Client:
 
     # ---- what the agent writes ----------------------------------------------------------------
 
+    def deliver_pending(self, session: str) -> None:
+        """The session's spooled hooks first (a prompt's background delivery may be under way: this
+        waits for it): a checkpoint or digest written next then covers every prompt typed before."""
+        path = spool.spool_file(self.home, session)
+        if not self.settings.configured or not spool.has_pending(path):
+            return
+        deadline = time.monotonic() + PENDING_S
+        sender = delivery.Delivery(self.settings, self.env, delivery.logger(self.home), deadline)
+        sender.replay([path], deadline)
+
     def digest(self, target: Target, digest: dict) -> dict:
         """POST the agent's digest; ``digest`` holds summary, decisions, next_steps, ..."""
         session = target.need_session()
+        self.deliver_pending(session)
         body = {k: v for k, v in digest.items() if v not in (None, [], "")}
         body.update(project=target.project, project_normalized=target.project)
         if target.harness:
@@ -129,6 +141,7 @@ class Client:
 
     def checkpoint(self, target: Target) -> dict:
         session = target.need_session()
+        self.deliver_pending(session)
         quoted = urllib.parse.quote(session, safe="")
         return self.call("POST", f"/api/sessions/{quoted}/checkpoint", {}).get("checkpoint") or {}
 
