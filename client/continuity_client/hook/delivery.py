@@ -17,16 +17,16 @@ Used by the hook run and by ``continuity flush``.
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Mapping
 
+from continuity_client.hook import fastjson as json
 from continuity_client.hook import harness, locallog, spool
 from continuity_client.hook.transport import Response, TransportError, request
 from continuity_client.setup import config
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Protocol
 
     class Log(Protocol):

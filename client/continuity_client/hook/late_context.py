@@ -17,9 +17,9 @@ Files under ``$CONTINUITY_HOME/context/``. On the hook path: imports nothing.
 
 from __future__ import annotations
 
-import json
 import os
 
+from continuity_client.hook import fastjson as json
 from continuity_client.hook.privatefiles import open_private, safe_name, write_private
 
 CONTEXT_DIR = "context"

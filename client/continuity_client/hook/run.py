@@ -64,7 +64,6 @@ import _thread
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
 
 from continuity_client.hook import background, current, delta, harness, late_context, locallog, spool
 from continuity_client.hook.spool import GAP
@@ -72,6 +71,7 @@ from continuity_client.setup import config
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
     from typing import TextIO
 
     from continuity_client.hook.delivery import Delivery

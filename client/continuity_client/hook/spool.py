@@ -27,12 +27,15 @@ record makes the server count it once.
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections.abc import Callable, Iterable
 
+from continuity_client.hook import fastjson as json
 from continuity_client.hook.privatefiles import FileLock, open_private, safe_name
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 SPOOL_DIR = "spool"
 SEQ_DIR = "seq"

@@ -1,6 +1,6 @@
 """Client settings: the user's config file, overridden by environment variables.
 
-On the hook path, so it imports only ``json`` and ``os`` (no pathlib, dataclasses or typing:
+On the hook path, so it imports only ``fastjson`` and ``os`` (no pathlib, dataclasses or typing:
 each costs milliseconds of start-up in every hook).
 
 | variable | config.json key | default |
@@ -19,9 +19,13 @@ each costs milliseconds of start-up in every hook).
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Mapping
+
+from continuity_client.hook import fastjson as json
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 DEFAULT_TIMEOUT_S = 2.0
 # The recovery read and the pre-compaction checkpoint matter most and happen rarely.
@@ -200,9 +204,11 @@ def clear_login(env: Mapping[str, str]) -> tuple[str, bool]:
 def _write_private(path: str, data: dict) -> None:
     temporary = path + ".tmp"
     # Created 0600 from the start: the token is never readable by others, not even briefly.
+    import json as standard_json  # indent: not on the hook path
+
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2)
+        standard_json.dump(data, handle, indent=2)
         handle.write("\n")
         handle.flush()
         os.fsync(handle.fileno())
