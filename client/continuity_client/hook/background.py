@@ -1,12 +1,13 @@
-"""Start the detached process that delivers a hook the harness does not wait for.
+"""Detach the delivery of a hook the harness does not wait for.
 
-``continuity hook --deliver SESSION KEY`` (``run``) sends the session's spooled records up to and
-including KEY. It is started with ``posix_spawn`` (no fork of this process, no ``subprocess``
-import: a millisecond) in a session of its own (``setsid``), so the harness neither waits for it
-nor kills it with the hook's process group, and with /dev/null as its stdin, stdout and stderr, so
-no pipe of the harness stays open: the harness sees the hook end when the hook itself exits. It
-runs the interpreter that runs this hook, the same way the installed hooks do (``-I -S`` and
-``hook_main.py``).
+The hook forks (``detach``): the child is the delivery, already started and with everything it
+needs imported (a new interpreter would cost the machine another Python start-up, on the cores the
+harness is using for the prompt), in a session of its own (``setsid``), so the harness neither
+waits for it nor kills it with the hook's process group, and with /dev/null as its stdin, stdout
+and stderr, so no pipe of the harness stays open: the harness sees the hook end when the hook
+itself exits. Only the forking thread lives on in the child; the hook's watchdog thread does not
+(the delivery starts its own). The parent has opened no network connection and loaded no system
+framework by then, which is what makes a fork without exec unsafe on macOS.
 
 On the hook path: imports nothing.
 """
@@ -14,28 +15,21 @@ On the hook path: imports nothing.
 from __future__ import annotations
 
 import os
-import sys
-
-TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-HOOK_MAIN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "hook_main.py")
 
 
-def start(session: str, key: str, env: Mapping[str, str]) -> int:
-    """Spawn the delivery of ``key``; its pid. Raises OSError (or NotImplementedError) when it
-    cannot start: the caller then delivers in this process."""
-    executable = sys.executable
-    if not executable:
-        raise OSError("no interpreter path to start the delivery with")
-    argv = [executable, "-I", "-S", HOOK_MAIN, "hook", "--deliver", session, key]
-    quiet = [
-        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDWR, 0),
-        (os.POSIX_SPAWN_DUP2, 0, 1),
-        (os.POSIX_SPAWN_DUP2, 0, 2),
-    ]
+def detach() -> int:
+    """Fork the delivery: 0 in the delivery, the delivery's pid in the hook. Raises OSError when it
+    cannot fork (the hook then delivers itself)."""
+    pid = os.fork()
+    if pid:
+        return pid
     try:
-        return os.posix_spawn(executable, argv, dict(env), file_actions=quiet, setsid=True)
-    except NotImplementedError:  # no POSIX_SPAWN_SETSID here: a process group of its own
-        return os.posix_spawn(executable, argv, dict(env), file_actions=quiet, setpgroup=0)
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        if null > 2:
+            os.close(null)
+    except OSError:
+        os._exit(0)  # the hook is in the spool: the session's next hook delivers it
+    return 0

@@ -27,8 +27,8 @@ The rules, because this runs inside the agent's loop:
 - Every hook notes the project's current session (``current``) for the CLI and the MCP server.
 - Hooks whose answer the harness does not need (``BACKGROUND_EVENTS``: a prompt that cannot be
   answered with context, ``stop``, ``subagent-stop``) are spooled first (write + fsync) and handed
-  to a detached delivery (``background``: ``continuity hook --deliver SESSION KEY``); the hook exits
-  without waiting for the network. The delivery holds the session's delivery lock
+  to a detached delivery (``background``: a fork in a session of its own); the hook exits without
+  waiting for the network. The delivery holds the session's delivery lock
   (``spool.claim``) while it sends what the spool holds before the hook, then the hook itself (a
   live post: a 409 is mended), then what came after; every replay takes the same lock, so a
   session's hooks reach the service in the spool's order whoever sends them. A prompt waits for
@@ -43,8 +43,8 @@ name of the next step. The failure edges are the arrows to the side::
         │
     normalise ───── the watchdog spooled the hook meanwhile ────────────────► done
         │
-    hand_off ────── the harness needs no answer: spooled, delivery started ► done
-        │  ──────── (``--deliver``: the spooled hook, its lock taken) ──► claim ─► post
+    hand_off ────── the harness needs no answer: spooled, delivery forked ─► done
+        │  ──────── (in the forked delivery) ──► claim (lock; what precedes it) ─► post
     catch_up ────── service marked down, own spool failed or not drained ──► spool ─► done
         │
     post ────────── not delivered ─────────────────────────────────────────► spool ─► done
@@ -86,7 +86,6 @@ MAX_RESENDS = 2  # re-posts after a 409 within one hook
 MAX_FOLLOW_UPS = 8
 # Hooks the harness does not wait on for an answer, unless it may carry context (``in_background``).
 BACKGROUND_EVENTS = frozenset({"user-prompt-submit", "stop", "subagent-stop"})
-DELIVER = "--deliver"  # ``continuity hook --deliver SESSION KEY``: the background delivery
 
 # The steps (see the module's docstring).
 READ_INPUT, NORMALISE, CATCH_UP, POST = "read_input", "normalise", "catch_up", "post"
@@ -204,8 +203,6 @@ class HookRun:
 
     def read_input(self) -> str:
         """Arguments, settings and deadline, the watchdog, stdin."""
-        if self.argv[:1] == [DELIVER]:
-            return self.read_spooled()
         event, self.harness, self.rest = parse_args(self.argv)
         settings = self.settings = config.Settings(self.env)
         self.home = settings.home
@@ -296,13 +293,28 @@ class HookRun:
             self.log(f"spooled {record['key']}: service marked unavailable for {left:.0f}s more")
             return DONE
         try:
-            background.start(self.session, record["key"], self.env)
-        except (OSError, NotImplementedError) as error:
+            if background.detach():
+                return DONE  # the hook; the delivery goes on in the child
+        except OSError as error:
             self.log(f"background delivery not started ({error}); delivering now")
             self.delivering = True
             self.open_delivery()
             return CLAIM
-        return DONE
+        self.become_delivery()
+        return CLAIM
+
+    def become_delivery(self) -> None:
+        """In the forked delivery: the event's deadline from now, a watchdog of its own (the hook's
+        thread did not survive the fork) and a lock no other thread can hold."""
+        assert self.settings is not None
+        self.lock = _thread.allocate_lock()
+        self.detached = self.delivering = True
+        self.started = time.monotonic()
+        timeout = self.settings.timeout_for(self.event)
+        self.deadline = self.started + timeout - min(WATCHDOG_GRACE_S, timeout / 4)
+        self.half = self.started + timeout / 2
+        self.open_delivery()
+        _thread.start_new_thread(self._watchdog, (self.started + timeout,))
 
     def open_delivery(self) -> None:
         """The sockets, for a run that posts (a hook handed to the background never imports them)."""
@@ -321,31 +333,6 @@ class HookRun:
         if body.get("compacted"):  # answered with the recovery block
             return False
         return not late_context.may_nudge(self.home, self.session, body, settings.sync_context_tokens)
-
-    def read_spooled(self) -> str:
-        """The background delivery (``--deliver SESSION KEY``): the spooled hook, its settings and
-        deadline (the event's), and a watchdog that ends the process at the deadline (the hook stays
-        in the spool)."""
-        self.detached = self.delivering = True
-        self.settled = True  # already in the spool: nothing here spools it again
-        settings = self.settings = config.Settings(self.env)
-        self.home = settings.home
-        if len(self.argv) < 3 or not settings.configured:
-            self.log(f"ignored: bad delivery arguments {self.argv!r} or not configured")
-            return DONE
-        self.session, key = self.argv[1], self.argv[2]
-        self.own_spool = spool.spool_file(self.home, self.session)
-        record = spool.find(self.own_spool, key)
-        if record is None:  # delivered already (a later hook's replay, ``continuity flush``)
-            return DONE
-        self.record, self.event = record, str(record["event"])
-        self.harness = str(record["body"].get("harness") or "")
-        timeout = settings.timeout_for(self.event)
-        self.deadline = self.started + timeout - min(WATCHDOG_GRACE_S, timeout / 4)
-        self.half = self.started + timeout / 2
-        self.open_delivery()
-        _thread.start_new_thread(self._watchdog, (self.started + timeout,))
-        return CLAIM
 
     def claim(self) -> str:
         """Take the session's delivery lock, send what the spool holds before this hook, and find
