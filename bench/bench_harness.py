@@ -15,7 +15,11 @@ Measured in the same run, each against the same sessions without hooks:
 - ``_noop_hook``: a UserPromptSubmit hook that runs ``true``: Claude Code's own cost of running a
   hook command, the floor of any hook;
 - ``_instant_service`` (and ``_waiting_instant_service``): the same against a service that answers
-  ``{}`` at once: the client's and Claude Code's share, without the local stack's (moto's) time.
+  ``{}`` at once: the client's and Claude Code's share, without the local stack's (moto's) time;
+- ``_slow_service`` (and ``_waiting_slow_service``): against a service that answers ``{}`` after
+  200 ms, idle meanwhile: what a user on a laptop feels from the service on AWS (its round trip),
+  without the local stack's work on this machine's cores (moto takes tens of ms of CPU per hook,
+  on the same two cores as Claude Code).
 
 ``mcp_start_ms``: spawning ``continuity mcp`` until its answer to the MCP ``initialize`` request
 (what a harness waits for before it lists our tools), median of runs. Goal: <= 300 ms.
@@ -38,7 +42,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-SESSIONS = 3  # each, with and without hooks, interleaved
+SESSIONS = 5  # each, with and without hooks, interleaved
+SLOW_SERVICE_S = 0.2  # a laptop's round trip to the service on AWS (100-300 ms, TLS included)
 PROMPTS = 6  # per session; the first (the session's start) is not counted
 MCP_RUNS = 7
 INITIALIZE = {
@@ -108,9 +113,11 @@ def _turn_times(claude: Path, base: Path, variant: str, url: str, token: str) ->
 
 class _Instant(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    delay_s = 0.0
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        time.sleep(self.delay_s)
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", "2")
@@ -122,8 +129,10 @@ class _Instant(http.server.BaseHTTPRequestHandler):
 
 
 @contextmanager
-def instant_service() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Instant)
+def instant_service(delay_s: float = 0.0) -> Iterator[str]:
+    """A service answering ``{}`` to every post, after ``delay_s`` (idle meanwhile)."""
+    handler = type("_Answer", (_Instant,), {"delay_s": delay_s})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -170,6 +179,10 @@ def hook_added_ms_per_prompt() -> dict[str, float]:
             added = _added_ms(claude, base / "instant", url, "t", (BACKGROUND, WAITING))
         figures[f"{name}_instant_service"] = added[BACKGROUND]
         figures[f"{name}_waiting_instant_service"] = added[WAITING]
+        with instant_service(SLOW_SERVICE_S) as url:
+            added = _added_ms(claude, base / "slow", url, "t", (BACKGROUND, WAITING))
+        figures[f"{name}_slow_service"] = added[BACKGROUND]
+        figures[f"{name}_waiting_slow_service"] = added[WAITING]
     return {key: round(value, 1) for key, value in figures.items()}
 
 
