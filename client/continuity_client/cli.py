@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         from continuity_client.hook import run
 
         # The harness waits from the process's start: the deadline counts the interpreter's too.
-        return run.main(args[1:], started=run.process_started())
+        return run.main(args[1:], started=run.process_started(), detach=True)
     if command in ("", "-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0 if command else 2

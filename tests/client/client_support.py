@@ -7,6 +7,8 @@ import json
 import re
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +65,18 @@ def run_hook(args: list[str], payload: dict | str | None, env: dict[str, str]) -
     out = io.StringIO()
     code = run.main(args, stdin=data.encode(), stdout=out, env=env, exit_process=lambda _code: None)
     return HookResult(code, out.getvalue())
+
+
+def eventually(check: Callable[[], object], timeout_s: float = 20.0) -> object:
+    """``check()`` once it is truthy (its last value at the timeout). A hook process whose answer
+    the harness does not need hands its delivery to a background process and exits first: what
+    it sends lands a moment after."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = check()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(0.02)
 
 
 def log_text(home: Path) -> str:

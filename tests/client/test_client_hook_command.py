@@ -15,6 +15,7 @@ from pathlib import Path
 import zstandard
 
 from continuity_client.setup import install
+from tests.client.client_support import eventually
 from tests.client.client_support import run_cli as cli
 from tests.client.fake_continuity_service import FakeService
 
@@ -55,7 +56,7 @@ def test_claude_code_runs_the_hook_without_site_and_it_lands(
 
     # Then it exits 0, silent, and the service has the prompt
     assert (done.returncode, done.stderr) == (0, b"")
-    posted = [r for r in service.requests if r.event == "user-prompt-submit"]
+    posted = eventually(lambda: [r for r in service.requests if r.event == "user-prompt-submit"])
     assert [(r.body["session_id"], r.body["prompt"]) for r in posted] == [("cmd-1", "make refunds exact")]
 
 
@@ -105,7 +106,7 @@ def test_a_codex_hook_reads_a_compressed_rollout_through_the_installed_command(
     assert run_as_harness(command, payload, client_env).returncode == 0
 
     # Then the hook found zstandard (through site, which the command skips) and sent the text
-    posted = [r for r in service.requests if r.event == "stop"]
+    posted = eventually(lambda: [r for r in service.requests if r.event == "stop"])
     assert len(posted) == 1
     assert "Assistant: zstd read" in posted[0].body.get("transcript", {}).get("text", "")
 

@@ -244,14 +244,14 @@ def test_the_installed_command_runs_the_hook(
 ) -> None:
     # Given hooks installed with the default command (this environment's continuity)
     cli(["install", "claude-code"], client_env)
-    entry = ours(json.loads(settings_file(user_home, "claude-code").read_text()))["UserPromptSubmit"][0]
-    service.answers["user-prompt-submit"] = {"hookSpecificOutput": {"additionalContext": "ctx"}}
+    entry = ours(json.loads(settings_file(user_home, "claude-code").read_text()))["SessionStart"][0]
+    service.answers["session-start"] = {"hookSpecificOutput": {"additionalContext": "ctx"}}
 
     # When Claude Code runs it through the shell
     done = subprocess.run(
         entry["command"],
         shell=True,
-        input='{"session_id": "i-1", "prompt": "hi"}',
+        input='{"session_id": "i-1", "source": "startup"}',
         capture_output=True,
         text=True,
         env=client_env,
@@ -261,4 +261,4 @@ def test_the_installed_command_runs_the_hook(
     # Then the hook reached the service and the context came back
     assert done.returncode == 0
     assert json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] == "ctx"
-    assert [plain(r.key) for r in service.requests] == ["i-1:user-prompt-submit:1"]
+    assert [plain(r.key) for r in service.requests] == ["i-1:session-start:1"]

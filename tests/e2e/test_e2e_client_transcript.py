@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from continuity_client.hook import harness, transcript
-from tests.e2e.local_stack import ROOT, Api, LocalStackProcess, agent_env
+from tests.e2e.local_stack import ROOT, Api, LocalStackProcess, agent_env, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -43,8 +43,10 @@ class Agent:
         return transcript.render_all(harness.CLAUDE_CODE, records)
 
     def hook(
-        self, event: str, prompt: str, env: dict[str, str] | None = None
+        self, event: str, prompt: str, env: dict[str, str] | None = None, delivered: bool = True
     ) -> subprocess.CompletedProcess[str]:
+        """Run a hook as the harness does. A prompt's hook hands its delivery to a background
+        process and exits first: ``delivered`` waits until its spool is empty (all delivered)."""
         payload: dict[str, Any] = {
             "session_id": self.session,
             "transcript_path": str(self.transcript),
@@ -61,6 +63,9 @@ class Agent:
             timeout=60,
         )
         assert (done.returncode, done.stderr) == (0, "")
+        if delivered:
+            spool = Path(self.env["CONTINUITY_HOME"]) / "spool"
+            assert wait_for(lambda: not any(p.stat().st_size for p in spool.glob("*.jsonl")), bool, 30)
         return done
 
     def log(self) -> str:
@@ -109,7 +114,8 @@ def test_a_lost_delta_is_mended_through_the_services_409(
     agent.hook("user-prompt-submit", "one")
     agent.write_until(12)
     away = {**agent.env, "CONTINUITY_URL": "http://127.0.0.1:9"}
-    agent.hook("user-prompt-submit", "two", env=away)
+    agent.hook("user-prompt-submit", "two", env=away, delivered=False)
+    assert wait_for(lambda: "left in the spool" in agent.log(), bool, 30)  # its delivery found no one
     for spooled in (Path(agent.env["CONTINUITY_HOME"]) / "spool").glob("*.jsonl"):
         spooled.unlink()
 

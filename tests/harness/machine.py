@@ -70,6 +70,15 @@ class Machine:
             records += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         return records
 
+    def wait_delivered(self, timeout_s: float = 30) -> None:
+        """Until the spool is empty. A hook whose answer the harness does not need (a prompt, a stop)
+        is delivered by a background process after the hook exits, so a CLI can end a moment before
+        its last hooks reach the service."""
+        deadline = time.monotonic() + timeout_s
+        while self.spooled() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not self.spooled(), f"still spooled after {timeout_s} s: {self.client_log()[-2000:]}"
+
     def client_log(self) -> str:
         path = self.continuity_home / "client.log"
         return path.read_text() if path.exists() else ""

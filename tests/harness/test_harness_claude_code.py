@@ -92,6 +92,7 @@ def work(
     ]  # fmt: skip
     base = tmp_path_factory.mktemp("claude-work")
     with run(claude, base, local_stack.url, local_stack.token, prompts) as done:
+        done.machine.wait_delivered()
         yield done
 
 
@@ -104,6 +105,7 @@ def auto(
     base = tmp_path_factory.mktemp("claude-auto")
     window = {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "200000"}
     with run(claude, base, local_stack.url, local_stack.token, prompts, **window) as done:
+        done.machine.wait_delivered()
         yield done
 
 

@@ -85,6 +85,7 @@ def work(
     """A thread that fills its context and compacts, saves a digest, then spawns a sub-agent."""
     prompts = [f"{CONSTRAINT} GROW: read every reader.", "CALL_DIGEST: save where we are.", "CALL_AGENT: go."]
     with run(binary, tmp_path_factory.mktemp("codex"), local_stack.url, local_stack.token, prompts) as done:
+        done.machine.wait_delivered()
         yield done
 
 

@@ -59,6 +59,7 @@ def work(
     """A session of three headless prompts (the later two resume it); the second saves a digest."""
     prompts = [CONSTRAINT, "CALL_DIGEST: save where we are.", "AFTER: where were we?"]
     with run(binary, tmp_path_factory.mktemp("gemini"), local_stack.url, local_stack.token, prompts) as done:
+        done.machine.wait_delivered()
         yield done
 
 
@@ -151,6 +152,7 @@ def compressed(
         machine.install("gemini")
         for index, prompt in enumerate([CONSTRAINT, "FILL: read every reader.", "NEXT: where were we?"]):
             gemini.prompt(prompt, resume=index > 0)
+        machine.wait_delivered()
         yield Run(machine, model, gemini)
 
 

@@ -66,6 +66,7 @@ def work(
         done.openclaw.run(CONSTRAINT, done.session_id)
         done.machine.continuity("checkpoint")
         done.openclaw.run(AFTER, done.session_id)
+        done.machine.wait_delivered()
         yield done
 
 

@@ -86,6 +86,7 @@ def work(
     with run(
         binary, tmp_path_factory.mktemp("opencode"), local_stack.url, local_stack.token, prompts
     ) as done:
+        done.machine.wait_delivered()
         yield done
 
 

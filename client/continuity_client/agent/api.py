@@ -23,6 +23,7 @@ from continuity_client.hook.transport import TransportError, request
 from continuity_client.setup import config
 
 TIMEOUT_S = 10.0
+PENDING_S = 2.0  # at most this long delivering the session's spooled hooks before a checkpoint
 LEDGER_PAGE = 200
 
 
@@ -113,6 +114,27 @@ class Client:
 
     # ---- what the agent writes ----------------------------------------------------------------
 
+    def deliver_pending(self, session: str) -> None:
+        """The session's spooled hooks first: a prompt's background delivery may be under way (this
+        waits for it, up to PENDING_S), so an explicit checkpoint covers every prompt typed before.
+        Nothing is tried while the service is marked down."""
+        path = spool.spool_file(self.home, session)
+        if not self.settings.configured or not spool.has_pending(path) or self._marked_down():
+            return
+        deadline = time.monotonic() + PENDING_S
+        lock = spool.claim(path, deadline)
+        if lock < 0:
+            return
+        try:
+            if spool.has_pending(path) and not self._marked_down():
+                sender = delivery.Delivery(self.settings, self.env, delivery.logger(self.home), deadline)
+                sender.replay([path], deadline, (path,))
+        finally:
+            spool.release(lock)
+
+    def _marked_down(self) -> bool:
+        return spool.down_until(self.home) > time.time()
+
     def digest(self, target: Target, digest: dict) -> dict:
         """POST the agent's digest; ``digest`` holds summary, decisions, next_steps, ..."""
         session = target.need_session()
@@ -129,6 +151,7 @@ class Client:
 
     def checkpoint(self, target: Target) -> dict:
         session = target.need_session()
+        self.deliver_pending(session)
         quoted = urllib.parse.quote(session, safe="")
         return self.call("POST", f"/api/sessions/{quoted}/checkpoint", {}).get("checkpoint") or {}
 

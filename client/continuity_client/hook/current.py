@@ -11,13 +11,16 @@ On the hook path: imports ``json``, ``os`` and ``zlib`` (hashlib costs ten times
 
 from __future__ import annotations
 
-import json
 import os
 import time
 import zlib
-from collections.abc import Mapping
 
+from continuity_client.hook import fastjson as json
 from continuity_client.hook.privatefiles import safe_name, write_private
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 PROJECTS_DIR = "projects"
 # Where the harness tells its hooks (and, for some, its MCP servers) the project root is.

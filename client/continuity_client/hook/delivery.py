@@ -17,16 +17,16 @@ Used by the hook run and by ``continuity flush``.
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Mapping
 
+from continuity_client.hook import fastjson as json
 from continuity_client.hook import harness, locallog, spool
 from continuity_client.hook.transport import Response, TransportError, request
 from continuity_client.setup import config
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Protocol
 
     class Log(Protocol):
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 
 MAX_RETRY_AFTER_S = 600.0
-GAP = "gap"  # the service answered 409 with its stored length
+GAP = spool.GAP  # the service answered 409 with its stored length
 
 
 def retryable(status: int) -> bool:
@@ -156,8 +156,12 @@ class Delivery:
             spool.mark_down(self.settings.home, retry_after(response, self.settings.backoff_s))
         return spool.RETRY, reason
 
-    def replay(self, paths: list[str], stop_at: float) -> tuple[str, int]:
-        """Replay spool files oldest first until drained, a RETRY, or ``stop_at`` (``spool.replay``)."""
+    def replay(
+        self, paths: list[str], stop_at: float, held: tuple[str, ...] = (), until_key: str | None = None
+    ) -> tuple[str, int]:
+        """Replay spool files oldest first until drained, a RETRY, or ``stop_at`` (``spool.replay``:
+        each under its delivery lock, ``held`` ones already taken; ``until_key`` stops before that
+        record)."""
 
         def send(record: dict) -> str:
             outcome, answer = self.post(record, replayed=True)
@@ -168,7 +172,7 @@ class Delivery:
         def corrupt(path: str, count: int) -> None:
             self.log(f"dropped {count} corrupt line(s) from {path}")
 
-        status, handled = spool.replay(paths, stop_at, send, corrupt)
+        status, handled = spool.replay(paths, stop_at, send, corrupt, held, until_key)
         if handled:
             self.log(f"replayed {handled} spooled hook(s); status {status}", "INFO")
         return status, handled

@@ -11,8 +11,7 @@ log and go on.
 
 from __future__ import annotations
 
-import json
-
+from continuity_client.hook import fastjson as json
 from continuity_client.hook.harness import RECOVER_AT_PROMPT
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True

@@ -54,9 +54,13 @@ service (``injection_cap_chars``).
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Mapping
+
+from continuity_client.hook import fastjson as json
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 CLAUDE_CODE, CODEX, GEMINI = "claude-code", "codex", "gemini"
 OPENCODE, OPENCLAW = "opencode", "openclaw"

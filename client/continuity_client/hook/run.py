@@ -25,6 +25,16 @@ The rules, because this runs inside the agent's loop:
   the budget.
 - Hooks that may inject context carry the harness's cap on it (``injection_cap_chars``).
 - Every hook notes the project's current session (``current``) for the CLI and the MCP server.
+- Hooks whose answer the harness does not need (``BACKGROUND_EVENTS``: a prompt that cannot be
+  answered with context, ``stop``, ``subagent-stop``) are spooled first (write + fsync) and handed
+  to a detached delivery (``background``: a fork in a session of its own); the hook exits without
+  waiting for the network. The delivery holds the session's delivery lock
+  (``spool.claim``) while it sends what the spool holds before the hook, then the hook itself (a
+  live post: a 409 is mended), then what came after; every replay takes the same lock, so a
+  session's hooks reach the service in the spool's order whoever sends them. A prompt waits for
+  the service when its answer may carry context (``late_context``: Gemini CLI's ``compacted``,
+  a context figure in the compaction nudge's zone); an answer with context that reaches a
+  background delivery anyway is printed by the session's next prompt.
 
 The run is a small state machine: each step is a method that does one thing and answers the
 name of the next step. The failure edges are the arrows to the side::
@@ -33,6 +43,8 @@ name of the next step. The failure edges are the arrows to the side::
         │
     normalise ───── the watchdog spooled the hook meanwhile ────────────────► done
         │
+    hand_off ────── the harness needs no answer: spooled, delivery forked ─► done
+        │  ──────── (in the forked delivery) ──► claim (lock; what precedes it) ─► post
     catch_up ────── service marked down, own spool failed or not drained ──► spool ─► done
         │
     post ────────── not delivered ─────────────────────────────────────────► spool ─► done
@@ -52,15 +64,17 @@ import _thread
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
 
-from continuity_client.hook import current, delta, harness, locallog, spool
-from continuity_client.hook.delivery import GAP, Delivery
+from continuity_client.hook import background, current, delta, harness, late_context, locallog, spool
+from continuity_client.hook.spool import GAP
 from continuity_client.setup import config
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
     from typing import TextIO
+
+    from continuity_client.hook.delivery import Delivery
 
 WATCHDOG_GRACE_S = 0.25
 # Reads that matter most and happen rarely try the network even while the service is marked down.
@@ -70,9 +84,12 @@ BYPASS_BACKOFF = frozenset({"session-start", "pre-compaction"})
 CONTINUING_SOURCES = frozenset({"fork", "resume"})
 MAX_RESENDS = 2  # re-posts after a 409 within one hook
 MAX_FOLLOW_UPS = 8
+# Hooks the harness does not wait on for an answer, unless it may carry context (``in_background``).
+BACKGROUND_EVENTS = frozenset({"user-prompt-submit", "stop", "subagent-stop"})
 
 # The steps (see the module's docstring).
 READ_INPUT, NORMALISE, CATCH_UP, POST = "read_input", "normalise", "catch_up", "post"
+HAND_OFF, CLAIM = "hand_off", "claim"
 EMIT, FOLLOW_UP, REPLAY_OTHERS, SPOOL, DONE = "emit", "follow_up", "replay_others", "spool", "done"
 
 
@@ -135,8 +152,14 @@ class HookRun:
         env: Mapping[str, str],
         exit_process: Callable[[int], object] = os._exit,
         started: float | None = None,
+        detach: bool = False,
     ) -> None:
         self.started = time.monotonic() if started is None else started
+        # May hand the hook to a background delivery (the installed command; not in-process callers).
+        self.detach = detach
+        self.delivering = False  # the record is in the spool; this run delivers it (``claim``)
+        self.detached = False  # this process is the background delivery: no harness reads stdout
+        self.claimed = -1  # the session's delivery lock, while held
         self.exit_process = exit_process
         self.argv = argv
         self.stdin = stdin
@@ -188,7 +211,6 @@ class HookRun:
         # still does so and exits within its budget; the watchdog fires at the deadline itself.
         self.deadline = self.started + timeout - min(WATCHDOG_GRACE_S, timeout / 4)
         self.half = self.started + timeout / 2
-        self.delivery = Delivery(settings, self.env, self.log, self.deadline)
         # From here on nothing can hold the agent past the deadline, not even a stdin never closed.
         _thread.start_new_thread(self._watchdog, (self.started + timeout,))
         # Read stdin before any early return: a harness writing to a hook that exited gets EPIPE.
@@ -238,7 +260,100 @@ class HookRun:
                 if self.settled or self.finished:
                     return DONE
                 self.record = {**self.record, "body": carried}
-        return CATCH_UP
+        return HAND_OFF
+
+    def hand_off(self) -> str:
+        """A hook whose answer the harness does not need: spool it (write + fsync: from here on it
+        cannot be lost), print what an earlier background delivery kept for this prompt, start the
+        delivery and exit. Anything else, or a spool that cannot be written, goes on in this run."""
+        settings, record = self.settings, self.record
+        assert settings is not None and record is not None
+        if self.event == "session-start":
+            late_context.drop(self.home, self.session)
+        if not self.in_background(settings, record["body"]):
+            self.open_delivery()
+            return CATCH_UP
+        with self.lock:
+            if self.settled or self.finished:
+                return DONE
+            try:
+                dropped = spool.append(self.home, self.session, record, settings.spool_max_bytes)
+            except OSError as error:
+                self.log(f"not handed to the background ({error}); delivering now")
+                self.open_delivery()
+                return CATCH_UP
+            self.settled = True
+        if dropped:
+            self.log_dropped(dropped)
+        if self.event == "user-prompt-submit":
+            self.emit_answer(late_context.take(self.home, self.session))
+        down = spool.down_until(self.home)
+        if down > time.time():
+            left = down - time.time()
+            self.log(f"spooled {record['key']}: service marked unavailable for {left:.0f}s more")
+            return DONE
+        try:
+            if background.detach():
+                return DONE  # the hook; the delivery goes on in the child
+        except OSError as error:
+            self.log(f"background delivery not started ({error}); delivering now")
+            self.delivering = True
+            self.open_delivery()
+            return CLAIM
+        self.become_delivery()
+        return CLAIM
+
+    def become_delivery(self) -> None:
+        """In the forked delivery: the event's deadline from now, a watchdog of its own (the hook's
+        thread did not survive the fork) and a lock no other thread can hold."""
+        assert self.settings is not None
+        self.lock = _thread.allocate_lock()
+        self.detached = self.delivering = True
+        self.started = time.monotonic()
+        timeout = self.settings.timeout_for(self.event)
+        self.deadline = self.started + timeout - min(WATCHDOG_GRACE_S, timeout / 4)
+        self.half = self.started + timeout / 2
+        self.open_delivery()
+        _thread.start_new_thread(self._watchdog, (self.started + timeout,))
+
+    def open_delivery(self) -> None:
+        """The sockets, for a run that posts (a hook handed to the background never imports them)."""
+        from continuity_client.hook.delivery import Delivery
+
+        assert self.settings is not None
+        self.delivery = Delivery(self.settings, self.env, self.log, self.deadline)
+
+    def in_background(self, settings: config.Settings, body: dict) -> bool:
+        if not (self.detach and settings.background) or self.event not in BACKGROUND_EVENTS:
+            return False
+        if self.transcript_more:  # its follow-ups are this run's to send
+            return False
+        if self.event != "user-prompt-submit":
+            return True
+        if body.get("compacted"):  # answered with the recovery block
+            return False
+        return not late_context.may_nudge(self.home, self.session, body, settings.sync_context_tokens)
+
+    def claim(self) -> str:
+        """Take the session's delivery lock, send what the spool holds before this hook, and find
+        the hook still there (a sync hook's replay may have sent it meanwhile)."""
+        assert self.delivery is not None and self.record is not None
+        self.own_spool = spool.spool_file(self.home, self.session)
+        key = self.record["key"]
+        self.claimed = spool.claim(self.own_spool, self.half)
+        if self.claimed < 0:
+            self.log(f"{key} left in the spool: another delivery of the session held it", "INFO")
+            return DONE
+        status, _ = self.delivery.replay([self.own_spool], self.half, (self.own_spool,), key)
+        if status != spool.DRAINED:
+            self.log(f"{key} left in the spool: the hooks before it were not delivered ({status})", "INFO")
+            return DONE
+        found = spool.find(self.own_spool, key)
+        if found is None:
+            return DONE
+        with self.lock:
+            self.record = found
+        return POST
 
     def catch_up(self) -> str:
         """Keep the session's order: a marked-down service or an undrained own spool means spool.
@@ -278,26 +393,46 @@ class HookRun:
             self.log(f"transcript gap not mended after {resends} resend(s); stored {answer}")
             outcome, answer = spool.SENT, None
         if outcome == spool.RETRY:
+            if self.delivering:  # it stays where it is, in order
+                self.log(f"{self.record['key']} left in the spool: not delivered ({answer})")
+                return DONE
             return self.to_spool(f"not delivered ({answer})")
+        if self.delivering:
+            spool.remove(self.own_spool, {self.record["key"]})
         if outcome != spool.SENT:  # refused, and logged by the delivery
             with self.lock:
                 self.settled = True
-            return DONE
+            return REPLAY_OTHERS if self.delivering else DONE
         self.answer = answer
         return EMIT
 
     def emit(self) -> str:
-        """Print the harness's output at once: the watchdog's exit must not lose it."""
+        """Print the harness's output at once: the watchdog's exit must not lose it. In the
+        background delivery no harness reads it: an answer with context waits for the next prompt."""
         with self.lock:
             if self.finished:  # the watchdog already settled the hook
                 return DONE
             self.settled = True
             assert self.record is not None
-            text = harness.render_output(self.record["body"]["harness"], self.event, self.answer)
-            if text:
-                self.stdout.write(text + "\n")
-                self.stdout.flush()
+            if self.detached:
+                chosen = str(self.record["body"].get("harness"))
+                text = harness.render_output(chosen, self.event, self.answer)
+                if text and self.event == "user-prompt-submit":
+                    late_context.keep(self.home, self.session, self.answer)
+                    self.log("the answer carried context after the prompt went on: kept for the next", "INFO")
+            else:
+                text = self.emit_answer(self.answer)
+            late_context.note_answer(self.home, self.session, self.event, bool(text))
         return FOLLOW_UP if self.transcript_more else REPLAY_OTHERS
+
+    def emit_answer(self, answer: object) -> str | None:
+        """Print the harness's output for ``answer`` (nothing when it has no context)."""
+        chosen = self.record["body"].get("harness") if self.record else self.harness
+        text = harness.render_output(str(chosen), self.event, answer) if answer else None
+        if text:
+            self.stdout.write(text + "\n")
+            self.stdout.flush()
+        return text
 
     def follow_up(self) -> str:
         """Post the rest of a transcript that did not fit, as repeats of this hook (same key)."""
@@ -325,8 +460,14 @@ class HookRun:
         return REPLAY_OTHERS
 
     def replay_others(self) -> str:
-        """Other sessions' spools, with what is left of the first half of the budget."""
+        """Other sessions' spools, with what is left of the first half of the budget. A delivery
+        first sends what its session's spool gained meanwhile, and lets the session go."""
         assert self.delivery is not None
+        if self.claimed >= 0:
+            if time.monotonic() < self.half:
+                self.delivery.replay([self.own_spool], self.half, (self.own_spool,))
+            spool.release(self.claimed)
+            self.claimed = -1
         others = [path for path in spool.pending_files(self.home) if path != self.own_spool]
         if others and time.monotonic() < self.half:
             self.delivery.replay(others, self.half)
@@ -403,7 +544,7 @@ class HookRun:
         body.pop("transcript", None)
         self.transcript_more = delta.attach(body, self.home, self.session, self.event, self.log)
         with self.lock:
-            if self.finished or self.settled:
+            if self.finished or (self.settled and not self.delivering):
                 return False
             self.record = {**record, "body": body}
         return True
@@ -427,9 +568,12 @@ class HookRun:
             return
         self.log(f"spooled {record['key']}: {reason}")
         if dropped:
-            keys = ", ".join(str(item.get("key")) for item in dropped[:5])
-            more = f" and {len(dropped) - 5} more" if len(dropped) > 5 else ""
-            self.log(f"spool full: dropped {len(dropped)} oldest hook(s): {keys}{more}", level="ERROR")
+            self.log_dropped(dropped)
+
+    def log_dropped(self, dropped: list[dict]) -> None:
+        keys = ", ".join(str(item.get("key")) for item in dropped[:5])
+        more = f" and {len(dropped) - 5} more" if len(dropped) > 5 else ""
+        self.log(f"spool full: dropped {len(dropped)} oldest hook(s): {keys}{more}", level="ERROR")
 
     def _watchdog(self, at: float) -> None:
         time.sleep(max(0.0, at - time.monotonic()))
@@ -451,6 +595,8 @@ class HookRun:
 STEPS: dict[str, Callable[[HookRun], str]] = {
     READ_INPUT: HookRun.read_input,
     NORMALISE: HookRun.normalise,
+    HAND_OFF: HookRun.hand_off,
+    CLAIM: HookRun.claim,
     CATCH_UP: HookRun.catch_up,
     POST: HookRun.post,
     EMIT: HookRun.emit,
@@ -481,15 +627,18 @@ def main(
     env: Mapping[str, str] | None = None,
     exit_process: Callable[[int], object] = os._exit,
     started: float | None = None,
+    detach: bool = False,
 ) -> int:
     """Run one hook; 0 (1 only for a ``remember`` with no session). ``stdin``/``stdout``/``env``
     default to the process's own.
 
     ``exit_process`` ends the process when the watchdog fires (tests running in-process replace it).
     ``started``: when the hook's time began (``time.monotonic()``; default: now).
+    ``detach``: hooks the harness needs no answer to may go to a background delivery (the
+    installed command; in-process callers deliver in the run).
     """
     stream = sys.stdout if stdout is None else stdout
-    run = HookRun(argv, stdin, stream, os.environ if env is None else env, exit_process, started)
+    run = HookRun(argv, stdin, stream, os.environ if env is None else env, exit_process, started, detach)
     try:
         run.execute()
     except BaseException as error:  # a hook must never break the agent
@@ -502,6 +651,7 @@ def main(
     finally:
         with run.lock:
             run.finished = True
+        spool.release(run.claimed)
         if stdout is None:
             _settle_stdout()
     return run.exit_code

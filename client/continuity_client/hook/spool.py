@@ -5,9 +5,14 @@ Layout under ``$CONTINUITY_HOME``:
 - ``seq/<session>``: one byte appended per hook; the file offset after our append is the hook's
   sequence number. ``O_APPEND`` makes the append and the offset one atomic step, so concurrent
   hooks of one session never share a number, without a lock or a read-modify-write.
-- ``spool/<session>.jsonl``: hooks that could not be delivered, one JSON record a line, appended
-  and fsync'd, replayed oldest first. One file per session keeps a session's order without
-  making sessions wait on each other; ``spool/.lock`` (flock) guards the short file mutations.
+- ``spool/<session>.jsonl``: hooks not delivered yet, one JSON record a line, appended and
+  fsync'd, replayed oldest first: those the service did not take, and those handed to a
+  background delivery (``run``: the hook exits once its record is here). One file per session
+  keeps a session's order without making sessions wait on each other; ``spool/.lock`` (flock)
+  guards the short file mutations.
+- ``spool/<session>.deliver``: the session's delivery lock (flock, ``claim``), held by whoever
+  sends the session's spooled records, for the whole send: two deliveries of one session never
+  interleave, so the service sees its hooks in the spool's order.
 - ``down-until``: epoch seconds until which the service is presumed down, so hooks spool at
   once instead of each waiting out a timeout against a dead or hung service.
 - ``origin``: this client's random id, made on first use, in every idempotency key
@@ -22,12 +27,15 @@ record makes the server count it once.
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections.abc import Callable, Iterable
 
+from continuity_client.hook import fastjson as json
 from continuity_client.hook.privatefiles import FileLock, open_private, safe_name
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 SPOOL_DIR = "spool"
 SEQ_DIR = "seq"
@@ -35,11 +43,14 @@ DOWN_FILE = "down-until"
 ORIGIN_FILE = "origin"
 LOCK_FILE = ".lock"
 SUFFIX = ".jsonl"
+DELIVER_SUFFIX = ".deliver"
+CLAIM_POLL_S = 0.005
 
 # replay() outcomes
 DRAINED, FAILED, BUDGET = "drained", "failed", "budget"
 # what a sender reports for one record
 SENT, DROPPED, RETRY = "sent", "dropped", "retry"
+GAP = "gap"  # a live post's 409 with the service's stored length (``delivery``)
 
 
 def _open_append(path: str) -> int:
@@ -269,6 +280,36 @@ def _enforce_cap(directory: str, max_bytes: int) -> list[dict]:
     return dropped
 
 
+def claim(path: str, stop_at: float) -> int:
+    """Take the delivery lock of a spool file, waiting until ``stop_at`` (monotonic) at most: the
+    lock's file descriptor (``release`` it), or -1 when someone else kept it that long."""
+    lock = (path[: -len(SUFFIX)] if path.endswith(SUFFIX) else path) + DELIVER_SUFFIX
+    fd = open_private(lock, os.O_RDWR | os.O_CREAT)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return fd
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except OSError:
+            if time.monotonic() >= stop_at:
+                os.close(fd)
+                return -1
+            time.sleep(CLAIM_POLL_S)
+
+
+def release(fd: int) -> None:
+    if fd >= 0:
+        os.close(fd)  # closing releases the flock
+
+
+def find(path: str, key: str) -> dict | None:
+    """The first record of a spool file with ``key``, or None."""
+    return next((record for record in read_records(path)[0] if record["key"] == key), None)
+
+
 def read_records(path: str) -> tuple[list[dict], int]:
     """(records in order, number of corrupt lines) of one spool file."""
     with FileLock(os.path.join(os.path.dirname(path), LOCK_FILE)):
@@ -300,36 +341,62 @@ def replay(
     stop_at: float,
     send: Callable[[dict], str],
     on_corrupt: Callable[[str, int], None] | None = None,
+    held: Iterable[str] = (),
+    until_key: str | None = None,
 ) -> tuple[str, int]:
     """Send spooled records oldest first until done, a failure, or ``stop_at`` (monotonic).
 
-    No record is started after ``stop_at``; one in flight may finish later (``send`` owns its
-    own deadline). ``send(record)`` answers SENT, DROPPED (a 4xx: discarded) or RETRY.
+    Each file is sent under its delivery lock (``claim``; ``held``: files whose lock the caller
+    holds already); a lock not free by ``stop_at`` ends the replay as BUDGET. ``until_key``: stop
+    before the record with this key (what precedes a hook goes first). No record is started after
+    ``stop_at``; one in flight may finish later (``send`` owns its own deadline). ``send(record)``
+    answers SENT, DROPPED (a 4xx: discarded) or RETRY.
     Returns (DRAINED | FAILED | BUDGET, number of records sent or dropped).
     """
     handled = 0
+    held = set(held)
     for path in paths:
-        records, corrupt = read_records(path)
-        if corrupt and on_corrupt is not None:
-            on_corrupt(path, corrupt)
-        done: set[str] = set()
-        status = ""
-        for record in records:
-            if record["key"] in done:
-                continue
-            if time.monotonic() >= stop_at:
-                status = BUDGET
-                break
-            if send(record) == RETRY:
-                status = FAILED
-                break
-            done.add(record["key"])
-        if done or corrupt:
-            remove(path, done)
-            handled += len(done)
+        lock = -1 if path in held else claim(path, stop_at)
+        if lock < 0 and path not in held:
+            return BUDGET, handled
+        try:
+            status, done = _replay_file(path, stop_at, send, on_corrupt, until_key)
+        finally:
+            release(lock)
+        handled += done
         if status:
             return status, handled
     return DRAINED, handled
+
+
+def _replay_file(
+    path: str,
+    stop_at: float,
+    send: Callable[[dict], str],
+    on_corrupt: Callable[[str, int], None] | None,
+    until_key: str | None,
+) -> tuple[str, int]:
+    """('' when drained | FAILED | BUDGET, records sent or dropped) of one file, its lock held."""
+    records, corrupt = read_records(path)
+    if corrupt and on_corrupt is not None:
+        on_corrupt(path, corrupt)
+    done: set[str] = set()
+    status = ""
+    for record in records:
+        if record["key"] == until_key:
+            break
+        if record["key"] in done:
+            continue
+        if time.monotonic() >= stop_at:
+            status = BUDGET
+            break
+        if send(record) == RETRY:
+            status = FAILED
+            break
+        done.add(record["key"])
+    if done or corrupt:
+        remove(path, done)
+    return status, len(done)
 
 
 def summary(home: str) -> dict:

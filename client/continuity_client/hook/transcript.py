@@ -32,9 +32,8 @@ On the hook path: imports ``json`` only.
 
 from __future__ import annotations
 
-import json
-
 from continuity_client.hook import context_usage
+from continuity_client.hook import fastjson as json
 from continuity_client.hook.harness import (
     CLAUDE_CODE,
     CODEX,

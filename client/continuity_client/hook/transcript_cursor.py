@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import importlib
 import io
-import json
 import os
 import sys
 
 from continuity_client.hook import context_usage, transcript
+from continuity_client.hook import fastjson as json
 from continuity_client.hook.harness import CLAUDE_CODE, GEMINI
 from continuity_client.hook.privatefiles import FileLock, safe_name, write_private
 

@@ -1,6 +1,6 @@
 """Client settings: the user's config file, overridden by environment variables.
 
-On the hook path, so it imports only ``json`` and ``os`` (no pathlib, dataclasses or typing:
+On the hook path, so it imports only ``fastjson`` and ``os`` (no pathlib, dataclasses or typing:
 each costs milliseconds of start-up in every hook).
 
 | variable | config.json key | default |
@@ -13,13 +13,19 @@ each costs milliseconds of start-up in every hook).
 | ``CONTINUITY_BACKOFF_S`` | ``backoff_s`` | 10 |
 | ``CONTINUITY_SPOOL_MAX_BYTES`` | ``spool_max_bytes`` | 5 MiB |
 | ``CONTINUITY_INJECTION_CAP_CHARS`` | ``injection_cap_chars`` | 9000 (harnesses without a known cap) |
+| ``CONTINUITY_BACKGROUND`` | ``background`` | on (``0``, ``false``, ``off``: every hook waits) |
+| ``CONTINUITY_SYNC_CONTEXT_TOKENS`` | ``sync_context_tokens`` | 100000 (prompts wait from here: the nudge) |
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Mapping
+
+from continuity_client.hook import fastjson as json
+
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 DEFAULT_TIMEOUT_S = 2.0
 # The recovery read and the pre-compaction checkpoint matter most and happen rarely.
@@ -34,6 +40,10 @@ DEFAULT_SPOOL_MAX_BYTES = 5 * 1024 * 1024
 DEFAULT_INJECTION_CAP_CHARS = 9000
 MIN_INJECTION_CAP_CHARS, MAX_INJECTION_CAP_CHARS = 200, 100_000
 CONFIG_FILE = "config.json"
+# From this context size on, a prompt waits for the service's answer, which may be the compaction
+# nudge (the service's default: 65 % of 200,000 tokens); below it, it is delivered in the background.
+DEFAULT_SYNC_CONTEXT_TOKENS = 100_000
+OFF = frozenset({"0", "false", "off", "no"})
 
 
 def home_dir(env: Mapping[str, str]) -> str:
@@ -81,12 +91,14 @@ class Settings:
     __slots__ = (
         "_env",
         "_file",
+        "background",
         "backoff_s",
         "config_file",
         "home",
         "injection_cap_chars",
         "sources",
         "spool_max_bytes",
+        "sync_context_tokens",
         "token",
         "url",
     )
@@ -110,6 +122,13 @@ class Settings:
                 DEFAULT_INJECTION_CAP_CHARS,
                 MIN_INJECTION_CAP_CHARS,
                 MAX_INJECTION_CAP_CHARS,
+            )
+        )
+        background = self._env.get("CONTINUITY_BACKGROUND", self._file.get("background", True))
+        self.background = str(background).strip().lower() not in OFF
+        self.sync_context_tokens = int(
+            self._float(
+                "sync_context_tokens", "CONTINUITY_SYNC_CONTEXT_TOKENS", DEFAULT_SYNC_CONTEXT_TOKENS, 0, 1e9
             )
         )
 
@@ -185,9 +204,11 @@ def clear_login(env: Mapping[str, str]) -> tuple[str, bool]:
 def _write_private(path: str, data: dict) -> None:
     temporary = path + ".tmp"
     # Created 0600 from the start: the token is never readable by others, not even briefly.
+    import json as standard_json  # indent: not on the hook path
+
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2)
+        standard_json.dump(data, handle, indent=2)
         handle.write("\n")
         handle.flush()
         os.fsync(handle.fileno())
