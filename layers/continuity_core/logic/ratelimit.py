@@ -10,7 +10,8 @@ the limit is enforced on that total plus what it has not flushed yet. The oversh
 
 The same flush (one UpdateItem on the window's item, well under 1 KB) adds the window's 4xx and
 5xx answers and when each (harness, event) hook was last received, so they cost no request of
-their own. The window items expire ``KEPT_WINDOWS`` minutes on; a hook kind's last sighting is also kept on one
+their own. The window items expire ``KEPT_WINDOWS`` minutes on; a hook kind's last sighting is
+also kept on one
 long-lived item per token: an instance writes it at its second flush for the token (an instance
 that served one lone request adds no second write to it), then once ``SEEN_REFRESH`` passed since
 it last did, with every kind it saw since. So a warm instance adds one small write an hour per
