@@ -1,4 +1,4 @@
-"""Two of moto's hot paths made cheaper for the local stack, with moto's answers unchanged.
+"""Three of moto's hot paths made cheaper for the local stack, with moto's answers unchanged.
 
 Profiled on the local stack (docs/DASHBOARD.md), most of a dashboard read's time was moto's, not
 the service's:
@@ -17,7 +17,12 @@ the service's:
   its value holds; each member still goes through moto's own serializer (strings, base64 blobs,
   sets, nested maps and lists), so the bytes are the same.
 
-Both apply to DynamoDB only, fall back to moto's code for anything unexpected, and are checked
+- **An index's projection converts the item once per projected attribute.** moto's
+  ``Item.project`` turns the whole item into plain values for each path; here, for paths that are
+  top-level names (an index's projection, most projection expressions), only those attributes,
+  once, through the same conversions.
+
+All apply to DynamoDB only, fall back to moto's code for anything unexpected, and are checked
 against moto's unpatched answers in ``tests/unit/local/test_moto_speedups.py``. They change how
 fast the local stack answers, nothing a deployed stack does (DynamoDB reads only the partition,
 and answers in its own time). ``CONTINUITY_LOCAL_MOTO_SPEEDUPS=0`` leaves moto as it is.
@@ -48,12 +53,15 @@ def install() -> None:
     if _originals:
         return
     from moto.core.serialize import JSONSerializer
+    from moto.dynamodb.models.dynamo_type import Item
     from moto.dynamodb.models.table import Table
 
     _originals["query"] = Table.query
     _originals["structure"] = JSONSerializer._serialize_type_structure
+    _originals["project"] = Item.project
     Table.query = _narrowed_query  # type: ignore[method-assign]
     JSONSerializer._serialize_type_structure = _serialize_structure  # type: ignore[method-assign]
+    Item.project = _project_top_level  # type: ignore[method-assign]
 
 
 def uninstall() -> None:
@@ -61,10 +69,12 @@ def uninstall() -> None:
     if not _originals:
         return
     from moto.core.serialize import JSONSerializer
+    from moto.dynamodb.models.dynamo_type import Item
     from moto.dynamodb.models.table import Table
 
     Table.query = _originals.pop("query")  # type: ignore[method-assign]
     JSONSerializer._serialize_type_structure = _originals.pop("structure")  # type: ignore[method-assign]
+    Item.project = _originals.pop("project")  # type: ignore[method-assign]
 
 
 # -- Query: only the candidates moto would keep ------------------------------------------------------
@@ -142,6 +152,31 @@ def _query_signature(function: Callable[..., Any]) -> inspect.Signature:
     if _signature is None:
         _signature = inspect.signature(function)
     return _signature
+
+
+# -- projections of top-level attributes: each attribute converted once, not once per path -----------
+
+
+def _project_top_level(self: Any, projection_expressions: list[list[str]]) -> Any:
+    """moto's ``Item.project`` converts the whole item to plain values once per projected path (an
+    index's projection: a path per key and included attribute). For paths that are distinct
+    top-level names, the same result from converting just those attributes once."""
+    names = [path[0] for path in projection_expressions if len(path) == 1]
+    if (
+        len(names) != len(projection_expressions)
+        or len(set(names)) != len(names)
+        or any("[" in n for n in names)
+    ):
+        return _originals["project"](self, projection_expressions)
+    from moto.dynamodb.models.dynamo_type import Item, deserializer, serializer
+
+    plain = {
+        name: deserializer.deserialize(self.attrs[name].to_regular_json())
+        for name in names
+        if name in self.attrs
+    }
+    attrs: dict[str, Any] = serializer.serialize(plain)["M"]  # type: ignore[assignment]
+    return Item(hash_key=self.hash_key, range_key=self.range_key, attrs=attrs)
 
 
 # -- the serializer: an AttributeValue's members that are there ---------------------------------------
