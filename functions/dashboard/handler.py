@@ -18,6 +18,7 @@ from typing import Any
 
 STATIC = Path(__file__).resolve().parent / "static"
 INDEX = "index.html"
+ENTRY = "app.js"  # the module index.html loads
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -52,9 +53,23 @@ def assets() -> dict[str, Asset]:
         kind = _TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         if kind.startswith("text/") and "charset" not in kind:
             kind += "; charset=utf-8"
-        etag = '"' + hashlib.sha256(body.encode()).hexdigest()[:32] + '"'
-        found[path.relative_to(STATIC).as_posix()] = Asset(body, kind, etag)
+        found[path.relative_to(STATIC).as_posix()] = _asset(body, kind)
+    if INDEX in found:
+        found[INDEX] = _asset(with_preloads(found[INDEX].body, found), found[INDEX].content_type)
     return found
+
+
+def with_preloads(index: str, found: dict[str, Asset]) -> str:
+    """``index.html`` with a ``modulepreload`` link for every module but the entry point: the
+    browser fetches them all beside ``app.js`` instead of after reading it, one round trip less
+    before a page can ask for its data (each file is a request to this function)."""
+    modules = [name for name in found if name.endswith(".js") and name != ENTRY]
+    links = "".join(f'  <link rel="modulepreload" href="/dashboard/{name}">\n' for name in modules)
+    return index.replace("</head>", links + "</head>", 1)
+
+
+def _asset(body: str, content_type: str) -> Asset:
+    return Asset(body, content_type, '"' + hashlib.sha256(body.encode()).hexdigest()[:32] + '"')
 
 
 def _answer(status: int, headers: dict[str, str], body: str = "") -> dict[str, Any]:

@@ -10,6 +10,9 @@ the recording's order is the order requests took effect and a replay rebuilds th
 Two exceptions keep the lock from stalling everything: an SQS long poll waits for messages with
 the lock released (it takes it back to receive them), and ``/moto-api/recorder/`` requests skip
 it (the replay sends the recorded requests back to this server, each of which takes the lock).
+
+moto's query and its response serializer are made cheaper first (``moto_speedups``: the same
+answers, checked against moto's own).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import requests
 
+from infra.local import moto_speedups
 from infra.local.environment import ensure_port_free
 
 if TYPE_CHECKING:
@@ -116,6 +120,8 @@ class MotoBackend:
                 "moto was imported before the local stack set MOTO_RECORDER_FILEPATH; "
                 "run the local stack in its own process (python -m infra.local)"
             )
+        if moto_speedups.wanted():
+            moto_speedups.install()
         if not getattr(Queue.wait_for_messages, "releases_request_lock", False):
             Queue.wait_for_messages = _release_while_waiting(Queue.wait_for_messages)  # type: ignore[method-assign,assignment]
         app = OneRequestAtATime(DomainDispatcherApplication(create_backend_app))

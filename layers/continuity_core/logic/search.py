@@ -18,6 +18,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from continuity_core.config import ContinuityConfig
@@ -30,6 +31,9 @@ SNIPPET_CHARS = 320
 HIT_START, HIT_END, ELLIPSIS = "«", "»", "…"
 CACHE_MAX_CHARS = 80_000_000  # ~ what a 1 GB function holds comfortably, index included
 MAX_QUERY_TERMS = 16
+# Sessions a cold search reads per step (one batch read of their heads: at most 100 keys); the next
+# step is read while this one is indexed.
+READ_STEP = 50
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _PHRASE = re.compile(r'"([^"]+)"')
@@ -286,9 +290,37 @@ class TranscriptSearchService:
     def _sync(
         self, agent_id: str, scope: list[SessionSummary], heads: dict[str, TranscriptHead]
     ) -> list[int]:
-        """Bring the cache up to date for ``scope``; the doc id of each session (0: not indexed)."""
+        """Bring the cache up to date for ``scope``; the doc id of each session (0: not indexed).
+
+        The stale sessions are read ``READ_STEP`` at a time, the next step's reads running while
+        this step's text is indexed: a cold search waits for its reads or its indexing, whichever
+        is longer, not for both (SQLite indexes with the GIL released)."""
         known = {s.session_key: self._index.known(agent_id, s) for s in scope}
         stale = [s for s in scope if known[s.session_key][1] < s.length]
+        steps = [stale[at : at + READ_STEP] for at in range(0, len(stale), READ_STEP)]
+        with ThreadPoolExecutor(max_workers=1) as reader:
+            ahead = [reader.submit(self._read, agent_id, step, known, heads) for step in steps[:1]]
+            for number in range(len(steps)):
+                texts = ahead.pop().result()
+                if number + 1 < len(steps):
+                    ahead.append(reader.submit(self._read, agent_id, steps[number + 1], known, heads))
+                for head, start, text in texts:
+                    known[head.session_key] = (self._index.add(agent_id, head.summary(), start, text), 0)
+        docs = [known[s.session_key][0] for s in scope]
+        self._index.touch(d for d in docs if d)
+        self._index.evict(keep={d for d in docs if d})
+        return docs
+
+    def _read(
+        self,
+        agent_id: str,
+        stale: list[SessionSummary],
+        known: dict[str, tuple[int, int]],
+        given: dict[str, TranscriptHead],
+    ) -> list[tuple[TranscriptHead, int, str]]:
+        """(head, start, text from start) of each stale session still readable (one batch read of
+        the heads not ``given``, then each one's appends and chunks)."""
+        heads = {s.session_key: given[s.session_key] for s in stale if s.session_key in given}
         missing = [s.session_key for s in stale if s.session_key not in heads]
         if missing:
             heads.update(self._store.heads(agent_id, missing))
@@ -298,11 +330,6 @@ class TranscriptSearchService:
             if s.session_key in heads and heads[s.session_key].created_at == s.created_at
         ]
         texts = self._store.read_many(agent_id, ranges) if ranges else {}
-        for head, start in ranges:
-            text = texts.get(head.session_key)
-            if text:
-                known[head.session_key] = (self._index.add(agent_id, head.summary(), start, text), 0)
-        docs = [known[s.session_key][0] for s in scope]
-        self._index.touch(d for d in docs if d)
-        self._index.evict(keep={d for d in docs if d})
-        return docs
+        return [
+            (head, start, texts[head.session_key]) for head, start in ranges if texts.get(head.session_key)
+        ]

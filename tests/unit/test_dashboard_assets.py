@@ -1,0 +1,24 @@
+"""The dashboard's page names every module it will load, so the browser fetches them side by side."""
+
+from __future__ import annotations
+
+import re
+
+from functions.dashboard.handler import ENTRY, INDEX, assets
+
+
+def test_the_page_preloads_every_module_but_the_entry_point_and_each_is_served() -> None:
+    # Given the files the dashboard function serves
+    served = assets()
+
+    # When the page is read
+    page = served[INDEX].body
+    preloaded = re.findall(r'<link rel="modulepreload" href="/dashboard/([^"]+)">', page)
+
+    # Then every module of static/ is preloaded once (the entry point is the page's own script),
+    # inside <head>, and each link names a file the function serves as JavaScript
+    modules = sorted(name for name in served if name.endswith(".js") and name != ENTRY)
+    assert sorted(preloaded) == modules and len(modules) > 5
+    assert page.index("modulepreload") < page.index("</head>")
+    assert all(served[name].content_type.startswith("text/javascript") for name in preloaded)
+    assert f'<script type="module" src="/dashboard/{ENTRY}">' in page
