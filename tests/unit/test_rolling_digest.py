@@ -140,6 +140,41 @@ def test_files_the_agent_edited_outrank_files_it_only_read() -> None:
     assert len(files) == CAPS[FactKind.FILE]
 
 
+def test_the_projects_own_files_outrank_files_edited_elsewhere() -> None:
+    # Given an early mention of a project file, then another checkout's files edited again and again
+    root = "/home/dev/shop"
+    said = [user("Start with src/cart/totals.py please.", 1)]
+    for n in range(2, 41):
+        said.append(agent(f"Tool Edit: /Users/someone/other-repo/lib/part_{n % 34}.py", n, tool=True))
+    digest: SessionDigest | None = None
+    for start in range(0, len(said), 10):
+        part = said[start : start + 10]
+        digest = roll(digest, part, now=part[-1].at, prompts=part[-1].prompt, roots=[root])
+    assert digest is not None
+    # When the block has room for a few files only
+    text = render_digest(digest, HEADER, 700, [root])[0]
+    # Then the project's own file is among them
+    assert "`src/cart/totals.py`" in text
+    assert text.index("`src/cart/totals.py`") < text.index("Left out for space")
+
+
+def test_a_sentence_the_agents_prose_keeps_repeating_does_not_push_out_a_new_finding() -> None:
+    # Given the agent's prose repeating a dozen sentences word for word, then one new finding
+    said = [
+        agent(f"I found that the cache of step_{k} is stale.", n)
+        for n in range(1, 36)
+        for k in range(12)
+        if n % 7 == k % 7
+    ]
+    said.append(agent("I found that the rounding error comes from float division in the tax helper.", 40))
+    # When the digest keeps its findings within their cap
+    digest = rolled_in_batches(said, batch=20)
+    # Then the new finding is kept
+    findings = [f.text for f in digest.of(FactKind.FINDING)]
+    assert len(findings) == CAPS[FactKind.FINDING]
+    assert any("rounding error" in f for f in findings)
+
+
 def test_a_full_block_says_what_it_left_out_and_keeps_the_rules() -> None:
     # Given more than a small budget holds
     said = [user(f"Never change the public API of module_{n}.", n) for n in range(1, 30)]

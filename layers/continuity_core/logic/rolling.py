@@ -13,7 +13,9 @@ Rules (the digest itself is ``models/session_digest.py``, the extraction ``logic
   the earlier question: …") closes the open question it shares most words with (else, when it
   names no subject, the most recent one).
 - **Ranked and bounded.** Each kind has a cap; beyond it the least useful go first (old, said once,
-  from the agent's prose, files only read). Constraints and remembered facts go last.
+  from the agent's prose, files only read, files outside the project). Only the user's repeating
+  counts as emphasis: the agent's prose saying a sentence again is boilerplate. Constraints and
+  remembered facts go last.
 """
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ CAPS = {
     FactKind.FILE: 32,
     FactKind.NEXT_STEP: 6,
 }
+# A file of the project's own outranks any file elsewhere (another checkout, a home directory):
+# above the most a file elsewhere can score (recency 1 + repetition 0.6 + edited 1.2).
+OWN_FILE = 3.0
 ENDED_CAP = 10  # superseded decisions and closed questions kept to say what changed
 # Eviction order when the whole digest is over its size: constraints last.
 EVICT_ORDER = (
@@ -328,8 +333,10 @@ def score(fact: Fact, prompts: int, roots: Iterable[str] = ()) -> float:
     recency = (when / prompts) if when and prompts else 0.5
     repetition = 0.15 * min(fact.seen - 1, 4)
     if fact.kind is FactKind.FILE:  # what was done to it, and whether it is the project's own
-        own = 1.0 if in_project(fact.text, roots) else 0.0
+        own = OWN_FILE if in_project(fact.text, roots) else 0.0
         return recency + repetition + 0.3 * _ACTION_RANK.get(fact.detail or "", 0) + own
+    if fact.source is FactSource.AGENT:  # the user saying it again is emphasis; the agent's prose
+        repetition = 0.0  # repeating a sentence word for word is boilerplate
     return recency + repetition + _SOURCE_WEIGHT[fact.source]
 
 
