@@ -21,7 +21,7 @@ from continuity_core.models.session_digest import FactKind, FactSource, PromptNo
 from continuity_core.models.state import SessionState
 
 _LABEL = re.compile(
-    r"^(User:|Assistant:|Tool [\w.:-]+?(?=:|$)|Result(?: \(error\))?:|\[Compact summary\]|"
+    r"^(User:|Assistant:|Tool [\w.:-]+?(?=:|$)|Result(?: \(error\))?:|Plan:|\[Compact summary\]|"
     r"--- context compacted)"
 )
 _SPACES = re.compile(r"\s+")
@@ -111,6 +111,7 @@ def digest_inputs(
     from_transcript: list[Statement] = []
     number: int | None = None
     last_user: Statement | None = None
+    finals = _final_messages(blocks)
     for index, block in enumerate(blocks):
         if block.label == "User":
             if index not in numbers:
@@ -121,7 +122,11 @@ def digest_inputs(
             from_transcript.append(statement)
             last_user = statement
         elif block.label == "Assistant":
-            from_transcript.append(Statement(block.text, Role.AGENT, FactSource.AGENT, number, now))
+            from_transcript.append(
+                Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, final=index in finals)
+            )
+        elif block.label == "Plan":
+            from_transcript.append(Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, plan=True))
         elif block.label == "Tool":
             from_transcript.append(
                 Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, tool=True)
@@ -131,7 +136,13 @@ def digest_inputs(
                 Statement(block.text, Role.SUMMARY, FactSource.COMPACTION_SUMMARY, number, now)
             )
         elif block.label == "Result" and index and _runs_subagent(blocks[index - 1]):
-            from_transcript.append(Statement(block.text, Role.AGENT, FactSource.AGENT, number, now))
+            # A sub-agent's report: its findings, as the agent's own final words.
+            from_transcript.append(Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, final=True))
+        elif block.label == "Result" and index and blocks[index - 1].label == "Tool":
+            # A tool's output: its verdicts (tests, commits), read with the command that made it.
+            from_transcript.append(
+                Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, command=blocks[index - 1].text)
+            )
     first_matched = min(matched) if matched else None
     before: list[Statement] = []
     after: list[Statement] = []
@@ -149,6 +160,21 @@ def digest_inputs(
     statements = [*before, *from_transcript, *after, *remembers, *(extra or [])]
     last = _last_instruction(state, pending, last_user, after)
     return DigestInputs(statements, last, pending)
+
+
+def _final_messages(blocks: list[Block]) -> set[int]:
+    """The index of each turn's last agent message (the one before the next user block)."""
+    finals: set[int] = set()
+    last: int | None = None
+    for index, block in enumerate(blocks):
+        if block.label == "Assistant":
+            last = index
+        elif block.label in ("User", "Marker", "Summary") and last is not None:
+            finals.add(last)
+            last = None
+    if last is not None:
+        finals.add(last)
+    return finals
 
 
 def _user_numbers(blocks: list[Block], notes: list[PromptNote]) -> dict[int, int | None]:

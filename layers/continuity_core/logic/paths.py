@@ -28,3 +28,46 @@ def normalize_project(path: str | None) -> str | None:
     if normalized.startswith("//"):
         normalized = "/" + normalized.lstrip("/")
     return normalized
+
+
+# Not the project's own files, wherever they sit: dependencies, build output, caches.
+_NOT_OWN = re.compile(
+    r"(?:^|/)(?:node_modules|site-packages|dist-packages|\.venv|venv|vendor|\.cargo|\.m2|\.gradle|"
+    r"__pycache__|\.git|\.tox|\.mypy_cache|\.pytest_cache|\.next|bower_components|Pods)(?:/|$)"
+    r"|^(?:/usr|/opt|/etc|/var|/tmp|/private|/nix|/System|/Library|/Applications)/|(?:^|/)go/pkg/mod/"
+)
+_EXTENSIONLESS_FILES = frozenset(
+    "Makefile Dockerfile Containerfile Gemfile Rakefile Procfile Justfile Vagrantfile Brewfile LICENSE "
+    "README CODEOWNERS Jenkinsfile Podfile Cartfile Pipfile".split()
+)
+
+
+def project_file(path: str, roots: list[str]) -> str | None:
+    """``path`` as the project's own file, relative to the project root it sits under; None for a
+    URL, a directory, a route, a file elsewhere (another checkout, a home directory, the system),
+    a dependency or build output."""
+    text = path.strip().rstrip(".,:;)")
+    if not text or "://" in text or text.endswith("/"):
+        return None
+    if text.startswith(("/", "~")):
+        for root in roots:
+            prefix = root.rstrip("/") + "/"
+            if root and text.startswith(prefix) and len(text) > len(prefix):
+                text = text[len(prefix) :]
+                break
+        else:
+            return None
+    text = text.removeprefix("./")
+    if _NOT_OWN.search(text) or _NOT_OWN.search("/" + text):
+        return None
+    return text
+
+
+def names_a_file(path: str) -> bool:
+    """The last part of ``path`` looks like a file (an extension, or a well-known bare name), not a
+    directory or a route."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    stem, dot, extension = name.rpartition(".")
+    return (bool(dot) and bool(stem) and extension.isalnum() and not extension.isdigit()) or (
+        name in _EXTENSIONLESS_FILES
+    )

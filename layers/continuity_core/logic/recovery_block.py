@@ -11,14 +11,23 @@ in a closing line, never cut silently. No text appears twice.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from continuity_core.logic.injection import fit
-from continuity_core.logic.rolling import fact_key, score
+from continuity_core.logic.paths import names_a_file
+from continuity_core.logic.rolling import CONCLUSION, fact_key, score, strongest_action
+from continuity_core.logic.salience import rare_terms, salience, select, topic_terms
+from continuity_core.logic.sticky import FileAction
 from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
 
 LAST_INSTRUCTION_SHARE = 0.35  # of the budget, at most, for the last instruction
 SUMMARY_SHARE = 0.15  # and for the agent's own summary
+PROGRESS_SHARE = 0.2  # and for where things stand
+USER_WORDS_CHARS = 3000  # the user's own sentences, at most
+USER_WORDS_FIRST = 1500  # of which placed before the structured sections share the rest
+DONE_SHOWN = 5  # finished plan items shown (the newest)
+_PLAN_MARK = {"done": "[x]", "doing": "[>]", "todo": "[ ]"}
 # The closing line: what was left out, of ~8 kinds, and what the digest dropped before.
 OMITTED_LINE_CHARS = 300
 MORE = "`continuity recover 3` (MCP tool `recover`, level 3) has the full checkpoint"
@@ -31,15 +40,18 @@ _TITLES = {
     FactKind.REMEMBERED: "Remembered",
     FactKind.FILE: "Files in Play",
     FactKind.NEXT_STEP: "Next Steps",
+    FactKind.SAID: "In the User's Own Words (in order said)",
 }
 _SHARED_ORDER = (
     FactKind.DECISION,
     FactKind.QUESTION,
+    FactKind.SAID,
     FactKind.FINDING,
     FactKind.REMEMBERED,
     FactKind.FILE,
     FactKind.NEXT_STEP,
 )
+DROPPED_TITLE = "Not in the Harness's Compaction Summary"
 _SOURCE_LABEL = {
     FactSource.PROMPT: "prompt {n}",
     FactSource.REMEMBER: "remembered",
@@ -65,11 +77,34 @@ def provenance(fact: Fact) -> str:
 def fact_line(fact: Fact, roots: list[str] | None = None) -> str:
     if fact.kind is FactKind.FILE:
         path = _relative(fact.text, roots or [])
-        when = f", prompt {fact.last_prompt or fact.prompt}" if fact.prompt else ""
-        return f"- `{path}` ({fact.detail or 'mentioned'}{when})"
+        first, last = fact.prompt, fact.last_prompt
+        when = f", prompts {first}–{last}" if first and last and last != first else f", prompt {first}" if first else ""
+        done = ", ".join(a for a in (fact.detail or "mentioned").split(",") if a)
+        return f"- `{path}` ({done}{when})"
     if fact.kind is FactKind.REMEMBERED and fact.source is FactSource.REMEMBER:
         return f"- “{fact.text}” ({provenance(fact)})"
-    return f"- {fact.text} ({provenance(fact)})"
+    if fact.kind is FactKind.SAID:
+        return f"- (prompt {fact.prompt}) {fact.text}" + (f" (said {fact.seen} times)" if fact.seen > 1 else "")
+    if fact.accepted_prompt is not None:
+        return f"- {fact.text} (the agent's proposal at prompt {fact.prompt}, accepted at prompt {fact.accepted_prompt})"
+    line = f"- {fact.text} ({provenance(fact)})"
+    if fact.kind is FactKind.QUESTION and fact.answer:
+        line += f" — possibly answered at prompt {fact.answer_prompt}: {fact.answer}"
+    return line
+
+
+def shown_file(fact: Fact, roots: list[str]) -> bool:
+    """A file worth a line: the project's own, named as a file, not deleted since."""
+    if strongest_action(fact.detail) == FileAction.DELETED.value:
+        return False
+    if fact.detail == FileAction.SYMBOL.value:
+        return False
+    if fact.detail == FileAction.MENTIONED.value and _PRODUCT.match(fact.text):
+        return False  # "Next.js", "Node.js": a product named in passing, not a file
+    return names_a_file(_relative(fact.text, roots)) and not fact.text.startswith(("/", "~"))
+
+
+_PRODUCT = re.compile(r"^[A-Z][A-Za-z0-9]*\.js$")
 
 
 def _relative(path: str, roots: list[str]) -> str:
@@ -96,6 +131,31 @@ def _clip_visibly(text: str, room: int) -> str:
 
 def _age_label(fact: Fact) -> str:
     return f"agent digest, prompt {fact.prompt}" if fact.prompt else "agent digest"
+
+
+def progress_block(digest: SessionDigest, room: int) -> str | None:
+    """Where things stand: the agent's task list, the session's commits, tests still failing, and
+    what the agent last reported, so finished work never reads as pending."""
+    lines: list[str] = []
+    if digest.plan:
+        done = [i for i in digest.plan if i.status == "done"]
+        rest = [i for i in digest.plan if i.status != "done"]
+        when = f", prompt {digest.plan_prompt}" if digest.plan_prompt else ""
+        lines.append(f"Task list (the agent's own, latest state{when}; {len(done)} of {len(digest.plan)} done):")
+        hidden = len(done) - DONE_SHOWN
+        if hidden > 0:
+            lines.append(f"- [x] … {hidden} more done")
+        lines += [f"- {_PLAN_MARK.get(i.status, '[ ]')} {i.text}" for i in [*done[-DONE_SHOWN:], *rest]]
+    if digest.failing:
+        lines.append("Tests failing in the last run that ran them:")
+        lines += [f"- failing: {t.test} ({t.runner}, since prompt {t.prompt})" for t in digest.failing]
+    if digest.commits:
+        lines.append("Commits made this session: " + "; ".join(f"`{c}`" for c in digest.commits))
+    if digest.report is not None:
+        lines.append(f"The agent's last report (prompt {digest.report.prompt}): {digest.report.text}")
+    if not lines:
+        return None
+    return _clip_visibly("\n".join(["### Where Things Stand", *lines]), room)
 
 
 @dataclass
@@ -133,6 +193,10 @@ def render_digest(
         parts.append(block)
         used += len(block) + 2
         shown.add(fact_key(FactKind.NEXT_STEP, instruction.text))
+    standing = progress_block(digest, max(200, int(budget * PROGRESS_SHARE)))
+    if standing is not None:
+        parts.append(standing)
+        used += len(standing) + 2
     if digest.summary is not None:
         title = f"### The Agent's Own Summary ({_age_label(digest.summary)})"
         room = max(200, int(budget * SUMMARY_SHARE)) - len(title) - 2
@@ -142,9 +206,16 @@ def render_digest(
     sections = _sections(digest, shown, instruction, roots or [])
     omitted: dict[str, int] = {}
     room = max(0, budget - used - OMITTED_LINE_CHARS)
-    constraints = sections[0]
-    allowance = {id(constraints): min(constraints.need, room)}
-    allowance |= _fair_shares(sections[1:], room - allowance[id(constraints)])
+    display = list(sections)
+    words = next(x for x in sections if x.title == _TITLES[FactKind.SAID])
+    allowance: dict[int, int] = {}
+    # What the compaction summary dropped, the rules, then the user's own words: placed first.
+    for first, most in ((sections[0], room), (sections[1], room), (words, USER_WORDS_FIRST)):
+        allowance[id(first)] = min(first.need, room, most)
+        room -= allowance[id(first)]
+    structured = [x for x in sections[2:] if x is not words]
+    allowance |= _fair_shares(structured, room)
+    sections = [*sections[:2], words, *structured]
     chosen: dict[int, list[int]] = {}
     spare = 0
     for section in sections:
@@ -154,7 +225,7 @@ def render_digest(
         dropped = len(section.lines) - len(picked)
         if dropped:
             omitted[section.title.split(" (")[0].lower()] = dropped
-    for section in sections:
+    for section in display:
         picked = chosen[id(section)]
         if picked:
             lines = [section.lines[i] for i in sorted(picked, key=lambda i: section.order[i])]
@@ -177,14 +248,22 @@ def _sections(
     digest: SessionDigest, shown: set[str], instruction: Fact | None, roots: list[str]
 ) -> list[_Section]:
     prompts = digest.prompts
-    sections: list[_Section] = []
+    sections: list[_Section] = [_dropped_by_summary(digest, shown, roots)]
+    outdated = _outdated_terms(digest)
     for kind in (FactKind.CONSTRAINT, *_SHARED_ORDER):
         facts = [f for f in digest.of(kind) if fact_key(f.kind, f.text) not in shown]
+        if kind in (FactKind.SAID, FactKind.FINDING):
+            facts = [f for f in facts if not _outdated(f, outdated)]
+        if kind is FactKind.FILE:
+            facts = [f for f in facts if shown_file(f, roots)]
         ranked = sorted(range(len(facts)), key=lambda i: score(facts[i], prompts, roots), reverse=True)
         if kind is FactKind.CONSTRAINT:  # rules are all equal: keep the user's order, drop the newest last
             ranked = list(range(len(facts)))
+        if kind is FactKind.SAID:
+            ranked = _users_words(digest, facts)
+        order = [facts[i].prompt or 0 for i in ranked] if kind is FactKind.SAID else ranked
         lines = [fact_line(facts[i], roots) for i in ranked]
-        sections.append(_Section(_TITLES[kind], lines, ranked))
+        sections.append(_Section(_TITLES[kind], lines, order))
     # A prompt already shown as a fact, or one that states what is no longer current, is not repeated.
     texts = [f.text.rstrip("…") for f in digest.facts if f.kind is not FactKind.FILE and len(f.text) > 20]
     notes = [
@@ -214,6 +293,67 @@ def _sections(
         _Section("No Longer Current", [ended_line(f) for f in ended], [f.ended_prompt or 0 for f in ended])
     )
     return sections
+
+
+def _outdated_terms(digest: SessionDigest) -> list[tuple[int, frozenset[str]]]:
+    """Per superseded decision: when, and the rare terms it had that what replaced it has not (the
+    old value: "esbuild" after "move to WXT")."""
+    found = []
+    for fact in digest.facts:
+        if fact.status is FactStatus.SUPERSEDED and fact.ended_prompt is not None:
+            old = rare_terms(fact.text) - rare_terms(fact.ended_by or "")
+            if old:
+                found.append((fact.ended_prompt, old))
+    return found
+
+
+def _outdated(fact: Fact, outdated: list[tuple[int, frozenset[str]]]) -> bool:
+    """A sentence of before a change that names the old value: shown, it would read as current."""
+    if fact.detail not in (None, CONCLUSION) or fact.accepted_prompt is not None:
+        return False
+    said = fact.last_prompt or fact.prompt or 0
+    terms = rare_terms(fact.text)
+    return any(said < when and terms & old for when, old in outdated)
+
+
+def _users_words(digest: SessionDigest, facts: list[Fact]) -> list[int]:
+    """The user's sentences worth showing, best first: specific, rare, not the session's running
+    topic, repeated, each new against those already picked; within ``USER_WORDS_CHARS``."""
+    said = [(f.prompt, f.text) for f in digest.facts if f.source is FactSource.PROMPT]
+    topic = topic_terms(said, digest.prompts)
+    scores = {
+        i: salience(f.text, prompt=f.prompt, prompts=digest.prompts, seen=f.seen, topic=topic)
+        for i, f in enumerate(facts)
+    }
+    return select(
+        list(range(len(facts))),
+        lambda i: scores[i],
+        lambda i: len(fact_line(facts[i])) + 1,
+        USER_WORDS_CHARS,
+    )
+
+
+def _dropped_by_summary(digest: SessionDigest, shown: set[str], roots: list[str]) -> _Section:
+    """After a compaction whose summary we hold: the facts of before it that the summary does not
+    say, first; the rest is in the summary the agent already has (and in the sections below)."""
+    when = digest.compacted_prompt
+    if when is None:
+        return _Section(DROPPED_TITLE, [], [])
+    dropped = [
+        f
+        for f in digest.facts
+        if f.status is FactStatus.ACTIVE
+        and f.kind not in (FactKind.FILE, FactKind.NEXT_STEP, FactKind.SAID)
+        and not f.in_summary
+        and (f.prompt or 0) <= when
+        and fact_key(f.kind, f.text) not in shown
+    ]
+    held = sum(1 for f in digest.facts if f.in_summary and f.status is FactStatus.ACTIVE)
+    ranked = sorted(range(len(dropped)), key=lambda i: score(dropped[i], digest.prompts, roots), reverse=True)
+    for fact in dropped:
+        shown.add(fact_key(fact.kind, fact.text))
+    title = f"{DROPPED_TITLE} (prompt {when}; it already holds {held} of this session's facts)"
+    return _Section(title, [fact_line(dropped[i], roots) for i in ranked], ranked)
 
 
 def _fair_shares(sections: list[_Section], room: int) -> dict[int, int]:

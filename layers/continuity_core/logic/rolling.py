@@ -26,6 +26,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 
+from continuity_core.logic import progress
+from continuity_core.logic.pasted import own_words
+from continuity_core.logic.paths import names_a_file, project_file
+from continuity_core.logic.salience import (
+    background,
+    has_content,
+    key_terms,
+    rare_terms,
+    salience,
+    specific_tokens,
+    term_set,
+)
 from continuity_core.logic.sticky import (
     Candidate,
     FileAction,
@@ -33,7 +45,9 @@ from continuity_core.logic.sticky import (
     content_words,
     decision,
     extract,
+    sentences,
     tool_files,
+    user_candidates,
 )
 from continuity_core.logic.terms import snippet
 from continuity_core.models.session_digest import (
@@ -41,6 +55,8 @@ from continuity_core.models.session_digest import (
     FactKind,
     FactSource,
     FactStatus,
+    FailingTest,
+    PlanItem,
     PromptNote,
     SessionDigest,
 )
@@ -55,17 +71,23 @@ CAPS = {
     FactKind.CONSTRAINT: 40,
     FactKind.DECISION: 16,
     FactKind.QUESTION: 10,
-    FactKind.FINDING: 12,
+    FactKind.FINDING: 16,
     FactKind.REMEMBERED: 40,
     FactKind.FILE: 32,
     FactKind.NEXT_STEP: 6,
+    FactKind.SAID: 48,
 }
+REPORT_CHARS = 480  # the agent's latest report: its most telling sentences
+REPORT_SENTENCES = 3
+CONCLUSIONS_PER_TURN = 2  # a final message's specific sentences kept as findings
+SUMMARY_COVERS = 0.7  # share of a fact's rare terms a compaction summary must say to hold it
 # A file of the project's own outranks any file elsewhere (another checkout, a home directory):
 # above the most a file elsewhere can score (recency 1 + repetition 0.6 + edited 1.2).
 OWN_FILE = 3.0
 ENDED_CAP = 10  # superseded decisions and closed questions kept to say what changed
 # Eviction order when the whole digest is over its size: constraints last.
 EVICT_ORDER = (
+    FactKind.SAID,
     FactKind.NEXT_STEP,
     FactKind.FILE,
     FactKind.FINDING,
@@ -110,12 +132,23 @@ class Statement:
     kind: FactKind | None = None
     detail: str | None = None
     tool: bool = False  # a tool call line of the transcript (``Tool Edit: path``)
+    final: bool = False  # the agent's last message of a turn: its report
+    plan: bool = False  # the agent's task list (``Plan:`` block)
+    command: str | None = None  # a tool's result: the tool line it answers (``Tool Bash: pytest``)
 
 
 @dataclass
 class _Digest:
     facts: list[Fact] = field(default_factory=list)
     evicted: int = 0
+    roots: list[str] = field(default_factory=list)
+    plan: list[PlanItem] = field(default_factory=list)
+    plan_prompt: int | None = None
+    commits: list[str] = field(default_factory=list)
+    failing: list[FailingTest] = field(default_factory=list)
+    report: Fact | None = None
+    proposal: Fact | None = None
+    compacted_prompt: int | None = None
 
 
 @lru_cache(maxsize=8192)  # the same facts are keyed again for every statement merged
@@ -164,10 +197,20 @@ def roll(
     """``previous`` with ``statements`` merged in, in order; bounded. ``summary``: the agent's own;
     ``roots``: the project's paths (its own files rank above files elsewhere)."""
     base = previous or SessionDigest()
-    work = _Digest(list(base.facts), base.evicted)
+    work = _Digest(
+        list(base.facts),
+        base.evicted,
+        [r for r in roots if r],
+        list(base.plan),
+        base.plan_prompt,
+        list(base.commits),
+        list(base.failing),
+        base.report,
+        base.proposal,
+        base.compacted_prompt,
+    )
     for statement in statements:
-        for candidate in _candidates(statement):
-            _add(work, candidate, statement)
+        _take(work, statement)
     total = max(base.prompts, prompts or 0)
     _bound(work, total, roots)
     instruction = base.last_instruction
@@ -199,22 +242,227 @@ def roll(
         transcript_end=max(base.transcript_end, transcript_end or 0),
         evicted=work.evicted,
         updated_at=now,
+        plan=work.plan,
+        plan_prompt=work.plan_prompt,
+        commits=work.commits,
+        failing=work.failing,
+        report=work.report,
+        proposal=work.proposal,
+        compacted_prompt=work.compacted_prompt,
     )
 
 
-def _candidates(statement: Statement) -> list[Candidate]:
-    if statement.tool:
-        return tool_files(statement.text)
-    if statement.kind is FactKind.DECISION:
-        return [decision(statement.text.strip())]
-    if statement.kind is not None:
-        return [Candidate(statement.kind, statement.text.strip(), statement.detail)]
-    return extract(statement.text, statement.role)
+def _take(work: _Digest, statement: Statement) -> None:
+    """One statement into the digest, by what it is."""
+    if statement.plan:
+        work.plan, work.plan_prompt = progress.plan_items(statement.text), statement.prompt
+    elif statement.command is not None:
+        _take_result(work, statement.command, statement.text, statement.prompt)
+    elif statement.tool:
+        _take_tool(work, statement)
+    elif statement.kind is not None:
+        text = statement.text.strip()
+        candidate = decision(text) if statement.kind is FactKind.DECISION else None
+        _add(work, candidate or Candidate(statement.kind, text, statement.detail), statement)
+    elif statement.role is Role.USER:
+        _take_user(work, statement)
+    elif statement.role is Role.AGENT and statement.final:
+        _take_report(work, statement)
+    elif statement.role is Role.AGENT:  # prose between tool calls: only what it says it found or chose
+        for candidate in extract(statement.text, Role.AGENT):
+            if has_content(candidate.text):
+                _add(work, candidate, statement)
+    else:
+        for candidate in extract(statement.text, statement.role):
+            _add(work, candidate, statement)
+        if statement.source is FactSource.COMPACTION_SUMMARY:
+            _mark_summarized(work, statement)
 
 
-def _add(work: _Digest, candidate: Candidate, statement: Statement) -> None:
+def _take_tool(work: _Digest, statement: Statement) -> None:
+    for candidate in tool_files(statement.text):
+        _add(work, candidate, statement)
+    command = progress.shell_command(statement.text)
+    for path in progress.deleted_paths(command) if command else ():
+        _delete_file(work, path, statement)
+
+
+def _take_result(work: _Digest, command: str, output: str, prompt: int | None) -> None:
+    work.commits = progress.with_commits(work.commits, progress.commits_in(output))
+    run = progress.verdict(command, output)
+    if run is not None:
+        work.failing = progress.track_failing(work.failing, run, prompt)
+
+
+def _delete_file(work: _Digest, path: str, statement: Statement) -> None:
+    own = project_file(path, work.roots)
+    if own is None:
+        return
+    for index, fact in enumerate(work.facts):
+        if fact.kind is FactKind.FILE and fact.text == own:
+            work.facts[index] = fact.model_copy(
+                update={"detail": _actions(fact.detail, FileAction.DELETED.value), "last_prompt": statement.prompt}
+            )
+
+
+def _take_user(work: _Digest, statement: Statement) -> None:
+    """The user's own words (what they pasted left out): every sentence a candidate; a short
+    reply to the agent's proposal accepts it."""
+    words = own_words(statement.text)
+    _accept(work, words, statement)
+    for candidate in user_candidates(words):
+        if candidate.kind is FactKind.FILE or candidate.kind is FactKind.REMEMBERED or has_content(candidate.text):
+            _add(work, candidate, statement)
+            if candidate.kind is not FactKind.FILE and not candidate.text.rstrip().endswith("?"):
+                _answers(work, candidate.text, statement, sure=True)
+
+
+# A reply that says no, not yet or wait is no acceptance, however short.
+_NOT_ACCEPTING = re.compile(r"^\W*(?:no|nope|nah|not|don'?t|do not|wait|stop|hold|hmm+|never|why|what)\b", re.I)
+_OPTION = re.compile(r"^\W*(?:option\s+)?([A-Da-d1-4])\W*$|^\W*(?:option|go with|take)\s+([A-Da-d1-4])\b", re.I)
+# The grammar of a proposal put to the user: a first-person suggestion, a question to them, options.
+_PROPOSING = re.compile(
+    r"\b(?:i'?d|i would|i suggest|i recommend|i propose|i lean|my (?:suggestion|recommendation|vote)|"
+    r"we could|we should|you could|should (?:i|we)|want me to|shall (?:i|we)|do you want|option)\b"
+    r"|^\W*(?:[A-D]|\d)[:).]\s",
+    re.IGNORECASE,
+)
+ACCEPT_WORDS = 8
+
+
+def _accept(work: _Digest, words: str, statement: Statement) -> None:
+    """"ok do it", "👍", "A": a short reply with nothing of its own accepts what the agent proposed
+    in the turn before; the proposal becomes a decision (the option named, when one is)."""
+    proposal, reply = work.proposal, words.strip()
+    if proposal is None or not reply or statement.prompt is None:
+        return
+    if proposal.prompt is not None and statement.prompt - proposal.prompt > 1:
+        work.proposal = None
+        return
+    option = _OPTION.match(reply)
+    short = len(reply.split()) <= ACCEPT_WORDS and not reply.endswith("?") and not has_content(reply)
+    if option is None and (not short or _NOT_ACCEPTING.match(reply)):
+        work.proposal = None
+        return
+    text = proposal.text
+    if option is not None:
+        label = (option.group(1) or option.group(2)).upper()
+        chosen = [s for s in sentences(proposal.text, 1) if re.match(rf"^\W*(?:option\s+)?{label}\b", s, re.I)]
+        text = chosen[0] if chosen else text
+    accepted = Candidate(FactKind.DECISION, text)
+    _add(work, accepted, statement, source=FactSource.AGENT, accepted=statement.prompt, prompt=proposal.prompt)
+    work.proposal = None
+
+
+def _take_report(work: _Digest, statement: Statement) -> None:
+    """A turn's final agent message: its labelled facts, its most specific sentences as findings, its
+    proposal awaiting the user's reply, and the latest report of where things stand."""
+    told = [s for s in sentences(statement.text) if has_content(s)]
+    labelled = set()
+    for candidate in extract(statement.text, Role.AGENT):
+        if candidate.kind is not FactKind.FILE and has_content(candidate.text):
+            _add(work, candidate, statement)
+            labelled.add(candidate.text)
+    concluded = [s for s in told if _concludes(s)]
+    ranked = sorted(concluded, key=lambda s: salience(s).score, reverse=True)
+    for sentence in ranked[:CONCLUSIONS_PER_TURN]:
+        if salience(sentence).score >= CONCLUSION_FLOOR and sentence not in labelled:
+            _add(work, Candidate(FactKind.FINDING, sentence, CONCLUSION), statement)
+    for sentence in told:
+        _answers(work, sentence, statement, sure=False)
+    proposing = [s for s in told if (_PROPOSING.search(s) or s.endswith("?")) and not _INTENT.match(s)]
+    work.proposal = (
+        Fact(
+            kind=FactKind.DECISION,
+            text=snippet(" ".join(proposing), FACT_CHARS) or "",
+            source=FactSource.AGENT,
+            prompt=statement.prompt,
+            at=statement.at,
+        )
+        if proposing
+        else None
+    )
+    if ranked:
+        best = [s for s in concluded if s in ranked[:REPORT_SENTENCES]]
+        work.report = Fact(
+            kind=FactKind.FINDING,
+            text=snippet(" ".join(best), REPORT_CHARS) or "",
+            source=FactSource.AGENT,
+            prompt=statement.prompt,
+            at=statement.at,
+        )
+
+
+# What the agent is about to do is no conclusion: "Let me check …", "I'll now …", "Next I …:".
+_INTENT = re.compile(
+    r"^\W*(?:let me|let's|i'?ll|i will|i'?m going to|i am going to|now i|next,? i|first,? i|i need to|"
+    r"i should|going to)\b",
+    re.IGNORECASE,
+)
+CONCLUSION = "conclusion"  # a finding's detail: the agent's report, not labelled by what it says
+CONCLUSION_FLOOR = 1.2
+
+
+def _concludes(sentence: str) -> bool:
+    """A statement of what is (or was done), not an intention, a question or a list's lead-in."""
+    text = sentence.strip()
+    return not (text.endswith((":", "?")) or _INTENT.match(text))
+
+
+def _answers(work: _Digest, text: str, statement: Statement, *, sure: bool) -> None:
+    """A sentence on an open question's subject (rare terms in common) answers it: the user's own
+    statement closes it; the agent's, unless it says it resolves, is kept beside it as a possible
+    answer. A sentence sharing none of its rare terms never closes it."""
+    said = term_set(text)
+    if not said:
+        return
+    for index, fact in enumerate(work.facts):
+        if fact.kind is not FactKind.QUESTION or fact.status is not FactStatus.ACTIVE:
+            continue
+        if statement.prompt is not None and fact.prompt is not None and fact.prompt >= statement.prompt:
+            continue
+        asked = key_terms(fact.text)
+        shared = said & asked
+        if not shared or fact_key(FactKind.QUESTION, text) == fact_key(FactKind.QUESTION, fact.text):
+            continue
+        enough = len(shared) >= min(2, len(asked))
+        if enough and sure:
+            _end(work, index, FactStatus.CLOSED, text, statement)
+        elif fact.answer is None or enough:
+            work.facts[index] = fact.model_copy(
+                update={"answer": snippet(text, ENDED_BY_CHARS), "answer_prompt": statement.prompt}
+            )
+
+
+def _mark_summarized(work: _Digest, statement: Statement) -> None:
+    """What the harness's compaction summary already says (most of a fact's rare terms): the
+    recovery block then leads with what it dropped."""
+    summary = rare_terms(statement.text)
+    work.compacted_prompt = statement.prompt or max((f.last_prompt or f.prompt or 0 for f in work.facts), default=0)
+    for index, fact in enumerate(work.facts):
+        if fact.kind is FactKind.FILE:
+            continue
+        terms = rare_terms(fact.text)
+        held = bool(terms) and len(terms & summary) / len(terms) >= SUMMARY_COVERS
+        if held != fact.in_summary:
+            work.facts[index] = fact.model_copy(update={"in_summary": held})
+
+
+def _add(
+    work: _Digest,
+    candidate: Candidate,
+    statement: Statement,
+    *,
+    source: FactSource | None = None,
+    accepted: int | None = None,
+    prompt: int | None = None,
+) -> None:
     limit = REMEMBER_CHARS if candidate.kind is FactKind.REMEMBERED else FACT_CHARS
     text = candidate.text if candidate.kind is FactKind.REMEMBERED else snippet(candidate.text, limit)
+    if candidate.kind is FactKind.FILE and text:
+        text = project_file(text, work.roots)
+        if text and candidate.detail == FileAction.MENTIONED.value and not names_a_file(text):
+            return  # a directory or a route named in passing
     if not text or not text.strip():
         return
     if candidate.closes:
@@ -223,37 +471,154 @@ def _add(work: _Digest, candidate: Candidate, statement: Statement) -> None:
             return  # "that's fixed now": closes, tells nothing on its own
     key = fact_key(candidate.kind, text)
     for index, fact in enumerate(work.facts):
-        if fact.kind is FactKind.FILE and candidate.kind is not FactKind.FILE:
+        if (fact.kind is FactKind.FILE) != (candidate.kind is FactKind.FILE):
             continue
-        same = fact_key(fact.kind, fact.text) == key
+        known = fact_key(fact.kind, fact.text)
+        same = known == key
         grows = fact.text.endswith("…") and key.startswith(fact_key(fact.kind, fact.text[:-1]))
-        if not (same or grows):
+        # The same finding said in part and in whole ("Turns out X." and "Turns out X. So Y."): one fact.
+        part = candidate.kind is FactKind.FINDING and fact.kind is FactKind.FINDING and _part_of(key, known)
+        if not (same or grows or part):
             continue
-        work.facts[index] = _restated(fact, candidate, statement, text if grows else fact.text)
+        longer = text if grows or (part and len(key) > len(known)) else fact.text
+        work.facts[index] = _restated(fact, candidate, statement, longer)
         return
     if candidate.kind is FactKind.DECISION:
         _supersede(work, candidate, text, statement)
+    if candidate.kind in (FactKind.DECISION, FactKind.SAID) and (source or statement.source) in _CHOOSERS:
+        _supersede_by_value(work, text, statement)
+    if statement.source is FactSource.PROMPT and candidate.kind is not FactKind.FILE:
+        _supersede_quantity(work, text, statement)
     work.facts.append(
         Fact(
             kind=candidate.kind,
             text=text,
-            source=statement.source,
-            prompt=statement.prompt,
+            source=source or statement.source,
+            prompt=prompt if prompt is not None else statement.prompt,
             at=statement.at,
             detail=candidate.detail,
+            accepted_prompt=accepted,
         )
     )
+
+
+# Whose decisions a later one of theirs may replace: the user's, and what the user accepted.
+_CHOOSERS = (FactSource.PROMPT, FactSource.AGENT)
+SUPERSEDE_SHARED = 2  # rare topic terms a newer choice shares with the one it replaces
+SUPERSEDE_OVERLAP = 0.5  # and the share of the shorter one's rare terms they are
+
+
+def _supersede_by_value(work: _Digest, text: str, statement: Statement) -> None:
+    """A later choice on the same subject (two or more rare terms in common) that names a different
+    value (a rare term or specific token of its own, the older one too) replaces it, whatever words
+    say so. Rules are not replaced this way; a question is no choice."""
+    if text.rstrip().endswith("?") or statement.prompt is None:
+        return
+    new = rare_terms(text)
+    new_values = new | {t.lower() for t in specific_tokens(text)}
+    if len(new) < SUPERSEDE_SHARED:
+        return
+    for index, fact in enumerate(work.facts):
+        if fact.kind not in (FactKind.DECISION, FactKind.SAID) or fact.status is not FactStatus.ACTIVE:
+            continue
+        if fact.source not in _CHOOSERS or fact.text.rstrip().endswith("?"):
+            continue
+        if fact.kind is FactKind.SAID and fact.source is not FactSource.PROMPT:
+            continue
+        when = fact.last_prompt or fact.prompt
+        if when is None or when >= statement.prompt:
+            continue
+        old = rare_terms(fact.text)
+        old_values = old | {t.lower() for t in specific_tokens(fact.text)}
+        shared = len(new & old)
+        same_subject = shared >= SUPERSEDE_SHARED and shared / min(len(new), len(old)) >= SUPERSEDE_OVERLAP
+        if same_subject and (new_values - old_values) and (old_values - new_values):
+            if fact.kind is FactKind.SAID and not _is_choice(fact.text):
+                continue
+            _end(work, index, FactStatus.SUPERSEDED, text, statement)
+
+
+_QUANTITY = re.compile(r"(?<![\w.])(\d[\d,.]*)\s*([^\W\d_][\w-]*)", re.UNICODE)
+
+
+def quantities(text: str) -> dict[str, str]:
+    """``2000 core-hours`` → {"core-hour": "2000"}: each amount by the unit it counts."""
+    found = {}
+    for number, unit in _QUANTITY.findall(text):
+        term = term_set(unit)
+        if term:
+            found[next(iter(term))] = number.rstrip(".,")
+    return found
+
+
+def _supersede_quantity(work: _Digest, text: str, statement: Statement) -> None:
+    """The same quantity with a new amount ("2000 core-hours" → "5000 core-hours", "retry 3 times"
+    → "retry 5 times") replaces the user's older statement of it, rule or choice alike, when the unit
+    is not everyday talk or the two share another rare term."""
+    new = quantities(text)
+    if not new or statement.prompt is None or text.rstrip().endswith("?"):
+        return
+    rare = rare_terms(text)
+    for index, fact in enumerate(work.facts):
+        if fact.status is not FactStatus.ACTIVE or fact.source is not FactSource.PROMPT:
+            continue
+        if fact.kind in (FactKind.FILE, FactKind.QUESTION) or (fact.last_prompt or fact.prompt or 0) >= statement.prompt:
+            continue
+        old = quantities(fact.text)
+        changed = [u for u in new.keys() & old.keys() if new[u] != old[u]]
+        if not changed:
+            continue
+        other = (rare & rare_terms(fact.text)) - set(changed)
+        if other or any(background().rarity(u) >= 0.5 for u in changed):
+            _end(work, index, FactStatus.SUPERSEDED, text, statement)
+
+
+_CHOICE = re.compile(
+    r"\b(?:use|using|go with|going with|pick|choose|switch|move|keep|set|make|put|store|run|deploy|"
+    r"stay|stick|want|should|must|will|let'?s|we'?ll|i'?ll|be|is|are)\b",
+    re.IGNORECASE,
+)
+
+
+def _is_choice(text: str) -> bool:
+    """A sentence that states how something is or will be (not a report of what happened)."""
+    return bool(_CHOICE.search(text))
+
+
+PART_CHARS = 30
+
+
+def _part_of(a: str, b: str) -> bool:
+    shorter, longer = sorted((a, b), key=len)
+    return len(shorter) >= PART_CHARS and shorter in longer
 
 
 def _restated(fact: Fact, candidate: Candidate, statement: Statement, text: str) -> Fact:
     again = statement.prompt is None or statement.prompt != (fact.last_prompt or fact.prompt)
     detail = fact.detail
-    if candidate.detail and _ACTION_RANK.get(candidate.detail, 0) > _ACTION_RANK.get(detail or "", 0):
+    if fact.kind is FactKind.FILE and candidate.detail:
+        detail = _actions(detail, candidate.detail)
+    elif candidate.detail and _ACTION_RANK.get(candidate.detail, 0) > _ACTION_RANK.get(detail or "", 0):
         detail = candidate.detail
     update: dict[str, object] = {"text": text, "detail": detail}
     if again:
         update |= {"seen": fact.seen + 1, "last_prompt": statement.prompt or fact.last_prompt}
     return fact.model_copy(update=update)
+
+
+def _actions(done: str | None, new: str) -> str:
+    """Everything done to a file, strongest last; written or edited again after a delete revives it."""
+    seen = [a for a in (done or "").split(",") if a]
+    if new in (FileAction.EDITED.value, FileAction.WRITTEN.value):
+        seen = [a for a in seen if a != FileAction.DELETED.value]
+    if new not in seen:
+        seen.append(new)
+    return ",".join(sorted(seen, key=lambda a: _ACTION_RANK.get(a, 5)))
+
+
+def strongest_action(detail: str | None) -> str:
+    actions = [a for a in (detail or "").split(",") if a]
+    return max(actions, key=lambda a: _ACTION_RANK.get(a, 5)) if actions else ""
 
 
 def _supersede(work: _Digest, candidate: Candidate, text: str, statement: Statement) -> None:
@@ -303,15 +668,16 @@ def _close(work: _Digest, text: str, statement: Statement) -> None:
     open_questions = [
         i for i, f in enumerate(work.facts) if f.kind is FactKind.QUESTION and f.status is FactStatus.ACTIVE
     ]
+    # Only a question it shares rare terms with: "fixed" or "found it" alone closes nothing.
+    said = term_set(text)
     best: tuple[int, int] | None = None
     for index in open_questions:
-        shared = len(words & content_words(work.facts[index].text))
+        shared = len(said & key_terms(work.facts[index].text))
         if shared and (best is None or shared >= best[0]):
             best = (shared, index)
+    del words
     if best is not None:
         _end(work, best[1], FactStatus.CLOSED, text, statement)
-    elif open_questions and (len(words) < _GENERIC_CLOSE_WORDS or "question" in text.lower()):
-        _end(work, open_questions[-1], FactStatus.CLOSED, text, statement)
 
 
 def _end(work: _Digest, index: int, status: FactStatus, by: str, statement: Statement) -> None:
@@ -334,10 +700,12 @@ def score(fact: Fact, prompts: int, roots: Iterable[str] = ()) -> float:
     repetition = 0.15 * min(fact.seen - 1, 4)
     if fact.kind is FactKind.FILE:  # what was done to it, and whether it is the project's own
         own = OWN_FILE if in_project(fact.text, roots) else 0.0
-        return recency + repetition + 0.3 * _ACTION_RANK.get(fact.detail or "", 0) + own
+        return recency + repetition + 0.3 * _ACTION_RANK.get(strongest_action(fact.detail), 0) + own
     if fact.source is FactSource.AGENT:  # the user saying it again is emphasis; the agent's prose
         repetition = 0.0  # repeating a sentence word for word is boilerplate
-    return recency + repetition + _SOURCE_WEIGHT[fact.source]
+    what = salience(fact.text).score if fact.kind is not FactKind.REMEMBERED else 1.0
+    labelled = 0.0 if fact.detail == CONCLUSION else 0.8
+    return recency + repetition + _SOURCE_WEIGHT[fact.source] + 0.5 * what + labelled
 
 
 def _bound(work: _Digest, prompts: int, roots: Iterable[str]) -> None:

@@ -32,6 +32,7 @@ class FileAction(StrEnum):
     MENTIONED = "mentioned"
     READ = "read"
     SYMBOL = "symbol"
+    DELETED = "deleted"
 
 
 @dataclass(frozen=True)
@@ -265,7 +266,7 @@ STOPWORDS = STOP_TERMS | _words(
 )
 
 
-def sentences(text: str) -> list[str]:
+def sentences(text: str, min_words: int = 3) -> list[str]:
     """Prose sentences of ``text``: code fences, tables and code-like lines left out, bullets stripped."""
     out: list[str] = []
     for raw_line in _FENCE.sub("\n", text).splitlines():
@@ -281,7 +282,7 @@ def sentences(text: str) -> list[str]:
             pending = ""
         if pending:
             out.append(pending)
-    return [snippet(s, MAX_SENTENCE_CHARS) or s for s in out if len(_WORD.findall(s)) >= 3]
+    return [snippet(s, MAX_SENTENCE_CHARS) or s for s in out if len(_WORD.findall(s)) >= min_words]
 
 
 def content_words(text: str) -> set[str]:
@@ -419,6 +420,35 @@ def extract(text: str, role: Role) -> list[Candidate]:
         # The agent mentions many files in passing; its tool calls say which it worked on.
         found += [Candidate(FactKind.FILE, path, FileAction.MENTIONED.value) for path in paths_in(text)]
         found += [Candidate(FactKind.FILE, name, FileAction.SYMBOL.value) for name in symbols_in(text)]
+    return found
+
+
+def user_candidates(text: str) -> list[Candidate]:
+    """Every sentence and list item of the user's own words, in order: labelled when a cue fits,
+    else kept as ``SAID`` (the words survive without a cue; ``logic/salience.py`` ranks them). A list
+    item is read with the heading it sits under ("hard rules:" makes each item a rule), and kept
+    as its own words."""
+    found: list[Candidate] = []
+    heading: str | None = None
+    for raw_line in _FENCE.sub("\n", text).splitlines():
+        if not raw_line.strip():
+            continue
+        item = bool(_BULLET.match(raw_line)) and not raw_line.lstrip().startswith(("#", ">"))
+        line = _EMPHASIS.sub("", _BULLET.sub("", raw_line)).strip()
+        if not item:
+            heading = line if line.endswith(":") else None
+        for sentence in sentences(line, min_words=2):
+            context = f"{heading} {sentence}" if item and heading and sentence != heading else sentence
+            candidate = classify(context, Role.USER) or classify(sentence, Role.USER)
+            if candidate is None and sentence.endswith("?") and not _REQUEST.search(sentence):
+                found.append(Candidate(FactKind.QUESTION, sentence))  # asked, whatever the words
+            elif candidate is None:
+                found.append(Candidate(FactKind.SAID, sentence))
+            elif candidate.kind is FactKind.DECISION:
+                found.append(replace(decision(sentence), corrects=candidate.corrects or decision(sentence).corrects))
+            else:
+                found.append(replace(candidate, text=sentence))
+    found += [Candidate(FactKind.FILE, path, FileAction.MENTIONED.value) for path in paths_in(text)]
     return found
 
 

@@ -23,6 +23,7 @@ class FactKind(StrEnum):
     REMEMBERED = "remembered"
     FILE = "file"  # files, paths and symbols in play
     NEXT_STEP = "next_step"
+    SAID = "said"  # a sentence of the user's own no label fits: kept verbatim, ranked by what it says
 
 
 class FactSource(StrEnum):
@@ -56,7 +57,19 @@ class Fact(BaseModel):
     status: FactStatus = FactStatus.ACTIVE
     ended_by: str | None = Field(None, description="What superseded or closed it.")
     ended_prompt: int | None = None
-    detail: str | None = Field(None, description="For files: edited, written, read or mentioned.")
+    detail: str | None = Field(
+        None, description="For files: what was done to it (edited, written, read, mentioned, deleted)."
+    )
+    accepted_prompt: int | None = Field(
+        None, description="A decision the agent proposed: the prompt whose short reply accepted it."
+    )
+    answer: str | None = Field(
+        None, description="An open question: a later sentence on its subject that may answer it."
+    )
+    answer_prompt: int | None = None
+    in_summary: bool = Field(
+        False, description="The harness's latest compaction summary already says it (its rare terms)."
+    )
 
     @field_validator("at")
     @classmethod
@@ -70,6 +83,25 @@ class PromptNote(BaseModel):
 
     prompt: int
     text: str
+
+
+class PlanItem(BaseModel):
+    """One item of the agent's own task list (Claude Code's TodoWrite, Codex's plan, ...)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str = Field(max_length=400)
+    status: str = Field(description="done, doing or todo")
+
+
+class FailingTest(BaseModel):
+    """A test a runner's output reported failing, and no later run has reported passing."""
+
+    model_config = ConfigDict(frozen=True)
+
+    test: str = Field(max_length=400)
+    runner: str
+    prompt: int | None = Field(None, description="The prompt of the run that first showed it failing.")
 
 
 class SessionDigest(BaseModel):
@@ -86,6 +118,17 @@ class SessionDigest(BaseModel):
     evicted: int = Field(
         0, ge=0, description="Evictions by the size bound so far (a fact said again may be evicted again)."
     )
+    plan: list[PlanItem] = Field(default_factory=list, description="The agent's task list, latest state.")
+    plan_prompt: int | None = None
+    commits: list[str] = Field(default_factory=list, description="Commits made in the session, newest last.")
+    failing: list[FailingTest] = Field(default_factory=list)
+    report: Fact | None = Field(None, description="What the agent's latest final message reported.")
+    proposal: Fact | None = Field(
+        None, description="What the agent's latest final message proposed, awaiting the user's reply."
+    )
+    compacted_prompt: int | None = Field(
+        None, description="When the harness's latest compaction summary was taken in."
+    )
     updated_at: datetime | None = None
 
     def of(self, kind: FactKind, status: FactStatus | None = FactStatus.ACTIVE) -> list[Fact]:
@@ -98,4 +141,7 @@ class SessionDigest(BaseModel):
             and self.last_instruction is None
             and self.summary is None
             and not self.recent_prompts
+            and not self.plan
+            and not self.failing
+            and self.report is None
         )

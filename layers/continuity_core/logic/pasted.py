@@ -1,0 +1,68 @@
+"""Pasted material is context, not rules: what a user pasted into a prompt, told apart from what
+they wrote around it.
+
+Logs, stack traces, command output, HTTP headers from a HAR file, JSON, diffs and code pasted into
+a prompt read as sentences to a sentence splitter ("error: failed to push some refs", "Cache-Control:
+no-store, must-revalidate") and then as rules. A line is material by its shape (timestamps, stack
+frames, ``key: value`` headers, JSON punctuation, diff and prompt marks, indentation, a tool's
+``error:``/``warning:`` prefix), never by its words; a run of material lines, or a fenced block, is
+left out, and the user's own sentences before and after it still count.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+_MATERIAL_LINE = re.compile(
+    r"^\s*(?:"
+    r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\[?\d\d:\d\d:\d\d|"  # timestamps
+    r"at [\w$.<>]+ ?\(.*:\d+(?::\d+)?\)|at [\w$./<>]+:\d+|"  # JS / JVM stack frames
+    r"File \".+\", line \d+|Traceback \(most recent call last\)|"  # Python
+    r"[\w.]*(?:Error|Exception|Warning|Fatal)(?::|$)|panic:|goroutine \d+|"  # exceptions, Go panics
+    r"(?:error|warning|hint|fatal|note|remote|npm ERR!|ERR!|E|W|I|D)(?:\[\w+\])?:\s|"  # tool prefixes
+    r"\[(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE)\]|(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE)\b[:\s]|"
+    r"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) (?:/|https?://)|HTTP/\d|"  # requests
+    r"[{}\[\]],?$|\"[^\"]+\"\s*:|[}\]],?\s*$|"  # JSON
+    r"(?:\+\+\+|---|@@) |[+-](?![+-])\S|diff --git|index [0-9a-f]{6,}|"  # diffs
+    r"[$#>] \S|>>> |In \[\d+\]:|"  # shell and REPL prompts
+    r"\d+\s*[|│]|[|│]|"  # numbered source lines, tables
+    r"[!~^]{2,}|\^+\s*$"  # carets under an error
+    r")"
+)
+# ``Key-Name: value`` lines: HTTP headers when several come together ("Heads-up: …" alone is prose).
+_HEADER = re.compile(r"^\s*(?:[A-Z][\w-]*(?:-[A-Za-z]\w*)+|Host|Accept|Cookie|Origin|Referer|Authorization):\s")
+_PROSE = re.compile(r"\b[a-z]+'?[a-z]*(?:\s+[a-z]+'?[a-z]*){3}\b")  # four plain words in a row
+_INDENTED = re.compile(r"^(?: {4,}|\t)\S")
+_CODE_CHARS = re.compile(r"[{};=<>|$\\()\[\]]")
+
+
+def is_material_line(line: str) -> bool:
+    """A line shaped like output, a log, headers, JSON, a diff or code (not like a sentence)."""
+    stripped = line.strip()
+    if not stripped:
+        return False
+    if _MATERIAL_LINE.match(line) or _INDENTED.match(line):
+        return True
+    if _HEADER.match(line):
+        return not _PROSE.search(line)
+    words = len(stripped.split())
+    return len(_CODE_CHARS.findall(stripped)) >= max(3, words // 2)
+
+
+def own_words(text: str) -> str:
+    """``text`` without what was pasted into it: fenced blocks, and runs of two or more material
+    lines (a single material line among prose is left out too when it is long or clearly output)."""
+    lines = _FENCE.sub("\n", text).split("\n")
+    material = [is_material_line(line) for line in lines]
+    kept: list[str] = []
+    for index, line in enumerate(lines):
+        if material[index]:
+            before = index > 0 and material[index - 1]
+            after = index + 1 < len(lines) and material[index + 1]
+            alone_is_output = not _HEADER.match(line) and (len(line) > 120 or _MATERIAL_LINE.match(line))
+            if before or after or alone_is_output:
+                kept.append("")
+                continue
+        kept.append(line)
+    return "\n".join(kept)
