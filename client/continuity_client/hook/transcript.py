@@ -54,6 +54,8 @@ SEPARATOR = "\n\n"
 # Gemini CLI: how many recent messages' emitted parts are remembered (it re-appends a message
 # with the same id as its tool calls complete; older ids are not touched again).
 GEMINI_WINDOW = 32
+# How Codex's local compaction starts its summary (codex-rs/core/templates/compact/summary_prefix.md).
+CODEX_SUMMARY_PREFIX = "Another language model started to solve this problem"
 # What Gemini CLI's compression summary holds (its compression prompt asks for one).
 SNAPSHOT_TAG = "<state_snapshot>"
 
@@ -152,6 +154,7 @@ VERDICT_PATTERN = (
     r"|The following tests FAILED:"  # ctest
     r"|\d+ - .+ \((?:Failed|Not Run|Timeout|SEGFAULT|Subprocess aborted|Exception|Disabled)\)$"
     r"|\d+% tests passed"
+    r"|\d+/\d+ Test +#\d+: .*\*\*\*\w+"  # ctest: 5/6 Test #5: name ....***Failed
     r"|Errors while running CTest"
     r"|rspec \./\S+:\d+"  # rspec: rspec ./spec/x_spec.rb:12 # ...
     r"|Failed examples:"
@@ -423,13 +426,14 @@ def claude_plan_call(name: object, arguments: object, call_id: str, state: dict)
     if task is None:
         task = [ident, "pending", f"task #{ident}"]
         tasks.append(task)
-    status, subject = arguments.get("status"), arguments.get("subject")
-    if status == "deleted":
+    new_status: object = arguments.get("status")
+    new_subject: object = arguments.get("subject")
+    if new_status == "deleted":
         tasks.remove(task)
-    elif isinstance(status, str) and status:
-        task[1] = status
-    if isinstance(subject, str) and subject.strip():
-        task[2] = one_line(subject, MAX_PLAN_ITEM_CHARS)
+    elif isinstance(new_status, str) and new_status:
+        task[1] = new_status
+    if isinstance(new_subject, str) and new_subject.strip():
+        task[2] = one_line(new_subject, MAX_PLAN_ITEM_CHARS)
     shown = _set_tasks(state, tasks)
     if not shown:
         return None  # an owner or a dependency changed: an ordinary call
@@ -465,11 +469,11 @@ def claude_plan_result(call: list, block: dict, record: dict, state: dict) -> st
         tasks.append([_created_id(record, text, state), "pending", call[2] or "(untitled)"])
         return _set_tasks(state, tasks) or None
     found = record.get("toolUseResult")
-    tasks = _task_list(found.get("tasks") if isinstance(found, dict) else None)
-    if tasks is None:
+    listed = _task_list(found.get("tasks") if isinstance(found, dict) else None)
+    if listed is None:
         return None
-    _set_tasks(state, tasks)
-    return plan_block([[task[1], task[2]] for task in tasks])
+    _set_tasks(state, listed)
+    return plan_block([[task[1], task[2]] for task in listed])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -607,14 +611,39 @@ def _codex_message_text(content: object) -> str:
     return "\n".join(texts)
 
 
+def _codex_summary(payload: dict) -> str:
+    """A ``compacted`` record's summary: its ``message`` (local compaction: Codex's summary prefix,
+    then the model's summary), else the summary message in its ``replacement_history``. A remote
+    compaction (OpenAI's compact endpoint) leaves ``message`` empty and keeps only an encrypted
+    ``compaction`` item: nothing readable."""
+    summary = payload.get("message") or payload.get("summary") or ""
+    if not isinstance(summary, str) or not summary.strip():
+        history = payload.get("replacement_history")
+        summary = next(
+            (
+                text
+                for item in (history if isinstance(history, list) else ())
+                if isinstance(item, dict) and item.get("type") == "message"
+                for text in (_codex_message_text(item.get("content")),)
+                if text.lstrip().startswith(CODEX_SUMMARY_PREFIX)
+            ),
+            "",
+        )
+    summary = summary.strip()
+    if summary.startswith(CODEX_SUMMARY_PREFIX):  # boilerplate: "Another language model ... analysis:"
+        end = summary.find("\n")
+        summary = summary[end + 1 :].strip() if end >= 0 else ""
+    return summary
+
+
 def render_codex(record: dict, state: dict) -> Rendered:
     kind = record.get("type")
     payload = record.get("payload")
     if not isinstance(payload, dict):
         return NOTHING
     if kind == "compacted":
-        summary = payload.get("message") or payload.get("summary") or ""
-        summary_block = f"[Compact summary] {cut(str(summary), MAX_TEXT_CHARS)}" if summary else ""
+        summary = _codex_summary(payload)
+        summary_block = f"[Compact summary] {cut(summary, MAX_TEXT_CHARS)}" if summary else ""
         return Rendered(blocks("--- context compacted ---", summary_block), boundary=True)
     if kind != "response_item":  # session_meta, turn_context, event_msg (duplicates of items)
         return NOTHING
