@@ -39,7 +39,9 @@ def claude_result(call_id: str, text: str, result: object = None, error: bool = 
 def test_claude_code_todowrite_is_the_whole_list_and_its_result_is_dropped() -> None:
     records = [
         claude_call("TodoWrite", {"todos": TODOS}, "t1"),
-        claude_result("t1", "Todos have been modified successfully. Ensure that you continue to use the todo list"),
+        claude_result(
+            "t1", "Todos have been modified successfully. Ensure that you continue to use the todo list"
+        ),
         claude_call("Bash", {"command": "pytest -q"}, "t2"),
         claude_result("t2", "3 passed in 0.1s"),
     ]
@@ -100,7 +102,10 @@ def test_a_task_list_read_back_or_reminded_replaces_what_the_transcript_built() 
     }
     reminder = {
         "type": "attachment",
-        "attachment": {"type": "task_reminder", "content": [{"id": "1", "subject": "Research", "status": "completed"}]},
+        "attachment": {
+            "type": "task_reminder",
+            "content": [{"id": "1", "subject": "Research", "status": "completed"}],
+        },
     }
     records = [
         claude_call("TaskList", {}, "l1"),
@@ -129,9 +134,17 @@ def test_codex_update_plan_is_the_whole_plan_and_its_output_is_dropped() -> None
     records = [
         {
             "type": "response_item",
-            "payload": {"type": "function_call", "name": "update_plan", "arguments": arguments, "call_id": "p1"},
+            "payload": {
+                "type": "function_call",
+                "name": "update_plan",
+                "arguments": arguments,
+                "call_id": "p1",
+            },
         },
-        {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "p1", "output": "Plan updated"}},
+        {
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "p1", "output": "Plan updated"},
+        },
     ]
     state: dict = {}
 
@@ -146,7 +159,11 @@ def test_gemini_write_todos_is_the_whole_list_once_with_its_cancelled_items_clos
         {"description": "Fix the tokenizer", "status": "in_progress"},
     ]
     call = {"id": "w1", "name": "write_todos", "args": {"todos": todos}, "status": "executing"}
-    done = {**call, "status": "success", "result": [{"functionResponse": {"response": {"output": "Updated"}}}]}
+    done = {
+        **call,
+        "status": "success",
+        "result": [{"functionResponse": {"response": {"output": "Updated"}}}],
+    }
     records = [
         {"id": "m1", "type": "gemini", "content": "", "toolCalls": [call]},
         {"id": "m1", "type": "gemini", "content": "On it.", "toolCalls": [done]},
@@ -162,7 +179,11 @@ def test_gemini_write_todos_is_the_whole_list_once_with_its_cancelled_items_clos
 
 def test_opencode_todowrite_is_the_whole_list() -> None:
     todos = [{**item, "priority": "high", "id": str(n)} for n, item in enumerate(TODOS)]
-    part = {"type": "tool", "tool": "todowrite", "state": {"status": "completed", "input": {"todos": todos}, "output": "[...]"}}
+    part = {
+        "type": "tool",
+        "tool": "todowrite",
+        "state": {"status": "completed", "input": {"todos": todos}, "output": "[...]"},
+    }
     record = {"info": {"id": "m1", "role": "assistant"}, "parts": [part]}
 
     assert transcript.render_all(harness.OPENCODE, [record]) == PLAN

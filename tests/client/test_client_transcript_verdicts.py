@@ -1,5 +1,7 @@
 """Long tool results keep their head and the lines that say how a test run went."""
 
+# ruff: noqa: RUF001 - the runners' own glyphs (multiplication sign, angle quote) are the data
+
 from __future__ import annotations
 
 import pytest
@@ -162,7 +164,7 @@ MAVEN = f"""[INFO] Scanning for projects...
 [INFO]  T E S T S
 [INFO] -------------------------------------------------------
 [INFO] Running com.acme.CartTest
-[ERROR] Tests run: 4, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.05 s <<< FAILURE! -- in com.acme.CartTest
+[ERROR] Tests run: 4, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.05 s <<< FAILURE!
 [ERROR] com.acme.CartTest.addsALine -- Time elapsed: 0.01 s <<< FAILURE!
 org.opentest4j.AssertionFailedError: expected: <3> but was: <2>
 \tat org.junit.jupiter.api.AssertionFailureBuilder.build(AssertionFailureBuilder.java:151)
@@ -249,7 +251,10 @@ CASES = {
             "2 failed, 211 passed, 1 error",
         ],
     ),
-    "unittest": (UNITTEST, ["FAIL: test_parse (tests.test_tokenizer.TokenizerTest.test_parse)", "FAILED (failures=1)"]),
+    "unittest": (
+        UNITTEST,
+        ["FAIL: test_parse (tests.test_tokenizer.TokenizerTest.test_parse)", "FAILED (failures=1)"],
+    ),
     "cargo": (
         CARGO,
         [
@@ -276,8 +281,19 @@ CASES = {
             "Tests  2 failed | 61 passed (63)",
         ],
     ),
-    "jest": (JEST, ["FAIL src/cart.test.js", "✕ adds a line", "● cart › adds a line", "Tests:       1 failed, 62 passed"]),
-    "gradle": (GRADLE, ["CartTest > addsALine() FAILED", "CartTest > removesALine() FAILED", "BUILD FAILED in 4s"]),
+    "jest": (
+        JEST,
+        [
+            "FAIL src/cart.test.js",
+            "✕ adds a line",
+            "● cart › adds a line",
+            "Tests:       1 failed, 62 passed",
+        ],
+    ),
+    "gradle": (
+        GRADLE,
+        ["CartTest > addsALine() FAILED", "CartTest > removesALine() FAILED", "BUILD FAILED in 4s"],
+    ),
     "maven": (
         MAVEN,
         [
@@ -289,7 +305,12 @@ CASES = {
     ),
     "ctest": (
         CTEST,
-        ["The following tests FAILED:", "5 - parser_unicode (Failed)", "6 - parser_timeout (Timeout)", "67% tests passed"],
+        [
+            "The following tests FAILED:",
+            "5 - parser_unicode (Failed)",
+            "6 - parser_timeout (Timeout)",
+            "67% tests passed",
+        ],
     ),
     "rspec": (RSPEC, ["rspec ./spec/cart_spec.rb:12 # Cart#add adds a line", "31 examples, 1 failure"]),
     "pytest passing": (PASSING_PYTEST, ["214 passed in 9.02s"]),
@@ -361,7 +382,10 @@ def test_a_subagents_report_is_kept_whole_not_trimmed() -> None:
         {"type": "assistant", "message": {"role": "assistant", "content": [call]}},
         {
             "type": "user",
-            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a1", "content": report}]},
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "a1", "content": report}],
+            },
         },
     ]
 
@@ -371,7 +395,10 @@ def test_a_subagents_report_is_kept_whole_not_trimmed() -> None:
 
 
 def test_other_harnesses_results_are_trimmed_the_same_way() -> None:
-    output = {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c1", "output": PYTEST}}
+    output = {
+        "type": "response_item",
+        "payload": {"type": "function_call_output", "call_id": "c1", "output": PYTEST},
+    }
 
     text = transcript.render(harness.CODEX, output, {}).text
 

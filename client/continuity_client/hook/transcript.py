@@ -7,11 +7,17 @@ more blocks, each ended by a blank line::
     Assistant: The mock's clock is not frozen; I'll patch it.
     Tool Bash: pytest tests/payments -q
     Result: 3 passed in 0.41s
+    Plan:
+    - [x] Freeze the clock
+    - [>] Fix test_partial
     [Compact summary] This session is being continued from ...
 
 User and assistant text are kept, tool use becomes the tool's name and a short form of its input,
-tool results are trimmed (a sub-agent's report, the result of Claude Code's Task/Agent tool, is
-kept like the agent's own words), thinking and reasoning are dropped, and bookkeeping records
+tool results are trimmed to their head and, past it, the lines that carry a test verdict and the
+last line (``trim_result``; a sub-agent's report, the result of Claude Code's Task/Agent tool, is
+kept like the agent's own words), the agent's task list (TodoWrite, TaskCreate/TaskUpdate,
+update_plan, write_todos, todowrite) is a ``Plan:`` block holding the whole list after each
+change, thinking and reasoning are dropped, and bookkeeping records
 (meta, progress, file-history snapshots, queue operations, token counts, ...) give nothing. A
 prompt typed while Claude Code works (its ``queued_command`` attachment) is the user's. A
 compaction is marked by a line of its own and its summary is labelled, never as ``User:``.
@@ -21,13 +27,14 @@ Context a harness injected into the user's turn is never the user's words: Gemin
 recovery block, the inherited block, the ledger line, the compaction nudge) gives nothing.
 
 The text of a record depends only on the record and on a small ``state`` carried from record to
-record (Gemini CLI re-writes a message as its tool calls complete), so the same file always gives
+record (Gemini CLI re-writes a message as its tool calls complete; Claude Code's task tools change
+its task list one task at a time), so the same file always gives
 the same text: the client can regenerate it from any position it recorded, which is how it
 resends from the service's length after a 409.
 
 The same pass notes the context size the harness itself recorded (``context_usage``).
 
-On the hook path: imports ``json`` only.
+On the hook path: imports ``json`` only (and ``re``, already loaded there, for a long result).
 """
 
 from __future__ import annotations
