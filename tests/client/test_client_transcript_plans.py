@@ -93,6 +93,19 @@ def test_claude_code_task_tools_build_the_list_one_change_at_a_time() -> None:
     assert "plan_calls" not in state
 
 
+def test_a_failed_task_create_shows_its_call_and_its_error() -> None:
+    records = [
+        claude_call("TaskCreate", {"subject": "Fix the tokenizer"}, "c1"),
+        claude_result("c1", "Task list is full", error=True),
+    ]
+    state: dict = {}
+
+    text = transcript.render_all(harness.CLAUDE_CODE, records, state)
+
+    assert text == "Tool TaskCreate: Fix the tokenizer\n\nResult (error): Task list is full\n\n"
+    assert state.get("tasks") is None and "plan_calls" not in state
+
+
 def test_a_task_list_read_back_or_reminded_replaces_what_the_transcript_built() -> None:
     listed = {
         "tasks": [

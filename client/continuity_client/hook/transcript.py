@@ -584,6 +584,8 @@ def render_claude(record: dict, state: dict) -> Rendered:
             if plan is not None:
                 parts.append(plan)
                 continue
+            if call and call[1] == "create":  # a failed TaskCreate: its call was not shown yet
+                parts.append(f"Tool {TASK_CREATE}: {call[2]}" if call[2] else f"Tool {TASK_CREATE}")
             # A sub-agent's report is its findings: kept like prose, not trimmed like tool output.
             report = call_id in state.get("agents", ())
             limit = MAX_TEXT_CHARS if report else MAX_RESULT_CHARS
