@@ -403,3 +403,15 @@ def test_other_harnesses_results_are_trimmed_the_same_way() -> None:
     text = transcript.render(harness.CODEX, output, {}).text
 
     assert "FAILED tests/payments/test_refund.py::test_partial" in text and UNRELATED not in text
+
+
+def test_a_huge_or_pathological_result_is_trimmed_quickly() -> None:
+    import time
+
+    many_arrows = ("a > " * 250 + "\n") * 400  # no line ends in FAILED: gradle's pattern must stay linear
+    huge_line = "x" * 600 + "\n" + "a > b " * 200_000  # one 1.2 MB line: not scanned at all
+    started = time.perf_counter()
+    for output in (many_arrows, huge_line):
+        text = transcript.trim_result(output)
+        assert "chars; last line follows]" in text and len(text) < 1_000
+    assert time.perf_counter() - started < 1.0

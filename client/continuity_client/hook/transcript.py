@@ -150,7 +150,7 @@ VERDICT_PATTERN = (
     r"|[\u00d7\u2717\u2715\u2718]\s*\S"  # vitest, jest, mocha: a failing test (multiplication x, ballot x)
     r"|\u25cf\s+\S"  # jest: a failure's header (black circle, suite, name)
     r"|Tests?(?: Files| Suites)?:?\s+\d+"  # jest/vitest summaries
-    r"|\S.* > .*\bFAILED$"  # gradle: FooTest > bar() FAILED
+    r"|(?=.* FAILED$)\S.* > "  # gradle: FooTest > bar() FAILED (the end checked first: linear)
     r"|BUILD (?:SUCCESSFUL|SUCCESS|FAILED|FAILURE)\b"  # gradle, maven
     r"|\d+ tests? completed"  # gradle
     r"|(?:\[(?:ERROR|INFO|WARNING)\]\s*)?Tests run:"  # maven surefire
@@ -166,11 +166,13 @@ VERDICT_PATTERN = (
     r"|rspec \./\S+:\d+"  # rspec: rspec ./spec/x_spec.rb:12 # ...
     r"|Failed examples:"
     r"|\d+ examples?, \d+ failures?"
-    r"|=+ .*\b(?:passed|failed|errors?|no tests ran)\b.*=+$"  # pytest: ==== 1 failed, 3 passed in 0.1s ====
+    r"|=+ (?=.*=$).*\b(?:passed|failed|errors?|no tests ran)\b"  # pytest: === 1 failed, 3 passed in 0.1s ===
     r"|.*\b\d+ (?:passed|failed|failures?|errors?|failing|passing|tests? failed)\b"  # any count summary
     r")"
 )
 CARGO_FAILED_NAME = r"^\s{4}[\w:<>\[\]$-]+$"  # a name under cargo's last "failures:" header
+MAX_SCANNED_LINES = 5_000  # the verdict is at the end: only the last lines are looked at
+MAX_SCANNED_LINE_CHARS = 1_000  # a longer line is no runner's verdict (minified code, a data dump)
 _verdict: list = []  # [compiled VERDICT_PATTERN, compiled CARGO_FAILED_NAME], at first use
 
 
@@ -187,7 +189,11 @@ def verdict_lines(lines: list[str]) -> list[int]:
     verdict, cargo_name = _verdict_patterns()
     found: list[int] = []
     listing = False
-    for index, line in enumerate(lines):
+    for index in range(max(0, len(lines) - MAX_SCANNED_LINES), len(lines)):
+        line = lines[index]
+        if len(line) > MAX_SCANNED_LINE_CHARS:
+            listing = False
+            continue
         if listing and cargo_name.match(line):
             found.append(index)
             continue
