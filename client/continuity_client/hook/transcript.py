@@ -7,11 +7,17 @@ more blocks, each ended by a blank line::
     Assistant: The mock's clock is not frozen; I'll patch it.
     Tool Bash: pytest tests/payments -q
     Result: 3 passed in 0.41s
+    Plan:
+    - [x] Freeze the clock
+    - [>] Fix test_partial
     [Compact summary] This session is being continued from ...
 
 User and assistant text are kept, tool use becomes the tool's name and a short form of its input,
-tool results are trimmed (a sub-agent's report, the result of Claude Code's Task/Agent tool, is
-kept like the agent's own words), thinking and reasoning are dropped, and bookkeeping records
+tool results are trimmed to their head and, past it, the lines that carry a test verdict and the
+last line (``trim_result``; a sub-agent's report, the result of Claude Code's Task/Agent tool, is
+kept like the agent's own words), the agent's task list (TodoWrite, TaskCreate/TaskUpdate,
+update_plan, write_todos, todowrite) is a ``Plan:`` block holding the whole list after each
+change, thinking and reasoning are dropped, and bookkeeping records
 (meta, progress, file-history snapshots, queue operations, token counts, ...) give nothing. A
 prompt typed while Claude Code works (its ``queued_command`` attachment) is the user's. A
 compaction is marked by a line of its own and its summary is labelled, never as ``User:``.
@@ -21,13 +27,14 @@ Context a harness injected into the user's turn is never the user's words: Gemin
 recovery block, the inherited block, the ledger line, the compaction nudge) gives nothing.
 
 The text of a record depends only on the record and on a small ``state`` carried from record to
-record (Gemini CLI re-writes a message as its tool calls complete), so the same file always gives
+record (Gemini CLI re-writes a message as its tool calls complete; Claude Code's task tools change
+its task list one task at a time), so the same file always gives
 the same text: the client can regenerate it from any position it recorded, which is how it
 resends from the service's length after a 409.
 
 The same pass notes the context size the harness itself recorded (``context_usage``).
 
-On the hook path: imports ``json`` only.
+On the hook path: imports ``json`` only (and ``re``, already loaded there, for a long result).
 """
 
 from __future__ import annotations
@@ -45,11 +52,17 @@ from continuity_client.hook.harness import (
 
 MAX_TEXT_CHARS = 16_000  # one user or assistant block
 MAX_INPUT_CHARS = 200  # a tool's input, in short
-MAX_RESULT_CHARS = 500  # a tool's result
+MAX_RESULT_CHARS = 500  # a tool's result: its head
+MAX_VERDICT_CHARS = 1_500  # then the lines of the rest that carry a test verdict, the last ones first
+MAX_VERDICT_LINE_CHARS = 300  # one such line (or the result's last line)
+MAX_PLAN_ITEMS = 40  # of an agent's task list
+MAX_PLAN_ITEM_CHARS = 200
 SEPARATOR = "\n\n"
 # Gemini CLI: how many recent messages' emitted parts are remembered (it re-appends a message
 # with the same id as its tool calls complete; older ids are not touched again).
 GEMINI_WINDOW = 32
+# How Codex's local compaction starts its summary (codex-rs/core/templates/compact/summary_prefix.md).
+CODEX_SUMMARY_PREFIX = "Another language model started to solve this problem"
 # What Gemini CLI's compression summary holds (its compression prompt asks for one).
 SNAPSHOT_TAG = "<state_snapshot>"
 
@@ -72,6 +85,18 @@ INPUT_KEYS = (
 # Claude Code's tools that run a sub-agent: their result is the sub-agent's final report.
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 REMEMBERED_AGENT_CALLS = 16
+# Tools that write the agent's whole task list: name -> (the list's key, its items' text key).
+# Claude Code's TodoWrite, Codex's update_plan, Gemini CLI's write_todos, OpenCode's todowrite.
+PLAN_TOOLS = {
+    "TodoWrite": ("todos", "content"),
+    "update_plan": ("plan", "step"),
+    "write_todos": ("todos", "description"),
+    "todowrite": ("todos", "content"),
+}
+# Claude Code 2.1's task tools change the list one task at a time (TaskList and TaskGet read it).
+TASK_CREATE, TASK_UPDATE, TASK_LIST = "TaskCreate", "TaskUpdate", "TaskList"
+PLAN_MARKS = {"completed": "x", "in_progress": ">"}  # anything else: pending
+REMEMBERED_PLAN_CALLS = 16
 
 
 class Rendered:
@@ -102,6 +127,124 @@ def cut(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit].rstrip()} … [+{len(text) - limit} chars]"
+
+
+# A line of a test runner's output that says how the run went: a failing test's name, a failure
+# list's header, a pass or fail summary. pytest, unittest, cargo, go test, jest, vitest, gradle,
+# maven, ctest, rspec, mocha (compiled at first use: most results are short).
+VERDICT_PATTERN = (
+    r"^(?:"
+    r"(?:FAILED|XPASS)\s+\S+|ERROR\s+\S*(?:::|\.py)"  # pytest: FAILED tests/x.py::test_y - ...
+    r"|(?:FAIL|ERROR):\s+\w+"  # unittest: FAIL: test_x (mod.Class)
+    r"|(?:FAILED|OK)\s+\(|OK$|PASS$|FAIL$|FAILED$"  # unittest / go summaries
+    r"|Ran \d+ tests?\b"
+    r"|test result:"  # cargo
+    r"|test \S+ \.\.\. (?:FAILED|ignored)"
+    r"|---- \S+ stdout ----"
+    r"|error: test failed"
+    r"|--- FAIL:"  # go test (subtests are indented)
+    r"|(?:ok|FAIL)\s+\t?\S+\s+[\d.]+s"  # go: ok  \tpkg\t0.01s / FAIL\tpkg\t0.01s
+    r"|(?:ok|FAIL)\s*\t\S+"
+    r"|panic:"
+    r"|FAIL\s+\S+"  # jest, vitest: FAIL  src/a.test.ts > suite > name
+    r"|[\u00d7\u2717\u2715\u2718]\s*\S"  # vitest, jest, mocha: a failing test (multiplication x, ballot x)
+    r"|\u25cf\s+\S"  # jest: a failure's header (black circle, suite, name)
+    r"|Tests?(?: Files| Suites)?:?\s+\d+"  # jest/vitest summaries
+    r"|(?=.* FAILED$)\S.* > "  # gradle: FooTest > bar() FAILED (the end checked first: linear)
+    r"|BUILD (?:SUCCESSFUL|SUCCESS|FAILED|FAILURE)\b"  # gradle, maven
+    r"|\d+ tests? completed"  # gradle
+    r"|(?:\[(?:ERROR|INFO|WARNING)\]\s*)?Tests run:"  # maven surefire
+    r"|\[ERROR\]\s+(?:Failures|Errors|Tests in error):?\s*$"
+    r"|\[ERROR\]\s{2,}(?:Run \d+: )?[\w$.]+[.:#][\w$]+:\d+"  # maven: [ERROR]   FooTest.bar:12 ...
+    r"|\[(?:ERROR|INFO)\]\s+BUILD"
+    r"|.*<<< (?:FAILURE|ERROR)!"
+    r"|The following tests FAILED:"  # ctest
+    r"|\d+ - .+ \((?:Failed|Not Run|Timeout|SEGFAULT|Subprocess aborted|Exception|Disabled)\)$"
+    r"|\d+% tests passed"
+    r"|\d+/\d+ Test +#\d+: .*\*\*\*\w+"  # ctest: 5/6 Test #5: name ....***Failed
+    r"|Errors while running CTest"
+    r"|rspec \./\S+:\d+"  # rspec: rspec ./spec/x_spec.rb:12 # ...
+    r"|Failed examples:"
+    r"|\d+ examples?, \d+ failures?"
+    r"|=+ (?=.*=$).*\b(?:passed|failed|errors?|no tests ran)\b"  # pytest: === 1 failed, 3 passed in 0.1s ===
+    r"|.*\b\d+ (?:passed|failed|failures?|errors?|failing|passing|tests? failed)\b"  # any count summary
+    r")"
+)
+CARGO_FAILED_NAME = r"^\s{4}[\w:<>\[\]$-]+$"  # a name under cargo's last "failures:" header
+MAX_SCANNED_LINES = 5_000  # the verdict is at the end: only the last lines are looked at
+MAX_SCANNED_LINE_CHARS = 1_000  # a longer line is no runner's verdict (minified code, a data dump)
+_verdict: list = []  # [compiled VERDICT_PATTERN, compiled CARGO_FAILED_NAME], at first use
+
+
+def _verdict_patterns() -> list:
+    if not _verdict:
+        import re  # already loaded by the hook path's standard library; compiled once, when needed
+
+        _verdict.extend((re.compile(VERDICT_PATTERN), re.compile(CARGO_FAILED_NAME)))
+    return _verdict
+
+
+def verdict_lines(lines: list[str]) -> list[int]:
+    """The indices of the lines that carry a test verdict (cargo's failure list with its header)."""
+    verdict, cargo_name = _verdict_patterns()
+    found: list[int] = []
+    listing = False
+    for index in range(max(0, len(lines) - MAX_SCANNED_LINES), len(lines)):
+        line = lines[index]
+        if len(line) > MAX_SCANNED_LINE_CHARS:
+            listing = False
+            continue
+        if listing and cargo_name.match(line):
+            found.append(index)
+            continue
+        listing = False
+        stripped = line.strip()
+        if stripped == "failures:":
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            if cargo_name.match(following):
+                listing = True
+                found.append(index)
+        elif stripped and verdict.match(stripped):
+            found.append(index)
+    return found
+
+
+def _line(text: str) -> str:
+    text = text.rstrip()
+    return text if len(text) <= MAX_VERDICT_LINE_CHARS else f"{text[:MAX_VERDICT_LINE_CHARS].rstrip()} …"
+
+
+def trim_result(text: str, limit: int = MAX_RESULT_CHARS) -> str:
+    """A tool result's head (``limit`` characters, as ``cut``), then, when it was longer, the lines
+    of the rest that carry a test verdict (the last ones first, up to ``MAX_VERDICT_CHARS``) and
+    its last non-empty line: a test run's failures are at the end of its output."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    head = text[:limit].rstrip()
+    lines = text[limit:].split("\n")
+    if text[limit - 1] != "\n":
+        lines = lines[1:]  # the rest of a line the head shows the start of
+    last = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), None)
+    if last is None:
+        return f"{head} … [+{len(text) - limit} chars]"
+    chosen: list[int] = []
+    seen: set[str] = set()
+    budget = MAX_VERDICT_CHARS
+    for index in reversed(verdict_lines(lines)):
+        shown = _line(lines[index])
+        if shown in seen:
+            continue
+        if len(shown) + 1 > budget:
+            break
+        budget -= len(shown) + 1
+        seen.add(shown)
+        chosen.append(index)
+    what = "verdict lines follow" if chosen else "last line follows"
+    if last not in chosen:
+        chosen.append(last)
+    kept = "\n".join(_line(lines[index]) for index in sorted(chosen))
+    return f"{head} … [+{len(text) - limit} chars; {what}]\n{kept}"
 
 
 def one_line(text: str, limit: int) -> str:
@@ -158,9 +301,192 @@ def tool_line(name: object, arguments: object) -> str:
 
 
 def result_line(value: object, error: bool = False, limit: int = MAX_RESULT_CHARS) -> str:
-    text = cut(result_text(value), limit)
+    """A tool result, trimmed (``trim_result``); a longer ``limit`` (a sub-agent's report) cuts it."""
+    raw = result_text(value)
+    text = trim_result(raw, limit) if limit == MAX_RESULT_CHARS else cut(raw, limit)
     label = "Result (error)" if error else "Result"
     return f"{label}: {text}" if text else f"{label}: (empty)"
+
+
+# ---------------------------------------------------------------------------------------------
+# The agent's task list
+# ---------------------------------------------------------------------------------------------
+
+
+def _arguments(value: object) -> object:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return None
+    return value
+
+
+def _item_text(item: dict, key: str) -> str:
+    for name in (key, "content", "step", "description", "subject", "activeForm"):
+        found = item.get(name)
+        if isinstance(found, str) and found.strip():
+            return found
+    return ""
+
+
+def plan_items(name: object, arguments: object) -> list | None:
+    """The whole list a plan tool writes, as ``[status, text]`` pairs (None: not a plan call)."""
+    shape = PLAN_TOOLS.get(name) if isinstance(name, str) else None
+    arguments = _arguments(arguments)
+    if shape is None or not isinstance(arguments, dict) or not isinstance(arguments.get(shape[0]), list):
+        return None
+    items = []
+    for item in arguments[shape[0]]:
+        if isinstance(item, dict):
+            items.append([str(item.get("status") or ""), _item_text(item, shape[1])])
+        elif isinstance(item, str):
+            items.append(["", item])
+    return items
+
+
+def plan_block(items: list) -> str:
+    """``Plan:`` and the whole list, one item a line: ``- [x]`` completed, ``- [>]`` in progress,
+    ``- [ ]`` pending (a cancelled item is closed: ``- [x] … (cancelled)``)."""
+    if not items:
+        return "Plan: (empty)"
+    lines = ["Plan:"]
+    for status, text in items[:MAX_PLAN_ITEMS]:
+        status = status.lower()
+        mark = "x" if status == "cancelled" else PLAN_MARKS.get(status, " ")
+        shown = one_line(text, MAX_PLAN_ITEM_CHARS) or "(untitled)"
+        lines.append(f"- [{mark}] {shown} (cancelled)" if status == "cancelled" else f"- [{mark}] {shown}")
+    if len(items) > MAX_PLAN_ITEMS:
+        lines.append(f"… +{len(items) - MAX_PLAN_ITEMS} more")
+    return "\n".join(lines)
+
+
+def remember_call(state: dict, call_id: str, kind: str, text: str = "") -> None:
+    """A plan call whose result is not shown as is: ``plan`` (dropped), ``create``, ``list``."""
+    if call_id:
+        calls = state.setdefault("plan_calls", [])
+        calls.append([call_id, kind, text[:MAX_PLAN_ITEM_CHARS]])
+        del calls[:-REMEMBERED_PLAN_CALLS]
+
+
+def recall_call(state: dict, call_id: str) -> list | None:
+    calls = state.get("plan_calls") or []
+    for index, call in enumerate(calls):
+        if call[0] == call_id:
+            del calls[index]
+            if not calls:
+                state.pop("plan_calls", None)
+            return call
+    return None
+
+
+def _tasks(state: dict) -> list:
+    """Claude Code's task list as the transcript built it: ``[id, status, subject]`` lists."""
+    found = state.get("tasks")
+    return found if isinstance(found, list) else []
+
+
+def _set_tasks(state: dict, tasks: list) -> str:
+    """Keep the new list; its Plan block when it changed, else ``""``."""
+    while len(tasks) > MAX_PLAN_ITEMS:  # the oldest completed task goes first, else the oldest
+        done = next((i for i, task in enumerate(tasks) if task[1] == "completed"), 0)
+        del tasks[done]
+    if tasks == _tasks(state):
+        return ""
+    state["tasks"] = tasks
+    return plan_block([[task[1], task[2]] for task in tasks])
+
+
+def _task_list(found: object) -> list | None:
+    """A whole task list as Claude Code gives it (TaskList's result, the task_reminder attachment)."""
+    if not isinstance(found, list):
+        return None
+    tasks = [
+        [
+            str(task.get("id") or ""),
+            str(task.get("status") or "pending"),
+            one_line(_item_text(task, "subject"), MAX_PLAN_ITEM_CHARS),
+        ]
+        for task in found
+        if isinstance(task, dict) and task.get("id") is not None and task.get("status") != "deleted"
+    ]
+    if all(task[0].isdigit() for task in tasks):
+        tasks.sort(key=lambda task: int(task[0]))
+    return tasks
+
+
+def claude_plan_call(name: object, arguments: object, call_id: str, state: dict) -> str | None:
+    """A Claude Code tool call that writes the task list: its Plan block (``""``: shown with its
+    result); None for any other call."""
+    items = plan_items(name, arguments)
+    if items is not None:  # TodoWrite: the whole list
+        remember_call(state, call_id, "plan")
+        return plan_block(items)
+    if not isinstance(arguments, dict):
+        return None
+    if name == TASK_CREATE:  # its id comes with the result
+        subject = _item_text(arguments, "subject")
+        remember_call(state, call_id, "create", one_line(subject, MAX_PLAN_ITEM_CHARS))
+        return ""
+    if name == TASK_LIST:
+        remember_call(state, call_id, "list")
+        return None
+    if name != TASK_UPDATE or arguments.get("taskId") is None:
+        return None
+    ident = str(arguments["taskId"])
+    tasks = [list(task) for task in _tasks(state)]
+    task = next((task for task in tasks if task[0] == ident), None)
+    if task is None:
+        task = [ident, "pending", f"task #{ident}"]
+        tasks.append(task)
+    new_status: object = arguments.get("status")
+    new_subject: object = arguments.get("subject")
+    if new_status == "deleted":
+        tasks.remove(task)
+    elif isinstance(new_status, str) and new_status:
+        task[1] = new_status
+    if isinstance(new_subject, str) and new_subject.strip():
+        task[2] = one_line(new_subject, MAX_PLAN_ITEM_CHARS)
+    shown = _set_tasks(state, tasks)
+    if not shown:
+        return None  # an owner or a dependency changed: an ordinary call
+    remember_call(state, call_id, "plan")
+    return shown
+
+
+def _created_id(record: dict, text: str, state: dict) -> str:
+    found = record.get("toolUseResult")
+    task = found.get("task") if isinstance(found, dict) else None
+    if isinstance(task, dict) and task.get("id") is not None:
+        return str(task["id"])
+    marker = text.find("Task #")  # "Task #3 created successfully: ..."
+    if marker >= 0:
+        digits = text[marker + 6 :].split(" ", 1)[0]
+        if digits.isdigit():
+            return digits
+    numbers = [int(task[0]) for task in _tasks(state) if task[0].isdigit()]
+    return str(max(numbers, default=0) + 1)
+
+
+def claude_plan_result(call: list, block: dict, record: dict, state: dict) -> str | None:
+    """The result of a remembered plan call: dropped (``""``), the new Plan block, or None (shown
+    as any result: an error, a list it could not read)."""
+    if block.get("is_error"):
+        return None
+    kind = call[1]
+    if kind == "plan":
+        return ""
+    if kind == "create":
+        text = result_text(block.get("content"))
+        tasks = [list(task) for task in _tasks(state)]
+        tasks.append([_created_id(record, text, state), "pending", call[2] or "(untitled)"])
+        return _set_tasks(state, tasks) or None
+    found = record.get("toolUseResult")
+    listed = _task_list(found.get("tasks") if isinstance(found, dict) else None)
+    if listed is None:
+        return None
+    _set_tasks(state, listed)
+    return plan_block([[task[1], task[2]] for task in listed])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,6 +531,14 @@ def _sidechain(record: dict, state: dict) -> bool:
 def render_claude(record: dict, state: dict) -> Rendered:
     kind = record.get("type")
     if kind == "attachment" and not record.get("isMeta"):
+        attachment = record.get("attachment")
+        if isinstance(attachment, dict) and attachment.get("type") == "task_reminder":
+            tasks = _task_list(attachment.get("content"))  # the whole list, now and then
+            return Rendered(
+                blocks(
+                    _set_tasks(state, tasks) if tasks is not None and not _sidechain(record, state) else ""
+                )
+            )
         typed = queued_prompt(record)
         return Rendered(blocks(f"User: {cut(typed, MAX_TEXT_CHARS)}" if typed else ""))
     if kind in CLAUDE_SKIPPED_TYPES or record.get("isMeta") or _sidechain(record, state):
@@ -247,10 +581,19 @@ def render_claude(record: dict, state: dict) -> Rendered:
                 calls = state.setdefault("agents", [])
                 calls.append(str(block["id"]))
                 del calls[:-REMEMBERED_AGENT_CALLS]
-            parts.append(tool_line(block.get("name"), block.get("input")))
+            plan = claude_plan_call(block.get("name"), block.get("input"), str(block.get("id") or ""), state)
+            parts.append(tool_line(block.get("name"), block.get("input")) if plan is None else plan)
         elif kind_of == "tool_result":
+            call_id = str(block.get("tool_use_id") or "")
+            call = recall_call(state, call_id) if call_id else None
+            plan = claude_plan_result(call, block, record, state) if call else None
+            if plan is not None:
+                parts.append(plan)
+                continue
+            if call and call[1] == "create":  # a failed TaskCreate: its call was not shown yet
+                parts.append(f"Tool {TASK_CREATE}: {call[2]}" if call[2] else f"Tool {TASK_CREATE}")
             # A sub-agent's report is its findings: kept like prose, not trimmed like tool output.
-            report = str(block.get("tool_use_id") or "") in state.get("agents", ())
+            report = call_id in state.get("agents", ())
             limit = MAX_TEXT_CHARS if report else MAX_RESULT_CHARS
             parts.append(result_line(block.get("content"), bool(block.get("is_error")), limit))
         elif kind_of == "image":
@@ -283,14 +626,39 @@ def _codex_message_text(content: object) -> str:
     return "\n".join(texts)
 
 
+def _codex_summary(payload: dict) -> str:
+    """A ``compacted`` record's summary: its ``message`` (local compaction: Codex's summary prefix,
+    then the model's summary), else the summary message in its ``replacement_history``. A remote
+    compaction (OpenAI's compact endpoint) leaves ``message`` empty and keeps only an encrypted
+    ``compaction`` item: nothing readable."""
+    summary = payload.get("message") or payload.get("summary") or ""
+    if not isinstance(summary, str) or not summary.strip():
+        history = payload.get("replacement_history")
+        summary = next(
+            (
+                text
+                for item in (history if isinstance(history, list) else ())
+                if isinstance(item, dict) and item.get("type") == "message"
+                for text in (_codex_message_text(item.get("content")),)
+                if text.lstrip().startswith(CODEX_SUMMARY_PREFIX)
+            ),
+            "",
+        )
+    summary = summary.strip()
+    if summary.startswith(CODEX_SUMMARY_PREFIX):  # boilerplate: "Another language model ... analysis:"
+        end = summary.find("\n")
+        summary = summary[end + 1 :].strip() if end >= 0 else ""
+    return summary
+
+
 def render_codex(record: dict, state: dict) -> Rendered:
     kind = record.get("type")
     payload = record.get("payload")
     if not isinstance(payload, dict):
         return NOTHING
     if kind == "compacted":
-        summary = payload.get("message") or payload.get("summary") or ""
-        summary_block = f"[Compact summary] {cut(str(summary), MAX_TEXT_CHARS)}" if summary else ""
+        summary = _codex_summary(payload)
+        summary_block = f"[Compact summary] {cut(summary, MAX_TEXT_CHARS)}" if summary else ""
         return Rendered(blocks("--- context compacted ---", summary_block), boundary=True)
     if kind != "response_item":  # session_meta, turn_context, event_msg (duplicates of items)
         return NOTHING
@@ -308,6 +676,10 @@ def render_codex(record: dict, state: dict) -> Rendered:
         return Rendered(blocks(f"{label}: {cut(text, MAX_TEXT_CHARS)}"))
     if item in ("function_call", "custom_tool_call"):
         arguments = payload.get("arguments") if item == "function_call" else payload.get("input")
+        plan = plan_items(payload.get("name"), arguments)  # update_plan: the whole plan
+        if plan is not None:
+            remember_call(state, str(payload.get("call_id") or ""), "plan")
+            return Rendered(blocks(plan_block(plan)))
         return Rendered(blocks(tool_line(payload.get("name"), arguments)))
     if item == "local_shell_call":
         action = payload.get("action")
@@ -316,6 +688,8 @@ def render_codex(record: dict, state: dict) -> Rendered:
         action = payload.get("action")
         return Rendered(blocks(tool_line("web_search", action if isinstance(action, dict) else None)))
     if item in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
+        if payload.get("call_id") and recall_call(state, str(payload["call_id"])):
+            return NOTHING  # "Plan updated"
         return Rendered(blocks(result_line(payload.get("output"))))
     return NOTHING  # reasoning (encrypted or not) and anything new
 
@@ -369,11 +743,14 @@ def _gemini_message(message: dict, state: dict) -> str:
         if not isinstance(call, dict):
             continue
         call_id = str(call.get("id") or index)
+        plan = plan_items(call.get("name"), call.get("args"))  # write_todos: the whole list
         if call_id not in entry[2]:
             entry[2].append(call_id)
-            parts.append(tool_line(call.get("name"), call.get("args")))
+            parts.append(tool_line(call.get("name"), call.get("args")) if plan is None else plan_block(plan))
         if call_id not in entry[3] and (call.get("result") is not None or call.get("resultDisplay")):
             entry[3].append(call_id)
+            if plan is not None and call.get("status") != "error":
+                continue
             result = call.get("result")
             if result is None:
                 result = call.get("resultDisplay")
@@ -465,8 +842,9 @@ def _opencode_parts(label: str, parts: list) -> list[str]:
         elif kind == "tool":
             found = part.get("state")
             state: dict = found if isinstance(found, dict) else {}
-            out.append(tool_line(part.get("tool"), state.get("input")))
-            if state.get("status") == "completed":
+            plan = plan_items(part.get("tool"), state.get("input"))  # todowrite: the whole list
+            out.append(tool_line(part.get("tool"), state.get("input")) if plan is None else plan_block(plan))
+            if state.get("status") == "completed" and plan is None:
                 out.append(result_line(state.get("output")))
             elif state.get("status") == "error":
                 out.append(result_line(state.get("error"), error=True))
