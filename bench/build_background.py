@@ -92,7 +92,9 @@ def main() -> None:
     if not CORPUS.is_dir():
         sys.exit(f"no corpus at {CORPUS}")
     model = build()
-    BACKGROUND_PATH.write_text(json.dumps(model, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n")
+    BACKGROUND_PATH.write_text(
+        json.dumps(model, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n"
+    )
     print(f"{len(model['df'])} terms from {model['sessions']} sessions -> {BACKGROUND_PATH}")  # type: ignore[arg-type]
 
 

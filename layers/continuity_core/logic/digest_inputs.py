@@ -126,7 +126,9 @@ def digest_inputs(
                 Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, final=index in finals)
             )
         elif block.label == "Plan":
-            from_transcript.append(Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, plan=True))
+            from_transcript.append(
+                Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, plan=True)
+            )
         elif block.label == "Tool":
             from_transcript.append(
                 Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, tool=True)
@@ -137,11 +139,15 @@ def digest_inputs(
             )
         elif block.label == "Result" and index and _runs_subagent(blocks[index - 1]):
             # A sub-agent's report: its findings, as the agent's own final words.
-            from_transcript.append(Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, final=True))
+            from_transcript.append(
+                Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, final=True)
+            )
         elif block.label == "Result" and index and blocks[index - 1].label == "Tool":
             # A tool's output: its verdicts (tests, commits), read with the command that made it.
             from_transcript.append(
-                Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, command=blocks[index - 1].text)
+                Statement(
+                    block.text, Role.AGENT, FactSource.AGENT, number, now, command=blocks[index - 1].text
+                )
             )
     first_matched = min(matched) if matched else None
     before: list[Statement] = []

@@ -31,7 +31,9 @@ _MATERIAL_LINE = re.compile(
     r")"
 )
 # ``Key-Name: value`` lines: HTTP headers when several come together ("Heads-up: …" alone is prose).
-_HEADER = re.compile(r"^\s*(?:[A-Z][\w-]*(?:-[A-Za-z]\w*)+|Host|Accept|Cookie|Origin|Referer|Authorization):\s")
+_HEADER = re.compile(
+    r"^\s*(?:[A-Z][\w-]*(?:-[A-Za-z]\w*)+|Host|Accept|Cookie|Origin|Referer|Authorization):\s"
+)
 _PROSE = re.compile(r"\b[a-z]+'?[a-z]*(?:\s+[a-z]+'?[a-z]*){3}\b")  # four plain words in a row
 _INDENTED = re.compile(r"^(?: {4,}|\t)\S")
 _CODE_CHARS = re.compile(r"[{};=<>|$\\()\[\]]")

@@ -37,8 +37,24 @@ _NOT_OWN = re.compile(
     r"|^(?:/usr|/opt|/etc|/var|/tmp|/private|/nix|/System|/Library|/Applications)/|(?:^|/)go/pkg/mod/"
 )
 _EXTENSIONLESS_FILES = frozenset(
-    "Makefile Dockerfile Containerfile Gemfile Rakefile Procfile Justfile Vagrantfile Brewfile LICENSE "
-    "README CODEOWNERS Jenkinsfile Podfile Cartfile Pipfile".split()
+    [
+        "Makefile",
+        "Dockerfile",
+        "Containerfile",
+        "Gemfile",
+        "Rakefile",
+        "Procfile",
+        "Justfile",
+        "Vagrantfile",
+        "Brewfile",
+        "LICENSE",
+        "README",
+        "CODEOWNERS",
+        "Jenkinsfile",
+        "Podfile",
+        "Cartfile",
+        "Pipfile",
+    ]
 )
 
 

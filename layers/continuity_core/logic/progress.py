@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from continuity_core.logic.verdicts import TestRun, parse_run
+from continuity_core.logic.verdicts import Failing, TestRun, parse_run, track
 from continuity_core.models.session_digest import FailingTest, PlanItem
 
 MAX_PLAN_ITEMS = 40
@@ -74,22 +74,12 @@ def with_commits(commits: list[str], new: list[str]) -> list[str]:
 
 def track_failing(failing: list[FailingTest], run: TestRun, prompt: int | None) -> list[FailingTest]:
     """The failing tests after ``run``: its failures added, its passes (by name, or a clean run over
-    a scope holding the test) removed."""
-    now_failing = set(run.failed)
-    kept = [
-        f
-        for f in failing
-        if f.test not in now_failing and not _cleared(f, run) and f.test not in set(run.passed)
+    a scope holding the test) removed (``verdicts.track``)."""
+    before = [Failing(f.test, f.runner, f.prompt or 0) for f in failing]
+    after = track(before, run, prompt or 0)
+    return [FailingTest(test=f.test[:400], runner=f.runner, prompt=f.since_prompt or None) for f in after][
+        -MAX_FAILING:
     ]
-    known = {f.test for f in kept}
-    added = [FailingTest(test=t[:400], runner=run.runner, prompt=prompt) for t in run.failed if t not in known]
-    return [*kept, *added][-MAX_FAILING:]
-
-
-def _cleared(failing: FailingTest, run: TestRun) -> bool:
-    if not run.all_passed or failing.runner != run.runner:
-        return False
-    return not run.scope or any(part in failing.test for part in run.scope)
 
 
 def verdict(command: str, output: str) -> TestRun | None:

@@ -78,15 +78,24 @@ def fact_line(fact: Fact, roots: list[str] | None = None) -> str:
     if fact.kind is FactKind.FILE:
         path = _relative(fact.text, roots or [])
         first, last = fact.prompt, fact.last_prompt
-        when = f", prompts {first}–{last}" if first and last and last != first else f", prompt {first}" if first else ""
+        when = (
+            f", prompts {first}-{last}"
+            if first and last and last != first
+            else f", prompt {first}"
+            if first
+            else ""
+        )
         done = ", ".join(a for a in (fact.detail or "mentioned").split(",") if a)
         return f"- `{path}` ({done}{when})"
     if fact.kind is FactKind.REMEMBERED and fact.source is FactSource.REMEMBER:
         return f"- “{fact.text}” ({provenance(fact)})"
     if fact.kind is FactKind.SAID:
-        return f"- (prompt {fact.prompt}) {fact.text}" + (f" (said {fact.seen} times)" if fact.seen > 1 else "")
+        return f"- (prompt {fact.prompt}) {fact.text}" + (
+            f" (said {fact.seen} times)" if fact.seen > 1 else ""
+        )
     if fact.accepted_prompt is not None:
-        return f"- {fact.text} (the agent's proposal at prompt {fact.prompt}, accepted at prompt {fact.accepted_prompt})"
+        proposed = f"the agent's proposal at prompt {fact.prompt}"
+        return f"- {fact.text} ({proposed}, accepted at prompt {fact.accepted_prompt})"
     line = f"- {fact.text} ({provenance(fact)})"
     if fact.kind is FactKind.QUESTION and fact.answer:
         line += f" — possibly answered at prompt {fact.answer_prompt}: {fact.answer}"
@@ -141,7 +150,9 @@ def progress_block(digest: SessionDigest, room: int) -> str | None:
         done = [i for i in digest.plan if i.status == "done"]
         rest = [i for i in digest.plan if i.status != "done"]
         when = f", prompt {digest.plan_prompt}" if digest.plan_prompt else ""
-        lines.append(f"Task list (the agent's own, latest state{when}; {len(done)} of {len(digest.plan)} done):")
+        lines.append(
+            f"Task list (the agent's own, latest state{when}; {len(done)} of {len(digest.plan)} done):"
+        )
         hidden = len(done) - DONE_SHOWN
         if hidden > 0:
             lines.append(f"- [x] … {hidden} more done")

@@ -301,7 +301,10 @@ def _delete_file(work: _Digest, path: str, statement: Statement) -> None:
     for index, fact in enumerate(work.facts):
         if fact.kind is FactKind.FILE and fact.text == own:
             work.facts[index] = fact.model_copy(
-                update={"detail": _actions(fact.detail, FileAction.DELETED.value), "last_prompt": statement.prompt}
+                update={
+                    "detail": _actions(fact.detail, FileAction.DELETED.value),
+                    "last_prompt": statement.prompt,
+                }
             )
 
 
@@ -311,15 +314,23 @@ def _take_user(work: _Digest, statement: Statement) -> None:
     words = own_words(statement.text)
     _accept(work, words, statement)
     for candidate in user_candidates(words):
-        if candidate.kind is FactKind.FILE or candidate.kind is FactKind.REMEMBERED or has_content(candidate.text):
+        if (
+            candidate.kind is FactKind.FILE
+            or candidate.kind is FactKind.REMEMBERED
+            or has_content(candidate.text)
+        ):
             _add(work, candidate, statement)
             if candidate.kind is not FactKind.FILE and not candidate.text.rstrip().endswith("?"):
                 _answers(work, candidate.text, statement, sure=True)
 
 
 # A reply that says no, not yet or wait is no acceptance, however short.
-_NOT_ACCEPTING = re.compile(r"^\W*(?:no|nope|nah|not|don'?t|do not|wait|stop|hold|hmm+|never|why|what)\b", re.I)
-_OPTION = re.compile(r"^\W*(?:option\s+)?([A-Da-d1-4])\W*$|^\W*(?:option|go with|take)\s+([A-Da-d1-4])\b", re.I)
+_NOT_ACCEPTING = re.compile(
+    r"^\W*(?:no|nope|nah|not|don'?t|do not|wait|stop|hold|hmm+|never|why|what)\b", re.I
+)
+_OPTION = re.compile(
+    r"^\W*(?:option\s+)?([A-Da-d1-4])\W*$|^\W*(?:option|go with|take)\s+([A-Da-d1-4])\b", re.I
+)
 # The grammar of a proposal put to the user: a first-person suggestion, a question to them, options.
 _PROPOSING = re.compile(
     r"\b(?:i'?d|i would|i suggest|i recommend|i propose|i lean|my (?:suggestion|recommendation|vote)|"
@@ -331,7 +342,7 @@ ACCEPT_WORDS = 8
 
 
 def _accept(work: _Digest, words: str, statement: Statement) -> None:
-    """"ok do it", "👍", "A": a short reply with nothing of its own accepts what the agent proposed
+    """ "ok do it", "👍", "A": a short reply with nothing of its own accepts what the agent proposed
     in the turn before; the proposal becomes a decision (the option named, when one is)."""
     proposal, reply = work.proposal, words.strip()
     if proposal is None or not reply or statement.prompt is None:
@@ -347,10 +358,14 @@ def _accept(work: _Digest, words: str, statement: Statement) -> None:
     text = proposal.text
     if option is not None:
         label = (option.group(1) or option.group(2)).upper()
-        chosen = [s for s in sentences(proposal.text, 1) if re.match(rf"^\W*(?:option\s+)?{label}\b", s, re.I)]
+        chosen = [
+            s for s in sentences(proposal.text, 1) if re.match(rf"^\W*(?:option\s+)?{label}\b", s, re.I)
+        ]
         text = chosen[0] if chosen else text
     accepted = Candidate(FactKind.DECISION, text)
-    _add(work, accepted, statement, source=FactSource.AGENT, accepted=statement.prompt, prompt=proposal.prompt)
+    _add(
+        work, accepted, statement, source=FactSource.AGENT, accepted=statement.prompt, prompt=proposal.prompt
+    )
     work.proposal = None
 
 
@@ -438,7 +453,9 @@ def _mark_summarized(work: _Digest, statement: Statement) -> None:
     """What the harness's compaction summary already says (most of a fact's rare terms): the
     recovery block then leads with what it dropped."""
     summary = rare_terms(statement.text)
-    work.compacted_prompt = statement.prompt or max((f.last_prompt or f.prompt or 0 for f in work.facts), default=0)
+    work.compacted_prompt = statement.prompt or max(
+        (f.last_prompt or f.prompt or 0 for f in work.facts), default=0
+    )
     for index, fact in enumerate(work.facts):
         if fact.kind is FactKind.FILE:
             continue
@@ -562,7 +579,10 @@ def _supersede_quantity(work: _Digest, text: str, statement: Statement) -> None:
     for index, fact in enumerate(work.facts):
         if fact.status is not FactStatus.ACTIVE or fact.source is not FactSource.PROMPT:
             continue
-        if fact.kind in (FactKind.FILE, FactKind.QUESTION) or (fact.last_prompt or fact.prompt or 0) >= statement.prompt:
+        if (
+            fact.kind in (FactKind.FILE, FactKind.QUESTION)
+            or (fact.last_prompt or fact.prompt or 0) >= statement.prompt
+        ):
             continue
         old = quantities(fact.text)
         changed = [u for u in new.keys() & old.keys() if new[u] != old[u]]

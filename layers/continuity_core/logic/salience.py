@@ -25,7 +25,7 @@ from continuity_core.logic.terms import STOPWORDS
 
 BACKGROUND_PATH = Path(__file__).resolve().parents[1] / "data" / "background_terms.json"
 
-_TERM = re.compile(r"[^\W\d_](?:[\w'’.-]*\w)?", re.UNICODE)
+_TERM = re.compile(r"[^\W\d_](?:[\w'\u2019.-]*\w)?", re.UNICODE)
 _SPECIFIC = re.compile(
     r"`[^`\n]{2,80}`"  # quoted code
     r"|\"[^\"\n]{2,60}\"|“[^”\n]{2,60}”"  # quoted names
@@ -48,11 +48,98 @@ _MODAL = re.compile(
 )
 # Common English the background model may still miss (short function words are dropped anyway).
 _PLAIN = STOPWORDS | frozenset(
-    "also just really maybe okay ok yeah yep nope sure thing things stuff lot lots bit way good great fine "
-    "nice cool well right now then still even much many more less very pretty quite something anything "
-    "everything someone anyone one two three first second last next time times today tomorrow yesterday "
-    "hey hi hello thanks thx pls plz lol hmm wait sorry think thought know knew seems seem looks look "
-    "said says say tell told ask asked going gonna wanna got get gets make made take took put give".split()
+    [
+        "also",
+        "just",
+        "really",
+        "maybe",
+        "okay",
+        "ok",
+        "yeah",
+        "yep",
+        "nope",
+        "sure",
+        "thing",
+        "things",
+        "stuff",
+        "lot",
+        "lots",
+        "bit",
+        "way",
+        "good",
+        "great",
+        "fine",
+        "nice",
+        "cool",
+        "well",
+        "right",
+        "now",
+        "then",
+        "still",
+        "even",
+        "much",
+        "many",
+        "more",
+        "less",
+        "very",
+        "pretty",
+        "quite",
+        "something",
+        "anything",
+        "everything",
+        "someone",
+        "anyone",
+        "one",
+        "two",
+        "three",
+        "first",
+        "second",
+        "last",
+        "next",
+        "time",
+        "times",
+        "today",
+        "tomorrow",
+        "yesterday",
+        "hey",
+        "hi",
+        "hello",
+        "thanks",
+        "thx",
+        "pls",
+        "plz",
+        "lol",
+        "hmm",
+        "wait",
+        "sorry",
+        "think",
+        "thought",
+        "know",
+        "knew",
+        "seems",
+        "seem",
+        "looks",
+        "look",
+        "said",
+        "says",
+        "say",
+        "tell",
+        "told",
+        "ask",
+        "asked",
+        "going",
+        "gonna",
+        "wanna",
+        "got",
+        "get",
+        "gets",
+        "make",
+        "made",
+        "take",
+        "took",
+        "put",
+        "give",
+    ]
 )
 
 T = TypeVar("T")
@@ -101,10 +188,10 @@ def _stem(word: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _term(word: str) -> str | None:
-    lowered = word.lower().strip(".-'’")
+    lowered = word.lower().strip(".-'\u2019")
     if len(lowered) < 3 or lowered in _PLAIN:
         return None
-    return _stem(lowered.replace("’", "'"))
+    return _stem(lowered.replace("\u2019", "'"))
 
 
 def terms_of(text: str) -> list[str]:
@@ -223,7 +310,7 @@ def select(
     used = 0
     while pool:
         best_index, best_value = -1, -math.inf
-        for index, (item, sal) in enumerate(pool):
+        for index, (_item, sal) in enumerate(pool):
             overlap = max((_jaccard(sal.terms, p.terms) for _, p in picked), default=0.0)
             value = sal.score - novelty * overlap
             if value > best_value:

@@ -445,7 +445,9 @@ def user_candidates(text: str) -> list[Candidate]:
             elif candidate is None:
                 found.append(Candidate(FactKind.SAID, sentence))
             elif candidate.kind is FactKind.DECISION:
-                found.append(replace(decision(sentence), corrects=candidate.corrects or decision(sentence).corrects))
+                found.append(
+                    replace(decision(sentence), corrects=candidate.corrects or decision(sentence).corrects)
+                )
             else:
                 found.append(replace(candidate, text=sentence))
     found += [Candidate(FactKind.FILE, path, FileAction.MENTIONED.value) for path in paths_in(text)]
