@@ -126,8 +126,13 @@ def load(names: Iterable[str] | None = None, folder: Path = SEALED) -> list[Seal
 
         def fact(raw: dict[str, Any], name: str = name) -> Fact:
             return Fact(
-                name, raw["id"], raw.get("kind", "decoy"), raw["turn"], tuple(raw["probes"]),
-                raw.get("status", CURRENT), raw.get("stale"),
+                name,
+                raw["id"],
+                raw.get("kind", "decoy"),
+                raw["turn"],
+                tuple(raw["probes"]),
+                raw.get("status", CURRENT),
+                raw.get("stale"),
             )
 
         out.append(
@@ -209,7 +214,9 @@ class SessionResult:
     seconds: float = 0.0
 
 
-def score(session: SealedSession, block_compact: str, block_clear: str, answers: Sequence[int]) -> SessionResult:
+def score(
+    session: SealedSession, block_compact: str, block_clear: str, answers: Sequence[int]
+) -> SessionResult:
     result = SessionResult(session.name, session.stack, session.prompts, block_compact, block_clear)
     result.answers = list(answers)
     clear_text = normalize(block_clear)
@@ -350,8 +357,13 @@ class Harness:
             if matcher and match is not None and not re.fullmatch(matcher, match):
                 continue
             done = subprocess.run(
-                ["sh", "-c", command], input=json.dumps(payload), cwd=project, env=env,
-                capture_output=True, text=True, timeout=HOOK_TIMEOUT_S,
+                ["sh", "-c", command],
+                input=json.dumps(payload),
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=HOOK_TIMEOUT_S,
             )
             if done.returncode != 0:
                 raise RuntimeError(f"{event} hook exited {done.returncode}: {done.stderr[-500:]}")
@@ -431,7 +443,11 @@ class Player:
         seen = self.h.checkpoints(session_id) if self.pause else 0
         for number, (index, end) in enumerate(zip(starts, [*starts[1:], len(lines)], strict=True), 1):
             prompt = records[index]["message"]["content"]
-            payload = {**self.base(session_id, "UserPromptSubmit"), "prompt": prompt, "permission_mode": "default"}
+            payload = {
+                **self.base(session_id, "UserPromptSubmit"),
+                "prompt": prompt,
+                "permission_mode": "default",
+            }
             self.h.run("UserPromptSubmit", payload, self.project)
             self.append(session_id, lines[index:end])
             if "Stop" in self.h.hooks:
@@ -476,7 +492,9 @@ class Player:
         return result
 
 
-def run_sessions(url: str, token: str, sessions: Sequence[SealedSession], pause: bool = True) -> list[SessionResult]:
+def run_sessions(
+    url: str, token: str, sessions: Sequence[SealedSession], pause: bool = True
+) -> list[SessionResult]:
     base = Path(tempfile.mkdtemp(prefix="continuity-sealed-"))
     try:
         harness = Harness(url, token, base)
@@ -506,4 +524,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))
-

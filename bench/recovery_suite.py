@@ -108,24 +108,25 @@ STOPWORDS = frozenset(
     """
     a about above after again against all also already although always am an and any anyone anything
     anyway are aren around as at back be because been before being below between both but by can
-    cannot could couldn did didn do does doesn doing don done down during each either else enough even
-    ever every everything few for from further get gets getting give go goes going gone got had hasn has
-    have haven having he her here hers herself him himself his how however i if in into is isn it its
-    itself just know knows let lets like made make makes many may maybe me might mine more most much
-    must my myself need needs needed never no nor not now of off often ok okay on once one only or other
-    others our ours ourselves out over own please pls probably quite rather really right same see seem
-    seems shall she should shouldn since so some somebody someone something sometimes soon still such
-    sure than thanks thank that the their theirs them themselves then there these they thing things
-    think this those though through thus to today together too under until up upon us very want wants
-    was wasn way we well were weren what whatever when where whether which while who whom whose why
-    will with within without won would wouldn yeah yes yet you your yours yourself yourselves
-    fix fixed fixes decide decided remember remembered forget try tried look looks looked check checked
-    thought guess mean means said say says tell told ask asked asking answer question again later
-    good great nice fine cool sounds sound hmm hey hi hello sorry stuff lot lots bit kind sort
-    next first last new old also actually just still already anyway work works worked working use used
-    using doing done let's go went come came take took put keep kept show shown start started stop
-    stopped run ran call called back part point case time times day days thing yep nope
-    """.split()
+    cannot could couldn did didn do does doesn doing don done down during each either else enough
+    even ever every everything few for from further get gets getting give go goes going gone got had
+    hasn has have haven having he her here hers herself him himself his how however i if in into is
+    isn it its itself just know knows let lets like made make makes many may maybe me might mine
+    more most much must my myself need needs needed never no nor not now of off often ok okay on
+    once one only or other others our ours ourselves out over own please pls probably quite rather
+    really right same see seem seems shall she should shouldn since so some somebody someone
+    something sometimes soon still such sure than thanks thank that the their theirs them themselves
+    then there these they thing things think this those though through thus to today together too
+    under until up upon us very want wants was wasn way we well were weren what whatever when where
+    whether which while who whom whose why will with within without won would wouldn yeah yes yet
+    you your yours yourself yourselves fix fixed fixes decide decided remember remembered forget try
+    tried look looks looked check checked thought guess mean means said say says tell told ask asked
+    asking answer question again later good great nice fine cool sounds sound hmm hey hi hello sorry
+    stuff lot lots bit kind sort next first last new old also actually just still already anyway
+    work works worked working use used using doing done let's go went come came take took put keep
+    kept show shown start started stop stopped run ran call called back part point case time times
+    day days thing yep nope
+    """.split()  # noqa: SIM905
 )
 PROVENANCE = re.compile(
     r"\s*\((?:[^()]*\bprompt\b[^()]*|[^()]*\bsaid\b[^()]*|(?:agent|user|remember(?:ed)?|digest)\b[^()]*)\)\s*$",
@@ -146,7 +147,7 @@ IDENTIFIER = re.compile(
 FILES_HEADING = re.compile(r"^#{2,}\s+files", re.IGNORECASE)
 HEADING = re.compile(r"^#{1,6}\s")
 FILE_LINE = re.compile(r"^\s*-\s+`([^`]+)`")
-CLOSURE = re.compile(r"~~(.+?)~~\s*[—–-]+\s*(?:answered|resolved)\b(.*)$", re.IGNORECASE)
+CLOSURE = re.compile(r"~~(.+?)~~\s*[\u2014\u2013-]+\s*(?:answered|resolved)\b(.*)$", re.IGNORECASE)
 
 
 def _sections(block: str) -> Iterator[tuple[bool, str]]:

@@ -12,17 +12,37 @@ def py_etl() -> None:
         "events-etl",
         77,
         [
-            routine("run the unit tests", "pytest tests/unit -q", "........................................ [100%]\n40 passed in 1.88s", "Unit tests pass."),
+            routine(
+                "run the unit tests",
+                "pytest tests/unit -q",
+                "........................................ [100%]\n40 passed in 1.88s",
+                "Unit tests pass.",
+            ),
             routine("mypy", "mypy etl", "Success: no issues found in 31 source files", "Types check."),
-            looked("show the dag", "dags/events_daily.py", "with DAG('events_daily', schedule='0 3 * * *', catchup=False) as dag:\n    extract = PythonOperator(task_id='extract', python_callable=extract_events)", "A daily DAG at 03:00 with extract, transform and load tasks."),
+            looked(
+                "show the dag",
+                "dags/events_daily.py",
+                "with DAG('events_daily', schedule='0 3 * * *', catchup=False) as dag:\n    extract = PythonOperator(task_id='extract', python_callable=extract_events)",
+                "A daily DAG at 03:00 with extract, transform and load tasks.",
+            ),
             routine("ruff", "ruff check etl tests", "All checks passed!", "Ruff is clean."),
-            routine("check the sample file size", "ls -lh data/sample/", "total 48M\n-rw-r--r-- 1 ana ana 48M Nov 10 09:12 events-2026-11-09.jsonl.gz", "The sample day is 48 MB compressed."),
+            routine(
+                "check the sample file size",
+                "ls -lh data/sample/",
+                "total 48M\n-rw-r--r-- 1 ana ana 48M Nov 10 09:12 events-2026-11-09.jsonl.gz",
+                "The sample day is 48 MB compressed.",
+            ),
         ],
     )
     t = s.t
-    s.p("the events_daily airflow dag needs to write parquet partitioned by event_date to the lake instead of csv. code in etl/, dag in dags/")
+    s.p(
+        "the events_daily airflow dag needs to write parquet partitioned by event_date to the lake instead of csv. code in etl/, dag in dags/"
+    )
     s.fact("clear", ["parquet partitioned by event_date"])
-    t.read("etl/load.py", "def load(df: pd.DataFrame, day: date) -> None:\n    df.to_csv(f's3://acme-lake/events/{day}.csv', index=False)")
+    t.read(
+        "etl/load.py",
+        "def load(df: pd.DataFrame, day: date) -> None:\n    df.to_csv(f's3://acme-lake/events/{day}.csv', index=False)",
+    )
     t.say("`load` writes one CSV per day to S3. I'll switch it to partitioned Parquet.")
     s.fill(8)
     s.p("Never drop rows with a null user_id, anonymous events are half of our traffic.")
@@ -30,27 +50,48 @@ def py_etl() -> None:
     t.say("Nulls are kept.")
     s.fill(10)
     s.p("use pandas + pyarrow for the write")
-    s.fact("decision_reversal", ["pandas + pyarrow"], status="superseded", stale="use pandas + pyarrow for the write")
+    s.fact(
+        "decision_reversal",
+        ["pandas + pyarrow"],
+        status="superseded",
+        stale="use pandas + pyarrow for the write",
+    )
     t.say("OK.")
     s.fill(10)
     s.p(
-        "the worker died on the big day, log:\n\n```\n[2026-11-09, 03:41:12 UTC] {taskinstance.py:2905} ERROR - Task failed with exception\nTraceback (most recent call last):\n  File \"/opt/airflow/etl/transform.py\", line 64, in transform\n    df = pd.concat(frames, ignore_index=True)\nnumpy.core._exceptions._ArrayMemoryError: Unable to allocate 11.2 GiB for an array with shape (1503238553,) and data type int64\n[2026-11-09, 03:41:12 UTC] {local_task_job_runner.py:240} INFO - Task exited with return code 1\n```"
+        'the worker died on the big day, log:\n\n```\n[2026-11-09, 03:41:12 UTC] {taskinstance.py:2905} ERROR - Task failed with exception\nTraceback (most recent call last):\n  File "/opt/airflow/etl/transform.py", line 64, in transform\n    df = pd.concat(frames, ignore_index=True)\nnumpy.core._exceptions._ArrayMemoryError: Unable to allocate 11.2 GiB for an array with shape (1503238553,) and data type int64\n[2026-11-09, 03:41:12 UTC] {local_task_job_runner.py:240} INFO - Task exited with return code 1\n```'
     )
     t.say("Concatenating the whole day in pandas needs ~11 GiB. We need to stream it.")
     s.p("ok then polars with scan_ndjson and sink_parquet, streaming, no pandas in the hot path anymore")
     s.fact("decision_reversal", ["sink_parquet"])
-    t.write("etl/transform_polars.py", "import polars as pl\n\ndef transform(src: str, dst: str) -> None:\n    pl.scan_ndjson(src).with_columns(pl.col('ts').str.to_datetime()).sink_parquet(dst)")
+    t.write(
+        "etl/transform_polars.py",
+        "import polars as pl\n\ndef transform(src: str, dst: str) -> None:\n    pl.scan_ndjson(src).with_columns(pl.col('ts').str.to_datetime()).sink_parquet(dst)",
+    )
     s.fact("file", ["etl/transform_polars.py"], by="agent")
     t.say("New streaming transform in `etl/transform_polars.py`.")
     s.fill(10)
-    t.say("For the lake layout I suggest Hive-style partitions `event_date=YYYY-MM-DD/` with files of ~256 MB and zstd compression. Shall I?")
+    t.say(
+        "For the lake layout I suggest Hive-style partitions `event_date=YYYY-MM-DD/` with files of ~256 MB and zstd compression. Shall I?"
+    )
     s.p("go ahead")
     s.fact("decision_accepted", ["zstd compression"], by="agent")
-    t.edit("etl/transform_polars.py", "sink_parquet(dst)", "sink_parquet(dst, compression='zstd', row_group_size=1_000_000)")
+    t.edit(
+        "etl/transform_polars.py",
+        "sink_parquet(dst)",
+        "sink_parquet(dst, compression='zstd', row_group_size=1_000_000)",
+    )
     t.say("Done.")
     s.fill(10)
-    s.p("how long do we keep the raw jsonl in the landing bucket after the parquet is written? ask data governance")
-    s.fact("question_open", ["keep the raw jsonl in the landing bucket"], status="answered", stale="how long do we keep the raw jsonl in the landing bucket")
+    s.p(
+        "how long do we keep the raw jsonl in the landing bucket after the parquet is written? ask data governance"
+    )
+    s.fact(
+        "question_open",
+        ["keep the raw jsonl in the landing bucket"],
+        status="answered",
+        stale="how long do we keep the raw jsonl in the landing bucket",
+    )
     t.say("I won't delete anything from landing until we know.")
     s.fill(10)
     s.p(
@@ -62,7 +103,10 @@ def py_etl() -> None:
     s.fact("constraint_indirect", ["column names must stay snake_case"])
     t.say("Column names stay exactly as they are; `_loaded_at` added as an extra.")
     s.fill(10)
-    s.remember("backfill 2026-10-01..2026-11-09 only after the dag runs green 3 nights in a row", ["green 3 nights in a row"])
+    s.remember(
+        "backfill 2026-10-01..2026-11-09 only after the dag runs green 3 nights in a row",
+        ["green 3 nights in a row"],
+    )
     s.p("governance says 30 days in landing then lifecycle rule deletes it")
     s.fact("answer", ["30 days in landing"])
     t.say("I'll add an S3 lifecycle rule for 30 days on the landing prefix.")
@@ -79,20 +123,30 @@ def py_etl() -> None:
         error=True,
     )
     s.fact("failing_test", ["test_partition_path_uses_event_date"], by="tool")
-    t.say("One integration test fails on the partition path format. I'll cast the column to date before partitioning.")
+    t.say(
+        "One integration test fails on the partition path format. I'll cast the column to date before partitioning."
+    )
     s.fill(10)
-    s.p("should we also emit a _SUCCESS marker for the downstream spark jobs? i dont know if they still read it")
+    s.p(
+        "should we also emit a _SUCCESS marker for the downstream spark jobs? i dont know if they still read it"
+    )
     s.fact("question_open", ["_SUCCESS marker"])
     t.say("Open, I'll leave it out for now.")
     s.fill(10)
     s.p("commit")
-    t.bash("git commit -am 'etl: streaming polars transform to partitioned parquet'", "[parquet-lake 2a4c6e8] etl: streaming polars transform to partitioned parquet\n 5 files changed, 188 insertions(+), 61 deletions(-)")
+    t.bash(
+        "git commit -am 'etl: streaming polars transform to partitioned parquet'",
+        "[parquet-lake 2a4c6e8] etl: streaming polars transform to partitioned parquet\n 5 files changed, 188 insertions(+), 61 deletions(-)",
+    )
     t.say("Committed.")
     s.fill(10)
     s.p("final step for today: delete the old etl/load_csv.py and its tests, nothing imports it anymore")
     s.fact("last_instruction", ["delete the old etl/load_csv.py"])
     t.grep("load_csv", ["etl/load_csv.py", "tests/unit/test_load_csv.py"])
-    t.bash("git rm etl/load_csv.py tests/unit/test_load_csv.py", "rm 'etl/load_csv.py'\nrm 'tests/unit/test_load_csv.py'")
+    t.bash(
+        "git rm etl/load_csv.py tests/unit/test_load_csv.py",
+        "rm 'etl/load_csv.py'\nrm 'tests/unit/test_load_csv.py'",
+    )
     t.say("Removed both files.")
 
     s.d("the sessions dag is late every monday")
@@ -100,7 +154,9 @@ def py_etl() -> None:
     s.d("switch the sensor to reschedule mode with poke_interval 600")
     s.decoy_fact(["poke_interval 600"])
     s.decoy.say("Done.")
-    s.write("Primary Request: events_daily writes partitioned Parquet. Done: polars streaming transform, zstd. Pending: remove load_csv.")
+    s.write(
+        "Primary Request: events_daily writes partitioned Parquet. Done: polars streaming transform, zstd. Pending: remove load_csv."
+    )
 
 
 def infra_tf() -> None:
@@ -111,14 +167,29 @@ def infra_tf() -> None:
         88,
         [
             routine("fmt", "terraform fmt -check -recursive", "", "Formatting is fine."),
-            routine("validate", "terraform -chdir=envs/staging validate", "Success! The configuration is valid.", "Valid."),
-            routine("plan staging", "terraform -chdir=envs/staging plan -no-color | tail -2", "Plan: 3 to add, 1 to change, 0 to destroy.", "Plan: 3 to add, 1 to change."),
+            routine(
+                "validate",
+                "terraform -chdir=envs/staging validate",
+                "Success! The configuration is valid.",
+                "Valid.",
+            ),
+            routine(
+                "plan staging",
+                "terraform -chdir=envs/staging plan -no-color | tail -2",
+                "Plan: 3 to add, 1 to change, 0 to destroy.",
+                "Plan: 3 to add, 1 to change.",
+            ),
         ],
     )
     t = s.t
-    s.p("we move the staging eks node groups from managed node groups to karpenter. modules/eks, envs/staging")
+    s.p(
+        "we move the staging eks node groups from managed node groups to karpenter. modules/eks, envs/staging"
+    )
     s.fact("clear", ["to karpenter"])
-    t.read("modules/eks/nodes.tf", 'resource "aws_eks_node_group" "default" {\n  cluster_name    = var.cluster_name\n  instance_types  = ["m6i.xlarge"]\n  scaling_config {\n    desired_size = 4')
+    t.read(
+        "modules/eks/nodes.tf",
+        'resource "aws_eks_node_group" "default" {\n  cluster_name    = var.cluster_name\n  instance_types  = ["m6i.xlarge"]\n  scaling_config {\n    desired_size = 4',
+    )
     t.say("One managed node group of m6i.xlarge. I'll add Karpenter's controller and a NodePool.")
     s.fill(3)
     s.p("Never run terraform apply yourself. Plan only, I apply.")
@@ -126,13 +197,23 @@ def infra_tf() -> None:
     t.say("Plan only.")
     s.fill(3)
     s.p("install karpenter with the helm provider from terraform")
-    s.fact("decision_reversal", ["helm provider from terraform"], status="superseded", stale="install karpenter with the helm provider from terraform")
+    s.fact(
+        "decision_reversal",
+        ["helm provider from terraform"],
+        status="superseded",
+        stale="install karpenter with the helm provider from terraform",
+    )
     t.say("OK, a `helm_release` in the module.")
     s.fill(3)
-    t.say("For interruption handling I suggest an SQS queue fed by EventBridge rules for spot interruption and rebalance events, which Karpenter polls. Want that in this change?")
+    t.say(
+        "For interruption handling I suggest an SQS queue fed by EventBridge rules for spot interruption and rebalance events, which Karpenter polls. Want that in this change?"
+    )
     s.p("yes pls")
     s.fact("decision_accepted", ["EventBridge rules for spot interruption"], by="agent")
-    t.write("modules/eks/karpenter_interruption.tf", 'resource "aws_sqs_queue" "karpenter_interruption" {\n  name                      = "${var.cluster_name}-karpenter"\n  message_retention_seconds = 300\n}')
+    t.write(
+        "modules/eks/karpenter_interruption.tf",
+        'resource "aws_sqs_queue" "karpenter_interruption" {\n  name                      = "${var.cluster_name}-karpenter"\n  message_retention_seconds = 300\n}',
+    )
     s.fact("file", ["karpenter_interruption.tf"], by="agent")
     t.say("Added the queue and rules.")
     s.fill(3)
@@ -145,9 +226,15 @@ def infra_tf() -> None:
     s.fact("question_open", ["max node count"], status="answered", stale="what is the max node count we want")
     t.say("I'll put a variable with no default.")
     s.fill(3)
-    s.p("helm from terraform was a mistake last time, the state got stuck. karpenter goes through argocd like every other addon, terraform only does IAM and the queue")
+    s.p(
+        "helm from terraform was a mistake last time, the state got stuck. karpenter goes through argocd like every other addon, terraform only does IAM and the queue"
+    )
     s.fact("decision_reversal", ["goes through argocd"])
-    t.edit("modules/eks/karpenter.tf", 'resource "helm_release" "karpenter"', "# installed by Argo CD (apps/karpenter)")
+    t.edit(
+        "modules/eks/karpenter.tf",
+        'resource "helm_release" "karpenter"',
+        "# installed by Argo CD (apps/karpenter)",
+    )
     t.say("Removed the helm_release; Terraform keeps IAM and the queue.")
     s.p("Jonas ok'd a limit of 64 vCPU... no, 96 vCPU for staging")
     s.fact("answer", ["96 vCPU"])
@@ -165,7 +252,9 @@ def infra_tf() -> None:
     s.fact("question_open", ["keep the old node group as a fallback"])
     t.say("Open.")
     s.fill(3)
-    s.p("ok, last: write the argocd Application manifest for karpenter in apps/karpenter/application.yaml, chart 1.1.x")
+    s.p(
+        "ok, last: write the argocd Application manifest for karpenter in apps/karpenter/application.yaml, chart 1.1.x"
+    )
     s.fact("last_instruction", ["apps/karpenter/application.yaml"])
     t.say("Writing it.")
 
@@ -186,14 +275,27 @@ def android_app() -> None:
         [
             routine("assemble debug", "./gradlew :app:assembleDebug -q", "", "Debug build OK."),
             routine("ktlint", "./gradlew ktlintCheck", "BUILD SUCCESSFUL in 6s", "ktlint clean."),
-            looked("open the trip repository", "app/src/main/java/com/acme/rider/trips/TripRepository.kt", "class TripRepository(private val api: TripApi, private val dao: TripDao) {\n    fun trips(): Flow<List<Trip>> = dao.observeAll()", "Trips come from Room; the API refreshes them."),
-            routine("unit tests of trips", "./gradlew :app:testDebugUnitTest --tests '*Trip*'", "BUILD SUCCESSFUL in 21s", "Trip tests pass."),
+            looked(
+                "open the trip repository",
+                "app/src/main/java/com/acme/rider/trips/TripRepository.kt",
+                "class TripRepository(private val api: TripApi, private val dao: TripDao) {\n    fun trips(): Flow<List<Trip>> = dao.observeAll()",
+                "Trips come from Room; the API refreshes them.",
+            ),
+            routine(
+                "unit tests of trips",
+                "./gradlew :app:testDebugUnitTest --tests '*Trip*'",
+                "BUILD SUCCESSFUL in 21s",
+                "Trip tests pass.",
+            ),
         ],
     )
     t = s.t
     s.p("we need offline mode for the trip history screen in the rider app. kotlin, compose, room")
     s.fact("clear", ["offline mode for the trip history"])
-    t.read("app/src/main/java/com/acme/rider/trips/TripRepository.kt", "class TripRepository(private val api: TripApi, private val dao: TripDao) {")
+    t.read(
+        "app/src/main/java/com/acme/rider/trips/TripRepository.kt",
+        "class TripRepository(private val api: TripApi, private val dao: TripDao) {",
+    )
     t.say("The repository already caches in Room but the screen calls the API directly.")
     s.fill(4)
     s.p("minSdk stays 26. Don't bump it.")
@@ -201,27 +303,47 @@ def android_app() -> None:
     t.say("minSdk 26.")
     s.fill(4)
     s.p("sync with WorkManager periodic every 15 min")
-    s.fact("decision_reversal", ["periodic every 15 min"], status="superseded", stale="sync with WorkManager periodic every 15 min")
+    s.fact(
+        "decision_reversal",
+        ["periodic every 15 min"],
+        status="superseded",
+        stale="sync with WorkManager periodic every 15 min",
+    )
     t.say("OK.")
     s.fill(4)
     s.p(
         "crash from play console:\n\n```\nFatal Exception: java.lang.IllegalStateException: Cannot access database on the main thread since it may potentially lock the UI for a long period of time.\n       at androidx.room.RoomDatabase.assertNotMainThread(RoomDatabase.kt:480)\n       at com.acme.rider.trips.TripDao_Impl.count(TripDao_Impl.java:212)\n       at com.acme.rider.trips.TripHistoryViewModel.<init>(TripHistoryViewModel.kt:31)\n```"
     )
-    t.say("`TripHistoryViewModel` calls `dao.count()` in its constructor on the main thread. I'll move it into a coroutine.")
+    t.say(
+        "`TripHistoryViewModel` calls `dao.count()` in its constructor on the main thread. I'll move it into a coroutine."
+    )
     s.fill(4)
-    t.say("I suggest the screen observes `TripRepository.trips()` as the single source of truth and a pull-to-refresh triggers a one-shot sync; the UI never calls the API. OK?")
+    t.say(
+        "I suggest the screen observes `TripRepository.trips()` as the single source of truth and a pull-to-refresh triggers a one-shot sync; the UI never calls the API. OK?"
+    )
     s.p("ok 👍")
     s.fact("decision_accepted", ["single source of truth"], by="agent")
-    t.edit("app/src/main/java/com/acme/rider/trips/TripHistoryViewModel.kt", "api.trips()", "repo.trips().stateIn(viewModelScope, SharingStarted.WhileSubscribed(5_000), emptyList())")
+    t.edit(
+        "app/src/main/java/com/acme/rider/trips/TripHistoryViewModel.kt",
+        "api.trips()",
+        "repo.trips().stateIn(viewModelScope, SharingStarted.WhileSubscribed(5_000), emptyList())",
+    )
     s.fact("file", ["TripHistoryViewModel.kt"], by="agent")
     t.say("Done.")
     s.fill(4)
-    s.p("periodic sync drains battery, QA measured it. only sync when app comes to foreground and on pull to refresh")
+    s.p(
+        "periodic sync drains battery, QA measured it. only sync when app comes to foreground and on pull to refresh"
+    )
     s.fact("decision_reversal", ["when app comes to foreground"])
     t.say("Removed the periodic worker; sync on foreground and pull-to-refresh.")
     s.fill(3)
     s.p("how many trips do we keep offline? all of them could be thousands. product decide")
-    s.fact("question_open", ["how many trips do we keep offline"], status="answered", stale="how many trips do we keep offline")
+    s.fact(
+        "question_open",
+        ["how many trips do we keep offline"],
+        status="answered",
+        stale="how many trips do we keep offline",
+    )
     t.say("Waiting for product.")
     s.fill(4)
     s.p(
@@ -253,7 +375,9 @@ def android_app() -> None:
     t.say("Adding it.")
 
     s.d("deep links to promo codes don't open the app on android 12")
-    s.decoy.say("The intent filter lacks `android:autoVerify` and assetlinks.json is missing the new signing key.")
+    s.decoy.say(
+        "The intent filter lacks `android:autoVerify` and assetlinks.json is missing the new signing key."
+    )
     s.d("add the upload key sha256 to assetlinks.json")
     s.decoy_fact(["upload key sha256"])
     s.decoy.say("Added.")
@@ -269,30 +393,50 @@ def node_api() -> None:
         [
             routine("tsc", "npx tsc -p . --noEmit", "", "Types OK."),
             routine("lint it", "npx eslint src", "", "ESLint clean."),
-            looked("what does the service send", "src/services/notify.ts", "export async function send(n: NotificationInput) {\n  const channel = pickChannel(n)\n  return channel.deliver(n)", "It picks a channel (email, sms, push) and delivers."),
+            looked(
+                "what does the service send",
+                "src/services/notify.ts",
+                "export async function send(n: NotificationInput) {\n  const channel = pickChannel(n)\n  return channel.deliver(n)",
+                "It picks a channel (email, sms, push) and delivers.",
+            ),
         ],
     )
     t = s.t
     s.p("add rate limiting to POST /v1/notifications in notify-api, express + typescript")
     s.fact("clear", ["rate limiting to POST /v1/notifications"])
-    t.read("src/routes/notifications.ts", "router.post('/v1/notifications', auth, async (req, res) => {\n  const n = await service.send(req.body)")
+    t.read(
+        "src/routes/notifications.ts",
+        "router.post('/v1/notifications', auth, async (req, res) => {\n  const n = await service.send(req.body)",
+    )
     t.say("The route has auth but no limiter.")
     s.p("limit per api key, not per IP, customers sit behind NAT")
     s.fact("constraint_direct", ["per api key, not per IP"])
     t.say("Keyed by API key.")
     s.fill(3)
     s.p("100 requests per minute")
-    s.fact("decision_reversal", ["100 requests per minute"], status="superseded", stale="100 requests per minute")
+    s.fact(
+        "decision_reversal", ["100 requests per minute"], status="superseded", stale="100 requests per minute"
+    )
     t.say("OK.")
-    t.say("I'd use a sliding window in Redis with a Lua script (atomic INCR + PEXPIRE), and answer 429 with `Retry-After`. Fine?")
+    t.say(
+        "I'd use a sliding window in Redis with a Lua script (atomic INCR + PEXPIRE), and answer 429 with `Retry-After`. Fine?"
+    )
     s.p("yes")
     s.fact("decision_accepted", ["Lua script"], by="agent")
-    t.write("src/middleware/rateLimit.ts", "export function rateLimit(opts: { perMinute: number }) {\n  return async (req, res, next) => {")
+    t.write(
+        "src/middleware/rateLimit.ts",
+        "export function rateLimit(opts: { perMinute: number }) {\n  return async (req, res, next) => {",
+    )
     s.fact("file", ["src/middleware/rateLimit.ts"], by="agent")
     t.say("Middleware written.")
     s.fill(5)
     s.p("is the limit shared across regions? we have eu and us redis")
-    s.fact("question_open", ["shared across regions"], status="answered", stale="is the limit shared across regions")
+    s.fact(
+        "question_open",
+        ["shared across regions"],
+        status="answered",
+        stale="is the limit shared across regions",
+    )
     t.say("Per region for now unless you want otherwise.")
     s.p("the big customer complained already. 600 per minute, with burst 50")
     s.fact("decision_reversal", ["600 per minute"])
@@ -302,7 +446,7 @@ def node_api() -> None:
     s.fact("answer", ["keys are region bound"])
     t.say("Per region.")
     s.p(
-        "some headers from the customer request for you to see\n```json\n{\"x-api-key\": \"pk_live_...redacted\", \"x-forwarded-for\": \"203.0.113.7, 10.2.0.4\", \"user-agent\": \"acme-sdk-node/3.2.0\"}\n```\nand also: the 429 body has to follow our error format {code, message, docs_url}"
+        'some headers from the customer request for you to see\n```json\n{"x-api-key": "pk_live_...redacted", "x-forwarded-for": "203.0.113.7, 10.2.0.4", "user-agent": "acme-sdk-node/3.2.0"}\n```\nand also: the 429 body has to follow our error format {code, message, docs_url}'
     )
     s.fact("constraint_indirect", ["{code, message, docs_url}"])
     t.say("429 body will use `{code, message, docs_url}`.")
@@ -338,18 +482,48 @@ def ml_train() -> None:
         "ranker",
         122,
         [
-            routine("quick unit tests", "pytest tests/unit -q -x", "........................................................ [100%]\n56 passed in 4.02s", "Units pass."),
-            looked("show the config", "configs/ranker_base.yaml", "model:\n  hidden: 512\n  layers: 4\ntrain:\n  lr: 3.0e-4\n  batch_size: 256\n  epochs: 10", "Base config: 4 layers of 512, lr 3e-4, batch 256, 10 epochs."),
-            routine("gpu status", "nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv", "name, memory.used [MiB], memory.total [MiB]\nNVIDIA A10G, 18211 MiB, 23028 MiB", "One A10G, 18 GB of 23 GB used."),
-            routine("tail the training log", "tail -3 runs/latest/train.log", "epoch 3 step 1200 loss 0.4121 ndcg@10 0.611\nepoch 3 step 1300 loss 0.4098 ndcg@10 0.613\nepoch 3 step 1400 loss 0.4077 ndcg@10 0.614", "Loss still going down, NDCG@10 at 0.614."),
+            routine(
+                "quick unit tests",
+                "pytest tests/unit -q -x",
+                "........................................................ [100%]\n56 passed in 4.02s",
+                "Units pass.",
+            ),
+            looked(
+                "show the config",
+                "configs/ranker_base.yaml",
+                "model:\n  hidden: 512\n  layers: 4\ntrain:\n  lr: 3.0e-4\n  batch_size: 256\n  epochs: 10",
+                "Base config: 4 layers of 512, lr 3e-4, batch 256, 10 epochs.",
+            ),
+            routine(
+                "gpu status",
+                "nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv",
+                "name, memory.used [MiB], memory.total [MiB]\nNVIDIA A10G, 18211 MiB, 23028 MiB",
+                "One A10G, 18 GB of 23 GB used.",
+            ),
+            routine(
+                "tail the training log",
+                "tail -3 runs/latest/train.log",
+                "epoch 3 step 1200 loss 0.4121 ndcg@10 0.611\nepoch 3 step 1300 loss 0.4098 ndcg@10 0.613\nepoch 3 step 1400 loss 0.4077 ndcg@10 0.614",
+                "Loss still going down, NDCG@10 at 0.614.",
+            ),
             routine("ruff format check", "ruff format --check .", "47 files already formatted", "Formatted."),
-            routine("check disk", "df -h /data | tail -1", "/dev/nvme1n1    1.8T  1.1T  700G  62% /data", "700 GB free on /data."),
+            routine(
+                "check disk",
+                "df -h /data | tail -1",
+                "/dev/nvme1n1    1.8T  1.1T  700G  62% /data",
+                "700 GB free on /data.",
+            ),
         ],
     )
     t = s.t
-    s.p("goal of this session: train the search ranker with the new click features and compare against prod model. repo ranker/, training entry train.py")
+    s.p(
+        "goal of this session: train the search ranker with the new click features and compare against prod model. repo ranker/, training entry train.py"
+    )
     s.fact("clear", ["new click features"])
-    t.read("train.py", "def main(cfg: Config) -> None:\n    ds = load_dataset(cfg.data)\n    model = Ranker(cfg.model)\n    fit(model, ds, cfg.train)")
+    t.read(
+        "train.py",
+        "def main(cfg: Config) -> None:\n    ds = load_dataset(cfg.data)\n    model = Ranker(cfg.model)\n    fit(model, ds, cfg.train)",
+    )
     t.say("A plain training loop over a config. I'll add the click features to the dataset first.")
     s.fill(10)
     s.p("Evaluation must use the frozen holdout set data/holdout_2026_10, never resample it.")
@@ -357,7 +531,9 @@ def ml_train() -> None:
     t.say("The holdout stays frozen.")
     s.fill(12)
     s.p("loss: use pairwise ranknet loss")
-    s.fact("decision_reversal", ["pairwise ranknet loss"], status="superseded", stale="use pairwise ranknet loss")
+    s.fact(
+        "decision_reversal", ["pairwise ranknet loss"], status="superseded", stale="use pairwise ranknet loss"
+    )
     t.say("RankNet pairwise loss.")
     s.fill(12)
     t.task(
@@ -365,15 +541,25 @@ def ml_train() -> None:
         "Check whether any of the new click features are computed with data from after the query timestamp.",
         "Findings: `ctr_7d` and `dwell_mean_7d` are computed from a window that ends at the snapshot date, not at query time, so for holdout queries they include future clicks. `pos_bias_est` is fine. Recommendation: recompute the two 7d features with an as-of join on query_ts.",
     )
-    t.say("The sub-agent found leakage in two of the click features. I suggest recomputing `ctr_7d` and `dwell_mean_7d` with an as-of join on the query timestamp before any training run. Do it?")
+    t.say(
+        "The sub-agent found leakage in two of the click features. I suggest recomputing `ctr_7d` and `dwell_mean_7d` with an as-of join on the query timestamp before any training run. Do it?"
+    )
     s.p("yes obviously")
     s.fact("decision_accepted", ["as-of join"], by="agent")
-    t.write("features/click_asof.py", "def click_features_asof(queries: pl.LazyFrame, clicks: pl.LazyFrame) -> pl.LazyFrame:\n    return queries.join_asof(clicks, left_on='query_ts', right_on='ts', by='doc_id')")
+    t.write(
+        "features/click_asof.py",
+        "def click_features_asof(queries: pl.LazyFrame, clicks: pl.LazyFrame) -> pl.LazyFrame:\n    return queries.join_asof(clicks, left_on='query_ts', right_on='ts', by='doc_id')",
+    )
     s.fact("file", ["features/click_asof.py"], by="agent")
     t.say("Added `features/click_asof.py`.")
     s.fill(12)
     s.p("what was the prod model's ndcg@10 on the holdout? I don't remember, it's in some old mlflow run")
-    s.fact("question_open", ["prod model's ndcg@10"], status="answered", stale="what was the prod model's ndcg@10 on the holdout")
+    s.fact(
+        "question_open",
+        ["prod model's ndcg@10"],
+        status="answered",
+        stale="what was the prod model's ndcg@10 on the holdout",
+    )
     t.say("I'll need the MLflow run id.")
     s.fill(12)
     s.p(
@@ -386,7 +572,9 @@ def ml_train() -> None:
     s.fact("constraint_indirect", ["experiment ranker-v5"])
     t.say("Night-only GPU, MLflow experiment `ranker-v5` with the git sha tag.")
     s.fill(12)
-    s.p("ranknet overfits on the head queries, the curves look bad. switch the loss to lambdarank with ndcg@10 as the metric it optimizes")
+    s.p(
+        "ranknet overfits on the head queries, the curves look bad. switch the loss to lambdarank with ndcg@10 as the metric it optimizes"
+    )
     s.fact("decision_reversal", ["lambdarank"])
     t.edit("train.py", "loss = RankNetLoss()", "loss = LambdaRankLoss(k=10)")
     t.say("Switched to LambdaRank at k=10.")
@@ -395,7 +583,9 @@ def ml_train() -> None:
     s.fact("answer", ["0.642 ndcg@10"])
     t.say("Baseline to beat: 0.642.")
     s.fill(12)
-    s.remember("do not publish results before the leakage fix is merged", ["before the leakage fix is merged"])
+    s.remember(
+        "do not publish results before the leakage fix is merged", ["before the leakage fix is merged"]
+    )
     s.p("run the full tests incl slow ones")
     slow = "\n".join(f"tests/test_metrics_{n:02d}.py ...." for n in range(35))
     t.bash(
@@ -405,17 +595,24 @@ def ml_train() -> None:
         error=True,
     )
     s.fact("failing_test", ["test_asof_join_excludes_future_clicks"], by="tool")
-    t.say("One failure in the new feature code; the join's strategy is probably backward vs forward. I'll check after this run's setup.")
+    t.say(
+        "One failure in the new feature code; the join's strategy is probably backward vs forward. I'll check after this run's setup."
+    )
     s.fill(12)
     s.p("do we need calibration of the scores for the ads blend or is rank enough? ask ads team someday")
     s.fact("question_open", ["calibration of the scores for the ads blend"])
     t.say("Open.")
     s.fill(12)
     s.p("commit")
-    t.bash("git commit -am 'ranker: as-of click features, lambdarank'", "[ranker-v5 5f0e9d1] ranker: as-of click features, lambdarank\n 6 files changed, 201 insertions(+), 33 deletions(-)")
+    t.bash(
+        "git commit -am 'ranker: as-of click features, lambdarank'",
+        "[ranker-v5 5f0e9d1] ranker: as-of click features, lambdarank\n 6 files changed, 201 insertions(+), 33 deletions(-)",
+    )
     t.say("Committed.")
     s.fill(8)
-    s.p("tonight's run: queue configs/ranker_v5_lambdarank.yaml with 3 seeds via the night scheduler, then stop")
+    s.p(
+        "tonight's run: queue configs/ranker_v5_lambdarank.yaml with 3 seeds via the night scheduler, then stop"
+    )
     s.fact("last_instruction", ["ranker_v5_lambdarank.yaml with 3 seeds"])
     t.say("Queuing the three seeds.")
 
@@ -424,7 +621,9 @@ def ml_train() -> None:
     s.d("ok float32 and write them as safetensors")
     s.decoy_fact(["as safetensors"])
     s.decoy.say("Done.")
-    s.write("Primary Request: ranker with click features vs prod. Done: as-of features, lambdarank. Pending: night run with 3 seeds.")
+    s.write(
+        "Primary Request: ranker with click features vs prod. Done: as-of features, lambdarank. Pending: night run with 3 seeds."
+    )
 
 
 def firmware() -> None:
@@ -434,15 +633,35 @@ def firmware() -> None:
         "thermo-fw",
         133,
         [
-            routine("build for the board", "cargo build --release --target thumbv7em-none-eabihf", "    Finished `release` profile [optimized] target(s) in 12.40s", "Release build OK."),
-            routine("size", "cargo size --release -- -A | head -4", "thermo-fw  :\nsection      size        addr\n.vector_table  1024   0x8000000\n.text         61824   0x8000400", "Text is ~60 KB."),
-            looked("show the sensor driver", "src/sensor/sht4x.rs", "pub struct Sht4x<I2C> {\n    i2c: I2C,\n    addr: u8,\n}\nimpl<I2C: I2c> Sht4x<I2C> {\n    pub fn measure(&mut self) -> Result<Reading, Error> {", "A blocking SHT4x driver over embedded-hal's I2c."),
+            routine(
+                "build for the board",
+                "cargo build --release --target thumbv7em-none-eabihf",
+                "    Finished `release` profile [optimized] target(s) in 12.40s",
+                "Release build OK.",
+            ),
+            routine(
+                "size",
+                "cargo size --release -- -A | head -4",
+                "thermo-fw  :\nsection      size        addr\n.vector_table  1024   0x8000000\n.text         61824   0x8000400",
+                "Text is ~60 KB.",
+            ),
+            looked(
+                "show the sensor driver",
+                "src/sensor/sht4x.rs",
+                "pub struct Sht4x<I2C> {\n    i2c: I2C,\n    addr: u8,\n}\nimpl<I2C: I2c> Sht4x<I2C> {\n    pub fn measure(&mut self) -> Result<Reading, Error> {",
+                "A blocking SHT4x driver over embedded-hal's I2c.",
+            ),
         ],
     )
     t = s.t
-    s.p("make the thermostat firmware read the sht4x async with embassy instead of the blocking loop. src/main.rs, src/sensor/")
+    s.p(
+        "make the thermostat firmware read the sht4x async with embassy instead of the blocking loop. src/main.rs, src/sensor/"
+    )
     s.fact("clear", ["sht4x async with embassy"])
-    t.read("src/main.rs", "#[entry]\nfn main() -> ! {\n    loop {\n        let r = sensor.measure().unwrap();\n        delay.delay_ms(1000);\n    }\n}")
+    t.read(
+        "src/main.rs",
+        "#[entry]\nfn main() -> ! {\n    loop {\n        let r = sensor.measure().unwrap();\n        delay.delay_ms(1000);\n    }\n}",
+    )
     t.say("A blocking loop with `unwrap`. Moving to embassy tasks.")
     s.fill(3)
     s.p("No heap. no alloc crate, nothing.")
@@ -450,17 +669,29 @@ def firmware() -> None:
     t.say("No heap allocations.")
     s.fill(3)
     s.p("sample every 2 seconds")
-    s.fact("decision_reversal", ["sample every 2 seconds"], status="superseded", stale="sample every 2 seconds")
+    s.fact(
+        "decision_reversal", ["sample every 2 seconds"], status="superseded", stale="sample every 2 seconds"
+    )
     t.say("2 s.")
-    t.say("For sharing readings between the sensor task and the control task I propose an `embassy_sync::watch::Watch` (latest value wins, no queue). OK?")
+    t.say(
+        "For sharing readings between the sensor task and the control task I propose an `embassy_sync::watch::Watch` (latest value wins, no queue). OK?"
+    )
     s.p("ok")
     s.fact("decision_accepted", ["embassy_sync::watch::Watch"], by="agent")
-    t.write("src/tasks/sensor.rs", "#[embassy_executor::task]\npub async fn sensor_task(mut s: Sht4x<I2c<'static, Async>>, tx: Sender<'static, Reading>) {")
+    t.write(
+        "src/tasks/sensor.rs",
+        "#[embassy_executor::task]\npub async fn sensor_task(mut s: Sht4x<I2c<'static, Async>>, tx: Sender<'static, Reading>) {",
+    )
     s.fact("file", ["src/tasks/sensor.rs"], by="agent")
     t.say("Sensor task added.")
     s.fill(3)
     s.p("what i2c speed does the board revision C support? I have to look in the schematic")
-    s.fact("question_open", ["board revision C"], status="answered", stale="what i2c speed does the board revision C support")
+    s.fact(
+        "question_open",
+        ["board revision C"],
+        status="answered",
+        stale="what i2c speed does the board revision C support",
+    )
     t.say("I'll keep 100 kHz until then.")
     s.p(
         "and pls remember flash is almost full, we have like 4kb left on the F401, "

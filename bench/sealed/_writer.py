@@ -58,7 +58,8 @@ class Transcript:
     def _stamp(self, step: float = 4.0) -> str:
         self.clock += step + self.rng.random() * step
         seconds = int(self.clock)
-        return f"2026-11-{12 + seconds // 86400:02d}T{(seconds // 3600) % 24:02d}:{(seconds // 60) % 60:02d}:{seconds % 60:02d}.{self.rng.randrange(1000):03d}Z"
+        day, hour, minute = 12 + seconds // 86400, (seconds // 3600) % 24, (seconds // 60) % 60
+        return f"2026-11-{day:02d}T{hour:02d}:{minute:02d}:{seconds % 60:02d}.{self.rng.randrange(1000):03d}Z"
 
     def _base(self, kind: str) -> dict[str, Any]:
         line_id = _uuid(self.rng)
@@ -130,21 +131,31 @@ class Transcript:
         self.lines.append(line)
 
     def _message_id(self) -> str:
-        return "msg_01" + "".join(self.rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz123456789") for _ in range(22))
+        return "msg_01" + "".join(
+            self.rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz123456789") for _ in range(22)
+        )
 
     def say(self, text: str) -> None:
         self._assistant({"type": "text", "text": text}, self._message_id(), "end_turn")
 
     def tool(
-        self, name: str, tool_input: dict[str, Any], result: str | list[dict[str, Any]], error: bool = False,
+        self,
+        name: str,
+        tool_input: dict[str, Any],
+        result: str | list[dict[str, Any]],
+        error: bool = False,
         note: str | None = None,
     ) -> None:
         """An assistant tool call (optionally after a sentence) and the user line with its result."""
         message_id = self._message_id()
         if note:
             self._assistant({"type": "text", "text": note}, message_id, None)
-        tool_id = "toolu_01" + "".join(self.rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijk0123456789") for _ in range(22))
-        self._assistant({"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}, message_id, "tool_use")
+        tool_id = "toolu_01" + "".join(
+            self.rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijk0123456789") for _ in range(22)
+        )
+        self._assistant(
+            {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}, message_id, "tool_use"
+        )
         line = self._base("user")
         block: dict[str, Any] = {"tool_use_id": tool_id, "type": "tool_result", "content": result}
         if error:
@@ -164,7 +175,9 @@ class Transcript:
 
     # Shorthands for the common tools -------------------------------------------------------
 
-    def bash(self, command: str, output: str, description: str = "", error: bool = False, note: str | None = None) -> None:
+    def bash(
+        self, command: str, output: str, description: str = "", error: bool = False, note: str | None = None
+    ) -> None:
         tool_input = {"command": command, "description": description or command.split()[0]}
         self.tool("Bash", tool_input, output, error=error, note=note)
 
@@ -175,20 +188,37 @@ class Transcript:
     def edit(self, path: str, old: str, new: str, note: str | None = None) -> None:
         result = (
             f"The file {PROJECT}/{path} has been updated. Here's the result of running `cat -n` on a "
-            f"snippet of the edited file:\n" + "\n".join(f"{n:>6}→{line}" for n, line in enumerate(new.splitlines(), 40))
+            f"snippet of the edited file:\n"
+            + "\n".join(f"{n:>6}→{line}" for n, line in enumerate(new.splitlines(), 40))
         )
-        self.tool("Edit", {"file_path": f"{PROJECT}/{path}", "old_string": old, "new_string": new}, result, note=note)
+        self.tool(
+            "Edit",
+            {"file_path": f"{PROJECT}/{path}", "old_string": old, "new_string": new},
+            result,
+            note=note,
+        )
 
     def write(self, path: str, body: str, note: str | None = None) -> None:
-        self.tool("Write", {"file_path": f"{PROJECT}/{path}", "content": body}, f"File created successfully at: {PROJECT}/{path}", note=note)
+        self.tool(
+            "Write",
+            {"file_path": f"{PROJECT}/{path}", "content": body},
+            f"File created successfully at: {PROJECT}/{path}",
+            note=note,
+        )
 
     def grep(self, pattern: str, files: list[str], note: str | None = None) -> None:
         result = f"Found {len(files)} files\n" + "\n".join(f"{PROJECT}/{f}" for f in files)
-        self.tool("Grep", {"pattern": pattern, "path": PROJECT, "output_mode": "files_with_matches"}, result, note=note)
+        self.tool(
+            "Grep",
+            {"pattern": pattern, "path": PROJECT, "output_mode": "files_with_matches"},
+            result,
+            note=note,
+        )
 
     def todo(self, items: list[tuple[str, str]]) -> None:
         todos = [
-            {"content": text, "status": status, "activeForm": text[:1].upper() + text[1:]} for text, status in items
+            {"content": text, "status": status, "activeForm": text[:1].upper() + text[1:]}
+            for text, status in items
         ]
         self.tool(
             "TodoWrite",
@@ -224,8 +254,8 @@ class Transcript:
         summary_line["isVisibleInTranscriptOnly"] = True
         summary_line["message"] = {
             "role": "user",
-            "content": "This session is being continued from a previous conversation that ran out of context. "
-            "The summary below covers the earlier portion of the conversation.\n\n" + summary,
+            "content": "This session is being continued from a previous conversation that ran out of "
+            "context. The summary below covers the earlier portion of the conversation.\n\n" + summary,
         }
         self.lines.append(summary_line)
 
@@ -241,12 +271,23 @@ class Facts:
     decoys: list[dict[str, Any]] = field(default_factory=list)
 
     def add(
-        self, kind: str, turn: int, probes: list[str], status: str = "current", stale: str | None = None,
+        self,
+        kind: str,
+        turn: int,
+        probes: list[str],
+        status: str = "current",
+        stale: str | None = None,
         by: str = "user",
     ) -> None:
         assert kind in KINDS, kind
-        fact: dict[str, Any] = {"id": f"{kind}-{sum(f['kind'] == kind for f in self.items) + 1}", "kind": kind,
-                                "by": by, "turn": turn, "probes": probes, "status": status}
+        fact: dict[str, Any] = {
+            "id": f"{kind}-{sum(f['kind'] == kind for f in self.items) + 1}",
+            "kind": kind,
+            "by": by,
+            "turn": turn,
+            "probes": probes,
+            "status": status,
+        }
         if stale:
             fact["stale"] = stale
         self.items.append(fact)
