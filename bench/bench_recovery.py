@@ -37,9 +37,19 @@ import sys
 
 from bench.recovery_heldout import HELDOUT
 from bench.recovery_heldout2 import HELDOUT2
+from bench.recovery_sealed import figures as sealed_figures
+from bench.recovery_sealed import report as sealed_report
+from bench.recovery_sealed import run_sealed
 from bench.recovery_suite import figures, report, run_suite
 
-HELDOUT_FIGURES = ("recovery_fact_recall", "recovery_fact_recall_clear", "recovery_stale_rate")
+HELDOUT_FIGURES = (
+    "recovery_fact_recall",
+    "recovery_fact_recall_clear",
+    "recovery_stale_rate",
+    "recovery_duplicate_file_lines",
+    "recovery_fragment_lines",
+    "recovery_wrong_closures",
+)
 
 
 def run() -> dict[str, float]:
@@ -58,6 +68,11 @@ def run() -> dict[str, float]:
     report(heldout2, sys.stderr)
     scored2 = figures(heldout2)
     out.update({f"{name}_heldout2": scored2[name] for name in HELDOUT_FIGURES})
+
+    sealed = run_sealed()
+    print("\nsealed set (bench/sealed/, written apart from the extractor; counts only):", file=sys.stderr)
+    sealed_report(sealed, sys.stderr)
+    out.update(sealed_figures(sealed))
     return out
 
 

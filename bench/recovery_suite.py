@@ -100,6 +100,133 @@ def stale_as_current(block: str, probe: str) -> bool:
     return False
 
 
+# Precision of a block's lines (pure; bench/recovery_sealed.py and the figures of every set) ------
+
+# Common English function words and generic chat words: a bullet made of these alone says nothing
+# ("did that fix it", "no need to decide now", "I never remember").
+STOPWORDS = frozenset(
+    """
+    a about above after again against all also already although always am an and any anyone anything
+    anyway are aren around as at back be because been before being below between both but by can
+    cannot could couldn did didn do does doesn doing don done down during each either else enough
+    even ever every everything few for from further get gets getting give go goes going gone got had
+    hasn has have haven having he her here hers herself him himself his how however i if in into is
+    isn it its itself just know knows let lets like made make makes many may maybe me might mine
+    more most much must my myself need needs needed never no nor not now of off often ok okay on
+    once one only or other others our ours ourselves out over own please pls probably quite rather
+    really right same see seem seems shall she should shouldn since so some somebody someone
+    something sometimes soon still such sure than thanks thank that the their theirs them themselves
+    then there these they thing things think this those though through thus to today together too
+    under until up upon us very want wants was wasn way we well were weren what whatever when where
+    whether which while who whom whose why will with within without won would wouldn yeah yes yet
+    you your yours yourself yourselves fix fixed fixes decide decided remember remembered forget try
+    tried look looks looked check checked thought guess mean means said say says tell told ask asked
+    asking answer question again later good great nice fine cool sounds sound hmm hey hi hello sorry
+    stuff lot lots bit kind sort next first last new old also actually just still already anyway
+    work works worked working use used using doing done let's go went come came take took put keep
+    kept show shown start started stop stopped run ran call called back part point case time times
+    day days thing yep nope
+    """.split()  # noqa: SIM905
+)
+PROVENANCE = re.compile(
+    r"\s*\((?:[^()]*\bprompt\b[^()]*|[^()]*\bsaid\b[^()]*|(?:agent|user|remember(?:ed)?|digest)\b[^()]*)\)\s*$",
+    re.IGNORECASE,
+)
+MARKDOWN = re.compile(r"~~|\*\*|`|^\s*>\s?")
+UNITS = (
+    "ms|s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?|d|days?|weeks?|months?|years?|b|kb|mb|gb|tb|"
+    "kib|mib|gib|ki|mi|gi|px|em|rem|pt|hz|khz|mhz|ghz|k|x|v|w|ma|eur|usd|cpus?|vcpus?|gpus?|rps|qps|"
+    "rows|requests|lines|files|tests|tokens|chars|characters|bytes|percent"
+)
+IDENTIFIER = re.compile(
+    r"[\w.-]*[A-Za-z][\w-]*[/_.:=#@][\w./:=#@-]*\w"  # a path, dotted or snake name, key=value
+    r"|[a-z]+[A-Z]\w*"  # camelCase
+    r"|--?[A-Za-z][\w-]+"  # a flag
+    r"|\d+(?:[.,]\d+)*(?:[A-Za-z%µ]+\b|%|\s(?:" + UNITS + r")\b)"  # a number with its unit (15m, 800 ms)
+)
+FILES_HEADING = re.compile(r"^#{2,}\s+files", re.IGNORECASE)
+HEADING = re.compile(r"^#{1,6}\s")
+FILE_LINE = re.compile(r"^\s*-\s+`([^`]+)`")
+CLOSURE = re.compile(r"~~(.+?)~~\s*[\u2014\u2013-]+\s*(?:answered|resolved)\b(.*)$", re.IGNORECASE)
+
+
+def _sections(block: str) -> Iterator[tuple[bool, str]]:
+    """(in a Files section, line) for every line of ``block``."""
+    in_files = False
+    for line in block.splitlines():
+        if HEADING.match(line):
+            in_files = bool(FILES_HEADING.match(line))
+        yield in_files, line
+
+
+def duplicate_file_lines(block: str) -> int:
+    """Lines of the Files sections naming a path (leading ``./`` stripped) an earlier line of those
+    sections already named (exact duplicates only)."""
+    seen: set[str] = set()
+    duplicates = 0
+    for in_files, line in _sections(block):
+        found = FILE_LINE.match(line) if in_files else None
+        if not found:
+            continue
+        path = found.group(1).strip()
+        while path.startswith("./"):
+            path = path[2:]
+        duplicates += path in seen
+        seen.add(path)
+    return duplicates
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    for suffix in ("ing", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: -len(suffix)]
+    return word
+
+
+def content_terms(text: str) -> set[str]:
+    """The content terms of ``text``: identifiers, paths, numbers with a unit, and words of three
+    letters or more outside ``STOPWORDS`` (lightly stemmed)."""
+    terms = {m.group(0).lower() for m in IDENTIFIER.finditer(text)}
+    rest = IDENTIFIER.sub(" ", text)
+    terms |= {_stem(w) for w in re.findall(r"[^\W\d_]{3,}", rest) if w.lower() not in STOPWORDS}
+    return terms
+
+
+def bullet_text(line: str) -> str:
+    """A bullet's text without its trailing provenance ("(prompt 12)", "(agent, prompt 3, said 2
+    times)") and markdown."""
+    text = line.strip()[2:]
+    previous = None
+    while previous != text:
+        previous, text = text, PROVENANCE.sub("", text)
+    return MARKDOWN.sub("", text).strip()
+
+
+def fragment_lines(block: str) -> int:
+    """Bullet lines outside the Files sections with no content term: fragments that tell nothing."""
+    return sum(
+        1
+        for in_files, line in _sections(block)
+        if not in_files and line.strip().startswith("- ") and not content_terms(bullet_text(line))
+    )
+
+
+def wrong_closures(block: str) -> int:
+    """Answered lines ("- ~~QUESTION~~ — answered at prompt N by: ANSWER") whose question and answer
+    share no content term."""
+    wrong = 0
+    for line in block.splitlines():
+        found = CLOSURE.search(line)
+        if not found:
+            continue
+        question, rest = found.group(1), found.group(2)
+        answer = rest.split("by:", 1)[1] if "by:" in rest else rest
+        answer = bullet_text("- " + answer)
+        wrong += not (content_terms(MARKDOWN.sub("", question)) & content_terms(answer))
+    return wrong
+
+
 def p95(values: Sequence[float]) -> float:
     """Nearest-rank 95th percentile (0 for no values)."""
     if not values:
@@ -207,7 +334,8 @@ def figures(results: Sequence[ScenarioResult]) -> dict[str, float]:
     current = [r for r in facts if r.current]
     closed = [r for r in facts if not r.current]
     decoys = [d for result in results for d in result.decoys]
-    blocks = [len(b) for result in results for b in (result.block_compact, result.block_clear)]
+    texts = [b for result in results for b in (result.block_compact, result.block_clear)]
+    blocks = [len(b) for b in texts]
     out = {
         "recovery_fact_recall": _share(sum(r.recalled_compact for r in current), len(current)),
         "recovery_fact_recall_clear": _share(sum(r.recalled_clear for r in current), len(current)),
@@ -216,6 +344,9 @@ def figures(results: Sequence[ScenarioResult]) -> dict[str, float]:
         "recovery_block_chars_p95": p95(blocks),
         "injection_over_cap": float(sum(a.over_cap for result in results for a in result.answers)),
         "recovery_wrong_session_rate": _share(sum(bool(d.leaked) for d in decoys), len(decoys)),
+        "recovery_duplicate_file_lines": float(sum(duplicate_file_lines(b) for b in texts)),
+        "recovery_fragment_lines": float(sum(fragment_lines(b) for b in texts)),
+        "recovery_wrong_closures": float(sum(wrong_closures(b) for b in texts)),
     }
     for kind in KINDS:
         of_kind = [r for r in current if r.fact.kind == kind]

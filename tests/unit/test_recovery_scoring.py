@@ -324,3 +324,93 @@ def test_the_heldout_scenarios_are_valid_new_and_varied(held_out: str) -> None:
             closers[f.status].add(by[f.scenario, f.closed_by])
     assert closers[SUPERSEDED] >= {USER, AGENT} and closers[ANSWERED] >= {USER, AGENT}
     assert any(not f.probes[0].isascii() for f in facts if f.kind == "file")
+
+
+# --------------------------------------------------------------------------------------------
+# Precision of a block's lines: duplicate files, fragments, wrong closures
+# --------------------------------------------------------------------------------------------
+
+PRECISION_BLOCK = """## Session Recovery Context
+### Files in Play
+- `src/app.py` (edited at prompt 3)
+- `./src/app.py` (read)
+- `src/` (directory)
+- `src/app_test.py` (created)
+### Files Deleted
+- `src/app.py` (deleted at prompt 9)
+### Decisions
+- Use Decimal for amounts, not floats (prompt 2)
+- did that fix it (prompt 5)
+- **no need to decide now** (agent, prompt 7, said 2 times)
+- `src/app.py` stays (prompt 8)
+### Open Questions and Blockers
+- I never remember
+- wait 800 ms between retries?
+"""
+
+
+def test_duplicate_file_lines_counts_exact_repeats_of_a_path_across_the_files_sections() -> None:
+    from bench.recovery_suite import duplicate_file_lines
+
+    # ./src/app.py repeats src/app.py, and so does the deleted entry; the directory is not counted,
+    # nor is the path named again outside the Files sections.
+    assert duplicate_file_lines(PRECISION_BLOCK) == 2
+    assert duplicate_file_lines("### Files\n- `a.py`\n- `b.py`\n### Decisions\n- `a.py`") == 0
+    assert duplicate_file_lines("") == 0
+
+
+def test_fragment_lines_counts_bullets_without_a_content_term() -> None:
+    from bench.recovery_suite import fragment_lines
+
+    # "did that fix it", "no need to decide now", "I never remember"; a path or a number with its
+    # unit is content, and Files sections are not judged.
+    assert fragment_lines(PRECISION_BLOCK) == 3
+    assert fragment_lines("- ok (prompt 4)\n- yes\n- 15m lease renewed every 30s") == 2
+    assert fragment_lines("- `--format` (prompt 1)\n- camelCase name\n- 2 of them") == 1
+
+
+def test_content_terms_are_identifiers_numbers_with_units_and_words_outside_the_stopwords() -> None:
+    from bench.recovery_suite import bullet_text, content_terms
+
+    assert content_terms("did that fix it") == set()
+    assert content_terms("see internal/settle/worker.go") == {"internal/settle/worker.go"}
+    assert content_terms("wait 800 ms") == {"800 ms", "wait"}
+    assert content_terms("the cutoffs") == content_terms("cutoff")
+    assert bullet_text("- ~~Redis~~ for **queues** (agent, prompt 3, said 2 times)") == "Redis for queues"
+
+
+def test_wrong_closures_counts_answers_sharing_no_content_term_with_their_question() -> None:
+    from bench.recovery_suite import wrong_closures
+
+    block = (
+        "### Answered\n"
+        "- ~~which timezone are the cutoffs in?~~ — answered at prompt 9 by: finance says the cutoff is "
+        "23:00 Amsterdam (prompt 9)\n"
+        "- ~~which region runs the replica?~~ — answered at prompt 12 by: ok do it\n"
+        "- ~~is the `settle_jobs` table needed?~~ — resolved at prompt 14 by: yes, `settle_jobs` stays\n"
+        "- ~~max node count~~ — answered at prompt 20 by: Jonas said 96 vCPU\n"
+    )
+
+    assert wrong_closures(block) == 2
+    assert wrong_closures("- plain line\n- ~~struck~~ (superseded)") == 0
+
+
+# --------------------------------------------------------------------------------------------
+# The sealed set: valid as planted (counts only; no fact is named here)
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_sealed_set_plants_every_probe_where_its_facts_file_says() -> None:
+    from bench.recovery_sealed import KINDS as SEALED_KINDS
+    from bench.recovery_sealed import load
+    from bench.recovery_sealed import validate as validate_sealed
+
+    sessions = load()
+    problems = [p for s in sessions for p in validate_sealed(s)]
+    current = [f for s in sessions for f in s.facts if f.current]
+
+    assert problems == []
+    assert len(sessions) >= 12 and len({s.stack for s in sessions}) >= 10
+    assert len(current) >= 100
+    assert all(sum(f.kind == kind for f in current) >= 6 for kind in SEALED_KINDS)
+    assert all(s.decoys for s in sessions)
