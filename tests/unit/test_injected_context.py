@@ -91,8 +91,11 @@ def test_a_subagents_report_is_read_as_the_agents_own_findings() -> None:
         "Tool TaskCreate: write tests\n\nResult: created task 3\n\n"
     )
     statements = digest_inputs(_state(), transcript, [], NOW).statements
-    agent = [s.text for s in statements if s.source is FactSource.AGENT and not s.tool]
+    agent = [s.text for s in statements if s.source is FactSource.AGENT and not s.tool and s.command is None]
     assert agent == ["It turns out the quokka fixture seeds the clock from time.time()."]
+    # and an ordinary tool's result is read for its verdicts, with the command that made it
+    results = [(s.command, s.text) for s in statements if s.command is not None]
+    assert results == [("Tool TaskCreate: write tests", "created task 3")]
 
 
 def test_a_harness_notice_sent_as_a_prompt_is_not_the_users() -> None:

@@ -140,8 +140,8 @@ def test_files_the_agent_edited_outrank_files_it_only_read() -> None:
     assert len(files) == CAPS[FactKind.FILE]
 
 
-def test_the_projects_own_files_outrank_files_edited_elsewhere() -> None:
-    # Given an early mention of a project file, then another checkout's files edited again and again
+def test_files_outside_the_project_are_not_files_in_play() -> None:
+    # Given a project file mentioned, then another checkout's files edited again and again
     root = "/home/dev/shop"
     said = [user("Start with src/cart/totals.py please.", 1)]
     for n in range(2, 41):
@@ -151,11 +151,11 @@ def test_the_projects_own_files_outrank_files_edited_elsewhere() -> None:
         part = said[start : start + 10]
         digest = roll(digest, part, now=part[-1].at, prompts=part[-1].prompt, roots=[root])
     assert digest is not None
-    # When the block has room for a few files only
-    text = render_digest(digest, HEADER, 700, [root])[0]
-    # Then the project's own file is among them
+    # When the block is rendered
+    text = render_digest(digest, HEADER, 6000, [root])[0]
+    # Then the project's own file is listed and no file elsewhere is
     assert "`src/cart/totals.py`" in text
-    assert text.index("`src/cart/totals.py`") < text.index("Left out for space")
+    assert "other-repo" not in text
 
 
 def test_a_sentence_the_agents_prose_keeps_repeating_does_not_push_out_a_new_finding() -> None:
@@ -171,7 +171,7 @@ def test_a_sentence_the_agents_prose_keeps_repeating_does_not_push_out_a_new_fin
     digest = rolled_in_batches(said, batch=20)
     # Then the new finding is kept
     findings = [f.text for f in digest.of(FactKind.FINDING)]
-    assert len(findings) == CAPS[FactKind.FINDING]
+    assert len(findings) <= CAPS[FactKind.FINDING]
     assert any("rounding error" in f for f in findings)
 
 

@@ -27,7 +27,7 @@ _LABEL = re.compile(
 _SPACES = re.compile(r"\s+")
 # What a user block holds that is not the user's own words: slash commands, hook and system text.
 _NOT_WORDS = re.compile(
-    r"^\s*(?:/[\w:-]+(?:\s|$)|<command-|<local-command|<system-reminder>|<user-prompt-submit-hook>|"
+    r"^\s*(?:/[\w:-]+(?:\s|$)|<command-|<local-command|<bash-|<system-reminder>|<user-prompt-submit-hook>|"
     r"Caveat: The messages below|\[Request interrupted|\[image\])",
 )
 MATCH_CHARS = 60

@@ -52,6 +52,7 @@ _SHARED_ORDER = (
     FactKind.NEXT_STEP,
 )
 DROPPED_TITLE = "Not in the Harness's Compaction Summary"
+DROPPED_SAID_FLOOR = 0.9  # the user's plain sentences listed there: only the telling ones
 _SOURCE_LABEL = {
     FactSource.PROMPT: "prompt {n}",
     FactSource.REMEMBER: "remembered",
@@ -354,7 +355,8 @@ def _dropped_by_summary(digest: SessionDigest, shown: set[str], roots: list[str]
         f
         for f in digest.facts
         if f.status is FactStatus.ACTIVE
-        and f.kind not in (FactKind.FILE, FactKind.NEXT_STEP, FactKind.SAID)
+        and f.kind not in (FactKind.FILE, FactKind.NEXT_STEP)
+        and (f.kind is not FactKind.SAID or salience(f.text).score >= DROPPED_SAID_FLOOR)
         and not f.in_summary
         and (f.prompt or 0) <= when
         and fact_key(f.kind, f.text) not in shown

@@ -317,7 +317,7 @@ def _take_user(work: _Digest, statement: Statement) -> None:
         if (
             candidate.kind is FactKind.FILE
             or candidate.kind is FactKind.REMEMBERED
-            or has_content(candidate.text)
+            or has_content(candidate.text, candidate.kind in (FactKind.CONSTRAINT, FactKind.DECISION))
         ):
             _add(work, candidate, statement)
             if candidate.kind is not FactKind.FILE and not candidate.text.rstrip().endswith("?"):

@@ -29,7 +29,7 @@ _TERM = re.compile(r"[^\W\d_](?:[\w'\u2019.-]*\w)?", re.UNICODE)
 _SPECIFIC = re.compile(
     r"`[^`\n]{2,80}`"  # quoted code
     r"|\"[^\"\n]{2,60}\"|“[^”\n]{2,60}”"  # quoted names
-    r"|\b\w+(?:[_/]\w+)+\b"  # snake_case, paths
+    r"|\b\w+(?:[_/]\w+)+\b|(?:/[\w{}:.-]+){2,}"  # snake_case, paths, routes
     r"|\b[a-z]+[A-Z]\w*\b"  # camelCase
     r"|\b[A-Za-z]\w*\.[A-Za-z]\w+(?:\.\w+)*\b"  # dotted names, files
     r"|\bv?\d+(?:\.\d+)+\b"  # versions
@@ -229,12 +229,15 @@ def key_terms(text: str, limit: int = 6, floor: float = 0.1) -> frozenset[str]:
     return frozenset(t for t in ranked[:limit] if model.rarity(t) >= floor)
 
 
-def has_content(text: str) -> bool:
+def has_content(text: str, labelled: bool = False) -> bool:
     """A fact needs something to say: a specific token, or two terms one of which is not common
-    talk ("did that fix it?", "I never remember", "no need to decide now" have none)."""
+    talk ("did that fix it?", "I never remember", "no need to decide now" have none). A sentence
+    whose grammar already says what it is (a rule, a choice) needs two terms of any kind."""
     terms = term_set(text)
     if specific_tokens(text) and terms:
         return True
+    if labelled:
+        return len(terms) >= 2
     model = background()
     return len(terms) >= 2 and any(model.rarity(t) >= 0.5 for t in terms)
 

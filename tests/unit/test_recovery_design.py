@@ -1,0 +1,259 @@
+"""Recovery that holds on sessions nobody tuned it to (issue 20): each behaviour on a small session,
+through the rolling digest and the block a harness would inject (pure logic, no AWS)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from continuity_core.logic.pasted import own_words
+from continuity_core.logic.recovery_block import render_digest
+from continuity_core.logic.rolling import Statement, roll
+from continuity_core.logic.salience import BACKGROUND_PATH, background, has_content, salience
+from continuity_core.logic.sticky import Role
+from continuity_core.models.session_digest import FactKind, FactSource, FactStatus, SessionDigest
+
+T0 = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
+ROOT = "/home/ana/shop"
+
+
+def user(text: str, n: int) -> Statement:
+    return Statement(text, Role.USER, FactSource.PROMPT, n, T0 + timedelta(minutes=n))
+
+
+def said_by_agent(text: str, n: int) -> Statement:
+    return Statement(text, Role.AGENT, FactSource.AGENT, n, T0 + timedelta(minutes=n), final=True)
+
+
+def tool(line: str, n: int) -> Statement:
+    return Statement(line, Role.AGENT, FactSource.AGENT, n, T0 + timedelta(minutes=n), tool=True)
+
+
+def result(command: str, output: str, n: int) -> Statement:
+    return Statement(output, Role.AGENT, FactSource.AGENT, n, T0 + timedelta(minutes=n), command=command)
+
+
+def plan(text: str, n: int) -> Statement:
+    return Statement(text, Role.AGENT, FactSource.AGENT, n, T0 + timedelta(minutes=n), plan=True)
+
+
+def rolled(statements: list[Statement]) -> SessionDigest:
+    last = statements[-1]
+    return roll(None, statements, now=last.at, prompts=last.prompt, roots=[ROOT])
+
+
+def block(digest: SessionDigest) -> str:
+    return render_digest(digest, "## Session Recovery Context", 8000, [ROOT])[0]
+
+
+def test_the_background_model_loads_from_its_data_file() -> None:
+    # Given the shipped data file
+    assert BACKGROUND_PATH.is_file()
+    model = background()
+    # Then everyday coding talk is common and a project's own words are rare
+    assert model.rarity("test") < 0.3
+    assert model.rarity("remember") < 0.3
+    assert model.rarity("snooze") > 0.8
+
+
+def test_a_constraint_in_a_list_item_survives_without_a_cue() -> None:
+    # Given a user listing their requirements plainly, no rule words
+    digest = rolled(
+        [
+            user(
+                "ok here is the deal for the refunds page:\n- amounts stay in cents in the ledger\n"
+                "- the old /r/{id} links keep working for the mobile app\n- euro only for now",
+                1,
+            ),
+            user("go", 2),
+        ]
+    )
+    text = block(digest)
+    # Then every item is in the block, verbatim
+    assert "amounts stay in cents in the ledger" in text
+    assert "the old /r/{id} links keep working for the mobile app" in text
+
+
+def test_a_long_paragraph_in_non_native_english_keeps_its_specific_sentence() -> None:
+    paragraph = (
+        "so we are having this service since long time and the team is small. the important is that "
+        "the export job must finish before 06:00 CET because the accountants open the files at this "
+        "hour. also please the code should be simple, we are not many people. thanks for help"
+    )
+    text = block(rolled([user(paragraph, 1), user("start with the exporter", 2)]))
+    assert "the export job must finish before 06:00 CET" in text
+
+
+def test_pasted_logs_and_json_never_become_rules() -> None:
+    # Given a prompt that pastes a git error and HTTP headers around the user's own sentence
+    prompt = (
+        "push fails again:\n"
+        "error: failed to push some refs to 'git@github.com:acme/shop.git'\n"
+        "hint: Updates were rejected because the remote contains work that you do not have locally.\n"
+        "Cache-Control: no-store, must-revalidate\n"
+        "Content-Type: application/json\n"
+        "we must never force push to main"
+    )
+    digest = rolled([user(prompt, 1), user("ok", 2)])
+    rules = [f.text for f in digest.of(FactKind.CONSTRAINT)]
+    # Then the user's own rule is a rule, and nothing pasted is one
+    assert rules == ["we must never force push to main"]
+    assert "must-revalidate" not in block(digest)
+    assert "must-revalidate" not in own_words(prompt)
+
+
+def test_a_proposal_accepted_with_a_short_reply_becomes_a_decision() -> None:
+    digest = rolled(
+        [
+            user("where should snoozed tabs live?", 1),
+            said_by_agent(
+                "Two options. A: chrome.storage.local under one `snoozed:v1` key. "
+                "B: IndexedDB through idb-keyval. I'd go with A.",
+                1,
+            ),
+            user("👍", 2),
+        ]
+    )
+    decisions = digest.of(FactKind.DECISION)
+    assert any("chrome.storage.local" in d.text and d.accepted_prompt == 2 for d in decisions)
+    assert "accepted at prompt 2" in block(digest)
+
+
+def test_a_reply_that_says_no_accepts_nothing() -> None:
+    digest = rolled([said_by_agent("I'd move the cache to Redis. Should I go ahead?", 1), user("no wait", 2)])
+    assert digest.of(FactKind.DECISION) == []
+
+
+def test_a_reversal_without_cue_words_supersedes_the_older_choice() -> None:
+    # Given a choice, and later the same subject with another value, no "actually"/"instead"
+    digest = rolled(
+        [
+            user("lets bundle the extension with esbuild, webpack config is too heavy", 3),
+            user("hmm the extension bundle goes through vite now, esbuild plugins were missing", 9),
+        ]
+    )
+    ended = [f for f in digest.facts if f.status is FactStatus.SUPERSEDED]
+    assert [f.text for f in ended] == ["lets bundle the extension with esbuild, webpack config is too heavy"]
+    assert "superseded at prompt 9" in block(digest)
+
+
+def test_a_new_amount_of_the_same_quantity_supersedes_the_old_one() -> None:
+    digest = rolled(
+        [
+            user("HPC budget: 2000 core-hours this month, dont waste them", 2),
+            user("good news, the allocation got bumped to 5000 core-hours", 20),
+        ]
+    )
+    ended = [f.text for f in digest.facts if f.status is FactStatus.SUPERSEDED]
+    assert ended == ["HPC budget: 2000 core-hours this month, dont waste them"]
+
+
+def test_a_generic_reply_closes_no_question() -> None:
+    # Given an open question and a generic "fixed" that shares none of its terms
+    digest = rolled(
+        [
+            user("why do the invoice PDFs lose the school logo on the second page?", 4),
+            user("Updated it; passes now.", 6),
+        ]
+    )
+    questions = digest.of(FactKind.QUESTION)
+    assert [q.text for q in questions] == ["why do the invoice PDFs lose the school logo on the second page?"]
+
+
+def test_an_answer_on_the_questions_subject_closes_it() -> None:
+    digest = rolled(
+        [
+            user("is the country column alpha-2 or alpha-3?", 4),
+            user("got it: the country column is alpha-2 except the legacy android app", 9),
+        ]
+    )
+    assert digest.of(FactKind.QUESTION) == []
+    assert "answered/resolved at prompt 9" in block(digest)
+
+
+def test_failing_tests_from_runner_output_stay_until_a_passing_run() -> None:
+    failing_run = (
+        "=================================== FAILURES ===================================\n"
+        "___ test_refund_rounding ___\n"
+        "E   assert 3 == 2\n"
+        "=========================== short test summary info ============================\n"
+        "FAILED tests/api/test_refunds.py::test_refund_rounding - assert 3 == 2\n"
+        "========================= 1 failed, 12 passed in 0.41s ========================="
+    )
+    digest = rolled([user("run the api tests", 1), result("Tool Bash: pytest -q tests/api", failing_run, 1)])
+    assert "failing: tests/api/test_refunds.py::test_refund_rounding" in block(digest)
+    passing = "========================= 13 passed in 0.40s ========================="
+    later = roll(
+        digest, [result("Tool Bash: pytest -q tests/api", passing, 3)], now=T0, prompts=3, roots=[ROOT]
+    )
+    assert later.failing == []
+    assert "failing:" not in block(later)
+
+
+def test_where_things_stand_shows_the_task_list_and_the_commits() -> None:
+    digest = rolled(
+        [
+            user("do the refunds work", 1),
+            plan("- [x] Write the refund tests\n- [>] Fix rounding\n- [ ] Update the docs", 1),
+            result(
+                "Tool Bash: git commit -m 'Round refunds half-even'",
+                "[main 1a2b3c4] Round refunds half-even",
+                1,
+            ),
+        ]
+    )
+    text = block(digest)
+    assert "### Where Things Stand" in text
+    assert "- [x] Write the refund tests" in text
+    assert "- [>] Fix rounding" in text
+    assert "1a2b3c4 Round refunds half-even" in text
+
+
+def test_one_line_per_file_and_no_deleted_or_outside_files() -> None:
+    digest = rolled(
+        [
+            user(
+                "look at src/cart/totals.py and the docs/ folder, and /usr/local/go/src/net/http/server.go", 1
+            ),
+            tool("Tool Read: /home/ana/shop/src/cart/totals.py", 1),
+            tool("Tool Edit: src/cart/totals.py", 2),
+            tool("Tool Write: src/cart/old_totals.py", 2),
+            tool("Tool Bash: git rm src/cart/old_totals.py", 3),
+        ]
+    )
+    text = block(digest)
+    lines = [line for line in text.splitlines() if "`src/cart/totals.py`" in line]
+    assert len(lines) == 1
+    assert "edited" in lines[0] and "read" in lines[0]
+    files = text[text.index("### Files in Play") :]
+    assert "old_totals.py" not in files
+    assert "/usr/local/go" not in files
+    assert "docs/" not in files
+
+
+def test_the_compaction_summary_check_leads_with_what_the_summary_dropped() -> None:
+    digest = rolled(
+        [
+            user("the ledger amounts stay in integer cents, never floats", 1),
+            user("the webhook secret rotates every 90 days via the vault agent", 2),
+            Statement(
+                "Summary: the user said ledger amounts stay in integer cents and never floats.",
+                Role.SUMMARY,
+                FactSource.COMPACTION_SUMMARY,
+                3,
+                T0,
+            ),
+        ]
+    )
+    text = block(digest)
+    dropped = text.index("Not in the Harness's Compaction Summary")
+    assert text.index("webhook secret rotates every 90 days", dropped) > dropped
+    section = text[dropped : text.index("###", dropped + 4)]
+    assert "integer cents" not in section
+
+
+def test_fragments_without_content_are_not_facts() -> None:
+    assert not has_content("did that fix it?")
+    assert not has_content("I never remember")
+    assert not has_content("no need to decide now")
+    assert has_content("the popup must open in under 100ms")
+    assert salience("the popup must open in under 100ms").score > salience("ok sounds good").score
