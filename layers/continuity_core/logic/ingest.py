@@ -166,13 +166,10 @@ class HookService:
             injection = record if self._injections is not None else None
             links = session_links(record)
             written = self._states.start_session(agent_id, _identity(hook), now, links, injection, expect)
-            if written is None and expect is StartExpectation.NEW:
-                # The state exists: the session may still have no checkpoint (the same composition).
-                expect = StartExpectation.NO_CHECKPOINTS
-                written = self._states.start_session(agent_id, _identity(hook), now, links, injection, expect)
             if written is not None:
                 break
-            # The session has checkpoints the listing did not show: read them, compose again.
+            # The session ran before (its state exists, or counts checkpoints the listing did not
+            # show): read its checkpoints, compose again.
             own = self._checkpoints.recent_for_session(agent_id, hook.session_key, RECENT)
             expect = StartExpectation.ANY
         if injection is not None and not written.injection_stored:
