@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # annotations only: a function loads the models it uses, not every one
@@ -31,6 +32,23 @@ class SessionLinks:
 
     def values(self) -> dict[str, str]:
         return {name: value for name, value in vars(self).items() if value is not None}
+
+
+class StartExpectation(StrEnum):
+    """What a session start assumed of its session's state when it chose what to inject without
+    reading it; ``StateStore.start_session`` writes only if it holds."""
+
+    ANY = "any"  # nothing assumed (the session's own checkpoints were read)
+    NO_CHECKPOINTS = "no_checkpoints"  # the session has no checkpoint (none counted on its state)
+    NEW = "new"  # the session has no state yet (so no checkpoint either)
+
+
+@dataclass(frozen=True)
+class StartWrite:
+    """What ``StateStore.start_session`` did."""
+
+    created: bool  # the write created the state (and noted the session under its project)
+    injection_stored: bool  # the injection record is stored (its failure costs only the inspector)
 
 
 class StateChangedError(Exception):
@@ -88,6 +106,21 @@ class StateStore(Protocol):
         ``record_digest``) raises SessionDeletedError for a deleted session and writes nothing. The
         write that creates a state also notes the session under its project (``ErasureStore.
         project_sessions`` finds it before it has a checkpoint or a transcript)."""
+        ...
+
+    def start_session(
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        now: datetime,
+        links: SessionLinks | None,
+        injection: InjectionRecord | None,
+        expect: StartExpectation,
+    ) -> StartWrite | None:
+        """A session start's writes, in as few requests as the store can: ``touch`` (with the links it
+        followed; the project note when it creates the state) and the injection record (the
+        ``InjectionLog``'s item, with the state's retention). None, writing nothing, when ``expect``
+        does not hold; SessionDeletedError for a deleted session."""
         ...
 
     def record_prompt(

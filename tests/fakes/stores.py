@@ -34,6 +34,8 @@ from continuity_core.ports import (
     PromptRecord,
     SessionDeletedError,
     SessionLinks,
+    StartExpectation,
+    StartWrite,
     StateChangedError,
 )
 
@@ -91,6 +93,29 @@ class InMemoryStateStore:
                 _add(values, tally.value, 1)
 
         return self._apply(agent_id, identity, now, change)
+
+    def start_session(
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        now: datetime,
+        links: SessionLinks | None,
+        injection: InjectionRecord | None,
+        expect: StartExpectation,
+    ) -> StartWrite | None:
+        stored = self._memory.states.get((agent_id, identity.session_key))
+        if stored is not None and TOMBSTONE in stored.values:
+            raise SessionDeletedError(identity.session_key)
+        exists = stored is not None and "started_at" in stored.values
+        if expect is StartExpectation.NEW and exists:
+            return None
+        counted = stored is not None and stored.values.get("checkpoints_written", 0)
+        if expect is StartExpectation.NO_CHECKPOINTS and counted:
+            return None
+        self.touch(agent_id, identity, now, links)
+        if injection is not None:  # the adapter's item, with the state's retention
+            InMemoryInjectionLog(self._memory, self._ttl, self._clock).record(agent_id, injection)
+        return StartWrite(created=not exists, injection_stored=injection is not None)
 
     def record_prompt(
         self, agent_id: str, identity: SessionIdentity, prompt: PromptRecord, now: datetime

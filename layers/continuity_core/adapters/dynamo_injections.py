@@ -34,6 +34,17 @@ def injection_sk(record: InjectionRecord) -> str:
     return f"{INJECTION_PREFIX}{timestamp(record.at)}#{record.event}"
 
 
+def injection_item(agent_id: str, record: InjectionRecord, retention: timedelta) -> dict[str, Any]:
+    """The stored item: the record under its session, the block and sections compressed, in the
+    expiry index with the session's retention from the injection."""
+    pk, sk = session_pk(agent_id, record.session_key), injection_sk(record)
+    values = record.model_dump(mode="json", exclude=set(_BODY_FIELDS))
+    values["at"] = timestamp(record.at)
+    values |= expiry_values(pk, sk, expiry(record.at, retention))
+    body = body_attribute(record.model_dump(mode="json", include=set(_BODY_FIELDS)))
+    return item_key(pk, sk) | to_attributes(values) | body
+
+
 class DynamoInjectionLog:
     def __init__(self, table_name: str, retention: timedelta, clock: Clock) -> None:
         self._table = table_name
@@ -41,12 +52,7 @@ class DynamoInjectionLog:
         self._clock = clock
 
     def record(self, agent_id: str, record: InjectionRecord) -> None:
-        pk, sk = session_pk(agent_id, record.session_key), injection_sk(record)
-        values = record.model_dump(mode="json", exclude=set(_BODY_FIELDS))
-        values["at"] = timestamp(record.at)
-        values |= expiry_values(pk, sk, expiry(record.at, self._retention))
-        body = body_attribute(record.model_dump(mode="json", include=set(_BODY_FIELDS)))
-        item = item_key(pk, sk) | to_attributes(values) | body
+        item = injection_item(agent_id, record, self._retention)
         call_dynamodb("put_item", TableName=self._table, Item=item)
 
     def for_session(self, agent_id: str, session_key: str, limit: int) -> list[InjectionRecord]:

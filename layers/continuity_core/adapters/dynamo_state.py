@@ -12,10 +12,10 @@ from __future__ import annotations
 import base64
 import hashlib
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from continuity_core.adapters.aws import call
-from continuity_core.adapters.dynamo_batch import batch_get
+from continuity_core.adapters.dynamo_batch import batch_get, batch_write
 from continuity_core.adapters.dynamo_expiry import bucket_key, expiry_sort_key, item_expired
 from continuity_core.adapters.dynamo_items import (
     from_attributes,
@@ -48,7 +48,18 @@ from continuity_core.names import (
     STATE_SK,
     TTL_ATTRIBUTE,
 )
-from continuity_core.ports import Clock, DuplicateHookError, PromptRecord, SessionDeletedError, SessionLinks
+from continuity_core.ports import (
+    Clock,
+    DuplicateHookError,
+    PromptRecord,
+    SessionDeletedError,
+    SessionLinks,
+    StartExpectation,
+    StartWrite,
+)
+
+if TYPE_CHECKING:
+    from continuity_core.models.injections import InjectionRecord
 
 # The live transcript's hint (models/state.py; logic/transcript_append.py).
 TRANSCRIPT_END = "transcript_end"
@@ -98,6 +109,79 @@ class DynamoStateStore:
         if tally is not None:  # same write: a counter is a few bytes of the item
             update.add(tally.value, 1)
         return self._apply(agent_id, identity, update, now)
+
+    def start_session(
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        now: datetime,
+        links: SessionLinks | None,
+        injection: InjectionRecord | None,
+        expect: StartExpectation,
+    ) -> StartWrite | None:
+        """A new session (``NEW``): the state, its project note and the injection in one transaction.
+        Otherwise the state's ``UpdateItem`` (conditioned on ``NO_CHECKPOINTS`` when assumed), then
+        the injection (with the note, in one ``BatchWriteItem``, if the update created the state)."""
+        update = self._activity(agent_id, identity, now)
+        for name, value in (links.values() if links else {}).items():
+            update.set(name, value)
+        if expect is StartExpectation.NEW:
+            return self._start_new(agent_id, identity, now, update, injection)
+        if expect is StartExpectation.NO_CHECKPOINTS:
+            written = update.name("checkpoints_written")
+            update.conditions.append(f"(attribute_not_exists({written}) OR {written} = {update.value(0)})")
+        state = self._update(agent_id, identity.session_key, update, tolerate_condition=True)
+        if state is None:
+            if expect is StartExpectation.ANY or self.deleted(agent_id, identity.session_key):
+                raise SessionDeletedError(identity.session_key)  # ANY's one condition is the tombstone's
+            return None
+        created = state.started_at == parse_timestamp(timestamp(now))
+        note = self._note_item(agent_id, identity, now) if created and identity.project_normalized else None
+        entry = self._injection_item(agent_id, injection) if injection is not None else None
+        items = [item for item in (note, entry) if item is not None]
+        try:
+            if len(items) > 1:
+                batch_write(self._table, [{"PutRequest": {"Item": item}} for item in items])
+            elif items:
+                self._call("put_item", TableName=self._table, Item=items[0])
+        except Exception:
+            if note is None:  # the injection alone failed: the inspector's loss, never the agent's
+                return StartWrite(created=created, injection_stored=False)
+            self._call("put_item", TableName=self._table, Item=note)  # the note's failure is the hook's
+            return StartWrite(created=created, injection_stored=False)
+        return StartWrite(created=created, injection_stored=entry is not None)
+
+    def _start_new(
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        now: datetime,
+        update: UpdateBuilder,
+        injection: InjectionRecord | None,
+    ) -> StartWrite | None:
+        from botocore.exceptions import ClientError
+
+        update.conditions.append(f"attribute_not_exists({update.name('started_at')})")
+        table, key = self._table, _key(agent_id, identity.session_key)
+        writes: list[dict[str, Any]] = [{"Update": {"TableName": table, "Key": key, **update.request()}}]
+        if identity.project_normalized:
+            writes.append({"Put": {"TableName": table, "Item": self._note_item(agent_id, identity, now)}})
+        if injection is not None:
+            writes.append({"Put": {"TableName": table, "Item": self._injection_item(agent_id, injection)}})
+        try:
+            call_dynamodb("transact_write_items", TransactItems=writes)
+        except ClientError as error:
+            if error.response["Error"]["Code"] != "TransactionCanceledException":
+                raise
+            if self.deleted(agent_id, identity.session_key):
+                raise SessionDeletedError(identity.session_key) from error
+            return None  # the state exists: the caller starts it as an existing session
+        return StartWrite(created=True, injection_stored=injection is not None)
+
+    def _injection_item(self, agent_id: str, injection: InjectionRecord) -> dict[str, Any]:
+        from continuity_core.adapters.dynamo_injections import injection_item
+
+        return injection_item(agent_id, injection, self._ttl)
 
     def record_prompt(
         self, agent_id: str, identity: SessionIdentity, prompt: PromptRecord, now: datetime
@@ -305,6 +389,9 @@ class DynamoStateStore:
         return state
 
     def _note_in_project(self, agent_id: str, identity: SessionIdentity, now: datetime) -> None:
+        self._call("put_item", TableName=self._table, Item=self._note_item(agent_id, identity, now))
+
+    def _note_item(self, agent_id: str, identity: SessionIdentity, now: datetime) -> dict[str, Any]:
         assert identity.project_normalized is not None
         key = item_key(
             project_pk(agent_id, identity.project_normalized), PROJECT_SESSION_PREFIX + identity.session_key
@@ -316,7 +403,7 @@ class DynamoStateStore:
             SESSION_INDEX_PK: project_notes_pk(agent_id, identity.project_normalized),
             SESSION_INDEX_SK: f"{timestamp(now)}#{identity.session_key}",
         }
-        self._call("put_item", TableName=self._table, Item=key | to_attributes(values))
+        return key | to_attributes(values)
 
     def _update(
         self, agent_id: str, session_key: str, update: UpdateBuilder, tolerate_condition: bool = False

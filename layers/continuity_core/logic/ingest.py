@@ -12,10 +12,14 @@ from continuity_core.logic.digest import render_pre_compaction_digest
 from continuity_core.logic.injection import MAX_INJECTION_CHARS, Injection, Section, assemble
 from continuity_core.logic.lineage import session_links
 from continuity_core.logic.recovery import (
+    RECENT,
     Recovery,
     RecoverySource,
+    choose_start,
     find_start_context,
     ledger_line,
+    own_from_snapshot,
+    read_project,
     recovery_section,
 )
 from continuity_core.logic.rolling import Statement
@@ -23,7 +27,7 @@ from continuity_core.logic.start import INHERITED, StartInjection, compose_start
 from continuity_core.logic.sticky import Role
 from continuity_core.logic.terms import snippet
 from continuity_core.logic.writer import CheckpointWriter, FlushResult
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, HookResponse
 from continuity_core.models.injections import InjectionRecord
 from continuity_core.models.session_digest import FactKind, FactSource
@@ -38,8 +42,10 @@ from continuity_core.ports import (
     Inheritance,
     InheritedBlock,
     InjectionLog,
+    ProjectSnapshot,
     PromptRecord,
     SessionDeletedError,
+    StartExpectation,
     StateStore,
     TranscriptGapError,
     TranscriptHint,
@@ -68,6 +74,9 @@ _TRANSCRIPT_FIRST = frozenset({HookEvent.PRE_COMPACTION, HookEvent.POST_COMPACTI
 # harness whose compactions show only there: Gemini CLI fires PreCompress every turn and the client
 # posts the manual ones, whose compression the next prompt reports as well.
 PROMPT_REPORTS_COMPACTION = frozenset({"gemini"})
+# Session starts of a session that ran before (Claude Code's SessionStart sources): when the project
+# index lists none of its checkpoints, its state is still expected (any other start: a new session).
+EXISTING_SESSION_SOURCES = frozenset({"compact", "resume"})
 
 
 @dataclass(frozen=True)
@@ -136,15 +145,58 @@ class HookService:
     # -- events ----------------------------------------------------------------------------
 
     def _session_start(self, agent_id: str, hook: Hook) -> HookOutcome:
-        # Reads first (none reads this session's state), then the one state write marks the session
-        # seen and keeps the links it followed (lineage); a deleted session is refused there (410).
+        # Reads first, then one write marks the session seen, keeps the links it followed (lineage)
+        # and stores the injection for the inspector; a deleted session is refused there (410).
+        # The project index's one query answers the session's own latest checkpoint whenever it
+        # lists one; when it lists none, the session is taken to have none (a new session, the
+        # usual case), and the write holds only if its state agrees: else it is read and composed
+        # again. So a start costs the query and one or two writes, however much is stored.
         now = self._clock()
-        start = find_start_context(
+        snapshot = read_project(self._checkpoints, agent_id, hook.project_normalized, self._config, now)
+        own = own_from_snapshot(snapshot, hook.session_key)
+        expect = StartExpectation.ANY
+        if own is None and (snapshot is None or _listed(snapshot, hook.session_key)):
+            own = self._checkpoints.recent_for_session(agent_id, hook.session_key, RECENT)
+        elif own is None:
+            own = []  # assumed: the write checks it against the state
+            new = (hook.source or "").lower() not in EXISTING_SESSION_SOURCES
+            expect = StartExpectation.NEW if new else StartExpectation.NO_CHECKPOINTS
+        while True:
+            composed, record = self._compose_start(agent_id, hook, own, snapshot, now)
+            injection = record if self._injections is not None else None
+            links = session_links(record)
+            written = self._states.start_session(agent_id, _identity(hook), now, links, injection, expect)
+            if written is not None:
+                break
+            # The session ran before (its state exists, or counts checkpoints the listing did not
+            # show): read its checkpoints, compose again.
+            own = self._checkpoints.recent_for_session(agent_id, hook.session_key, RECENT)
+            expect = StartExpectation.ANY
+        if injection is not None and not written.injection_stored:
+            logger.warning("could not store the injection", extra={"session": record.session_key})
+            count("InjectionRecordFailures")
+        return HookOutcome(
+            HookResponse(event=hook.event, additional_context=composed.text),
+            recovery=composed.recovery,
+            inherited=composed.inherited,
+            truncated=composed.truncated,
+        )
+
+    def _compose_start(
+        self,
+        agent_id: str,
+        hook: Hook,
+        own: list[Checkpoint],
+        snapshot: ProjectSnapshot | None,
+        now: datetime,
+    ) -> tuple[StartInjection, InjectionRecord]:
+        start = choose_start(
             self._checkpoints,
             agent_id,
             hook.session_key,
+            own,
             hook.previous_session_key,
-            hook.project_normalized,
+            snapshot,
             self._config,
             now,
             start_source=hook.source,
@@ -154,15 +206,7 @@ class HookService:
         composed = compose_start(
             start, self._config, now, limit, lambda budget: self._inherit(agent_id, hook, budget)
         )
-        record = injection_record(hook, "session_start", composed, limit, now)
-        self._states.touch(agent_id, _identity(hook), now, session_links(record))
-        self._record_injection(agent_id, record)
-        return HookOutcome(
-            HookResponse(event=hook.event, additional_context=composed.text),
-            recovery=composed.recovery,
-            inherited=composed.inherited,
-            truncated=composed.truncated,
-        )
+        return composed, injection_record(hook, "session_start", composed, limit, now)
 
     def _user_prompt(self, agent_id: str, hook: Hook) -> HookOutcome:
         now = self._clock()
@@ -457,6 +501,12 @@ class HookService:
             self._states.release_flush(agent_id, state.session_key, token)
             raise
         return True, False
+
+
+def _listed(snapshot: ProjectSnapshot | None, session_key: str) -> bool:
+    """The listing holds the session's checkpoints but cannot answer for them (an agent digest
+    whose passive checkpoint behind it is older than the listing): they are read."""
+    return snapshot is not None and any(c.session_key == session_key for c in snapshot.checkpoints)
 
 
 def injection_limit(hook: Hook) -> int:

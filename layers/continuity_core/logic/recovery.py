@@ -23,7 +23,7 @@ from continuity_core.logic.injection import Section, fit
 from continuity_core.logic.recovery_block import render_digest
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import LedgerEntry
-from continuity_core.ports import CheckpointStore
+from continuity_core.ports import CheckpointStore, ProjectSnapshot
 
 RECOVERY_HEADING = "## Session Recovery Context"
 FORK_HEADING = "### Ledger changed since your last checkpoint"
@@ -96,15 +96,70 @@ def find_start_context(
 ) -> StartContext:
     # No session key: a session not started yet (the preview), which has nothing of its own.
     own = store.recent_for_session(agent_id, session_key, RECENT) if session_key else []
-    source = RecoverySource.SAME_SESSION
-    if not own and previous_session_key and previous_session_key != session_key:
-        own = store.recent_for_session(agent_id, previous_session_key, RECENT)
-        forked = (start_source or "").lower() in FORK_SOURCES
-        source = RecoverySource.FORKED_SESSION if forked else RecoverySource.PREVIOUS_SESSION
-    decisions: list[LedgerEntry] = []
+    snapshot = None
     if project_normalized:
         since = now - timedelta(hours=config.recovery_window_hours)
         snapshot = store.project_snapshot(agent_id, project_normalized, since, RECENT)
+    return choose_start(
+        store, agent_id, session_key, own, previous_session_key, snapshot, config, now, start_source, harness
+    )
+
+
+def read_project(
+    store: CheckpointStore,
+    agent_id: str,
+    project_normalized: str | None,
+    config: ContinuityConfig,
+    now: datetime,
+) -> ProjectSnapshot | None:
+    """The project index's one query (its newest checkpoints within the window and the ledger head)."""
+    if not project_normalized:
+        return None
+    since = now - timedelta(hours=config.recovery_window_hours)
+    return store.project_snapshot(agent_id, project_normalized, since, RECENT)
+
+
+def own_from_snapshot(snapshot: ProjectSnapshot | None, session_key: str | None) -> list[Checkpoint] | None:
+    """A session's newest checkpoints, read off the project's newest-first listing instead of a query
+    of the session: when the listing holds one of them, nothing of the session is newer (it would be
+    listed first), so it is the session's latest, as ``recent_for_session`` answers. None when the
+    listing cannot tell: it holds none of them (the session may have none, or only older ones), or
+    its newest is an agent digest whose passive checkpoint behind it is not listed."""
+    if snapshot is None or not session_key:
+        return None
+    mine = [c for c in snapshot.checkpoints if c.session_key == session_key]
+    if not mine:
+        return None
+    if mine[0].trigger is CheckpointTrigger.AGENT and len(pick(mine)) == 1:
+        return None
+    return mine
+
+
+def choose_start(
+    store: CheckpointStore,
+    agent_id: str,
+    session_key: str | None,
+    own: list[Checkpoint],
+    previous_session_key: str | None,
+    snapshot: ProjectSnapshot | None,
+    config: ContinuityConfig,
+    now: datetime,
+    start_source: str | None = None,
+    harness: str | None = None,
+) -> StartContext:
+    """The lookup order over what was read: ``own`` (the session's newest checkpoints), the explicit
+    previous session (read off ``snapshot`` when listed there, else queried), the cleared session and
+    the project (from ``snapshot``)."""
+    source = RecoverySource.SAME_SESSION
+    if not own and previous_session_key and previous_session_key != session_key:
+        listed = own_from_snapshot(snapshot, previous_session_key)
+        if listed is None:
+            listed = store.recent_for_session(agent_id, previous_session_key, RECENT)
+        own = listed
+        forked = (start_source or "").lower() in FORK_SOURCES
+        source = RecoverySource.FORKED_SESSION if forked else RecoverySource.PREVIOUS_SESSION
+    decisions: list[LedgerEntry] = []
+    if snapshot is not None:
         decisions = snapshot.recent_decisions
         others = [c for c in snapshot.checkpoints if c.session_key != session_key]
         cleared = _cleared(others, start_source, harness, now)
