@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from continuity_core.logic.injection import fit
 from continuity_core.logic.paths import names_a_file
-from continuity_core.logic.rolling import CONCLUSION, fact_key, score, strongest_action
+from continuity_core.logic.rolling import ASKED, CONCLUSION, fact_key, score, strongest_action
 from continuity_core.logic.salience import rare_terms, salience, select, topic_terms
 from continuity_core.logic.sticky import FileAction
 from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
@@ -321,7 +321,7 @@ def _outdated_terms(digest: SessionDigest) -> list[tuple[int, frozenset[str]]]:
 
 def _outdated(fact: Fact, outdated: list[tuple[int, frozenset[str]]]) -> bool:
     """A sentence of before a change that names the old value: shown, it would read as current."""
-    if fact.detail not in (None, CONCLUSION) or fact.accepted_prompt is not None:
+    if fact.detail not in (None, CONCLUSION, ASKED) or fact.accepted_prompt is not None:
         return False
     said = fact.last_prompt or fact.prompt or 0
     terms = rare_terms(fact.text)

@@ -39,6 +39,7 @@ from continuity_core.logic.salience import (
     term_set,
 )
 from continuity_core.logic.sticky import (
+    ASKED,
     Candidate,
     FileAction,
     Role,
@@ -70,7 +71,7 @@ RECENT_PROMPTS = 5
 CAPS = {
     FactKind.CONSTRAINT: 40,
     FactKind.DECISION: 16,
-    FactKind.QUESTION: 10,
+    FactKind.QUESTION: 16,
     FactKind.FINDING: 16,
     FactKind.REMEMBERED: 40,
     FactKind.FILE: 32,
@@ -724,7 +725,7 @@ def score(fact: Fact, prompts: int, roots: Iterable[str] = ()) -> float:
     if fact.source is FactSource.AGENT:  # the user saying it again is emphasis; the agent's prose
         repetition = 0.0  # repeating a sentence word for word is boilerplate
     what = salience(fact.text).score if fact.kind is not FactKind.REMEMBERED else 1.0
-    labelled = 0.0 if fact.detail == CONCLUSION else 0.8
+    labelled = 0.0 if fact.detail in (CONCLUSION, ASKED) else 0.8
     return recency + repetition + _SOURCE_WEIGHT[fact.source] + 0.5 * what + labelled
 
 

@@ -26,6 +26,9 @@ class Role(StrEnum):
     SUMMARY = "summary"  # a compaction summary: the harness's account of the session
 
 
+ASKED = "asked"  # a question's detail: asked with no cue that it stays open (ranks below cued ones)
+
+
 class FileAction(StrEnum):
     EDITED = "edited"
     WRITTEN = "written"
@@ -441,7 +444,7 @@ def user_candidates(text: str) -> list[Candidate]:
             context = f"{heading} {sentence}" if item and heading and sentence != heading else sentence
             candidate = classify(context, Role.USER) or classify(sentence, Role.USER)
             if candidate is None and sentence.endswith("?") and not _REQUEST.search(sentence):
-                found.append(Candidate(FactKind.QUESTION, sentence))  # asked, whatever the words
+                found.append(Candidate(FactKind.QUESTION, sentence, ASKED))  # asked, whatever the words
             elif candidate is None:
                 found.append(Candidate(FactKind.SAID, sentence))
             elif candidate.kind is FactKind.DECISION:
