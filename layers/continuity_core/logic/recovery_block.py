@@ -277,7 +277,12 @@ def _sections(
         lines = [fact_line(facts[i], roots) for i in ranked]
         sections.append(_Section(_TITLES[kind], lines, order))
     # A prompt already shown as a fact, or one that states what is no longer current, is not repeated.
-    texts = [f.text.rstrip("…") for f in digest.facts if f.kind is not FactKind.FILE and len(f.text) > 20]
+    # (the user's plain sentences are shown only when picked: they do not stand for the prompt)
+    texts = [
+        f.text.rstrip("…")
+        for f in digest.facts
+        if f.kind not in (FactKind.FILE, FactKind.SAID) and len(f.text) > 20
+    ]
     notes = [
         note
         for note in digest.recent_prompts
