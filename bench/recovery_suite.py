@@ -141,6 +141,7 @@ UNITS = (
 IDENTIFIER = re.compile(
     r"[\w.-]*[A-Za-z][\w-]*[/_.:=#@][\w./:=#@-]*\w"  # a path, dotted or snake name, key=value
     r"|[a-z]+[A-Z]\w*"  # camelCase
+    r"|[A-Za-z]+\d+[A-Za-z\d]*"  # a name with digits: p99, utf8, k8s
     r"|--?[A-Za-z][\w-]+"  # a flag
     r"|\d+(?:[.,]\d+)*(?:[A-Za-z%µ]+\b|%|\s(?:" + UNITS + r")\b)"  # a number with its unit (15m, 800 ms)
 )

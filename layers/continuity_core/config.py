@@ -72,7 +72,7 @@ class ContinuityConfig(BaseModel):
         "of a still-active session is kept)",
     )
     recovery_budget_chars: int = Field(
-        8000,
+        9000,
         ge=200,
         le=10_000,
         description="characters reserved for the recovery block (never more than the harness's cap)",

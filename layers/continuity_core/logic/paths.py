@@ -62,7 +62,7 @@ def project_file(path: str, roots: list[str]) -> str | None:
     """``path`` as the project's own file, relative to the project root it sits under; None for a
     URL, a directory, a route, a file elsewhere (another checkout, a home directory, the system),
     a dependency or build output."""
-    text = path.strip().rstrip(".,:;)")
+    text = path.strip().rstrip(".,:;)").removeprefix("@")  # Claude Code's @-mention of a file
     if not text or "://" in text or text.endswith("/"):
         return None
     if text.startswith(("/", "~")):

@@ -27,6 +27,8 @@ PROGRESS_SHARE = 0.2  # and for where things stand
 USER_WORDS_CHARS = 3000  # the user's own sentences, at most
 USER_WORDS_FIRST = 1500  # of which placed before the structured sections share the rest
 DONE_SHOWN = 5  # finished plan items shown (the newest)
+FAILING_SHOWN = 6  # failing tests named (the newest)
+COMMITS_SHOWN = 4
 _PLAN_MARK = {"done": "[x]", "doing": "[>]", "todo": "[ ]"}
 # The closing line: what was left out, of ~8 kinds, and what the digest dropped before.
 OMITTED_LINE_CHARS = 300
@@ -160,9 +162,13 @@ def progress_block(digest: SessionDigest, room: int) -> str | None:
         lines += [f"- {_PLAN_MARK.get(i.status, '[ ]')} {i.text}" for i in [*done[-DONE_SHOWN:], *rest]]
     if digest.failing:
         lines.append("Tests failing in the last run that ran them:")
-        lines += [f"- failing: {t.test} ({t.runner}, since prompt {t.prompt})" for t in digest.failing]
+        shown = digest.failing[-FAILING_SHOWN:]
+        lines += [f"- failing: {t.test} ({t.runner}, since prompt {t.prompt})" for t in shown]
+        if len(digest.failing) > len(shown):
+            lines.append(f"- … and {len(digest.failing) - len(shown)} more failing")
     if digest.commits:
-        lines.append("Commits made this session: " + "; ".join(f"`{c}`" for c in digest.commits))
+        commits = digest.commits[-COMMITS_SHOWN:]
+        lines.append("Commits made this session (newest last): " + "; ".join(f"`{c}`" for c in commits))
     if digest.report is not None:
         lines.append(f"The agent's last report (prompt {digest.report.prompt}): {digest.report.text}")
     if not lines:

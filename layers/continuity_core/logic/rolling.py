@@ -112,6 +112,8 @@ _ACTION_RANK = {
     FileAction.SYMBOL.value: 2,
     FileAction.READ.value: 1,
 }
+# For ranking files: worked on (edited, written) far above named (mentioned) or looked at (read).
+_FILE_RANK = {**_ACTION_RANK, FileAction.MENTIONED.value: 2}
 _KEY_WORDS = re.compile(r"\w+", re.UNICODE)
 _SUBJECT = re.compile(r"\bfor (?:the |our |all |every |a |an )?([\w-]+(?:[ -][\w-]+)?)", re.IGNORECASE)
 _SCRATCH = re.compile(r"\b(?:scratch that|change of plans?|on second thought|forget (?:that|it))\b", re.I)
@@ -314,6 +316,7 @@ def _take_user(work: _Digest, statement: Statement) -> None:
     reply to the agent's proposal accepts it."""
     words = own_words(statement.text)
     _accept(work, words, statement)
+    _reply(work, words, statement)
     for candidate in user_candidates(words):
         if (
             candidate.kind is FactKind.FILE
@@ -322,7 +325,7 @@ def _take_user(work: _Digest, statement: Statement) -> None:
         ):
             _add(work, candidate, statement)
             if candidate.kind is not FactKind.FILE and not candidate.text.rstrip().endswith("?"):
-                _answers(work, candidate.text, statement, sure=True)
+                _answers(work, candidate.text, statement, sure=not _INSTRUCTS.match(candidate.text))
 
 
 # A reply that says no, not yet or wait is no acceptance, however short.
@@ -370,6 +373,32 @@ def _accept(work: _Digest, words: str, statement: Statement) -> None:
     work.proposal = None
 
 
+# An instruction ("add a soak test for that") asks for work; it does not answer a question.
+_INSTRUCTS = re.compile(
+    r"^\W*(?:please\s+|pls\s+|now\s+|then\s+|ok,?\s+|so\s+)?(?:add|run|make|fix|use|update|remove|delete|"
+    r"create|write|move|rename|change|check|try|test|implement|refactor|build|deploy|revert|commit|push|"
+    r"set|put|go|do|look|find|investigate|debug|show|open|read|start|stop|continue|finish|wire|hook|bump|"
+    r"merge|rebase|install|drop|replace|split|extract|can you|could you|let'?s)\b",
+    re.IGNORECASE,
+)
+
+
+def _reply(work: _Digest, words: str, statement: Statement) -> None:
+    """The user's next message after the agent asked something is the likely answer (a reply,
+    whatever its words): kept beside the question, which stays open until something on its subject
+    closes it."""
+    reply = words.strip()
+    if not reply or reply.endswith("?") or statement.prompt is None:
+        return
+    for index, fact in enumerate(work.facts):
+        asked_before = fact.prompt == statement.prompt - 1 and fact.source is FactSource.AGENT
+        open_question = fact.kind is FactKind.QUESTION and fact.status is FactStatus.ACTIVE
+        if open_question and asked_before and fact.answer is None:
+            work.facts[index] = fact.model_copy(
+                update={"answer": snippet(reply, ENDED_BY_CHARS), "answer_prompt": statement.prompt}
+            )
+
+
 def _take_report(work: _Digest, statement: Statement) -> None:
     """A turn's final agent message: its labelled facts, its most specific sentences as findings, its
     proposal awaiting the user's reply, and the latest report of where things stand."""
@@ -381,12 +410,21 @@ def _take_report(work: _Digest, statement: Statement) -> None:
             labelled.add(candidate.text)
     concluded = [s for s in told if _concludes(s)]
     ranked = sorted(concluded, key=lambda s: salience(s).score, reverse=True)
-    for sentence in ranked[:CONCLUSIONS_PER_TURN]:
-        if salience(sentence).score >= CONCLUSION_FLOOR and sentence not in labelled:
-            _add(work, Candidate(FactKind.FINDING, sentence, CONCLUSION), statement)
+    whole = " ".join(told)
+    if told and len(whole) <= FACT_CHARS and salience(whole).score >= CONCLUSION_FLOOR:
+        # A short report is one finding: its sentences explain each other.
+        _add(work, Candidate(FactKind.FINDING, whole, CONCLUSION), statement)
+    else:
+        for sentence in ranked[:CONCLUSIONS_PER_TURN]:
+            if salience(sentence).score >= CONCLUSION_FLOOR and sentence not in labelled:
+                _add(work, Candidate(FactKind.FINDING, sentence, CONCLUSION), statement)
     for sentence in told:
         _answers(work, sentence, statement, sure=False)
-    proposing = [s for s in told if (_PROPOSING.search(s) or s.endswith("?")) and not _INTENT.match(s)]
+    proposing = [s for s in told if _PROPOSING.search(s) and not _INTENT.match(s)]
+    # What it asks the user (not a proposal): an open question the user's next message may answer.
+    for sentence in told:
+        if sentence.endswith("?") and sentence not in proposing:
+            _add(work, Candidate(FactKind.QUESTION, sentence, ASKED), statement)
     work.proposal = (
         Fact(
             kind=FactKind.DECISION,
@@ -435,19 +473,37 @@ def _answers(work: _Digest, text: str, statement: Statement, *, sure: bool) -> N
     for index, fact in enumerate(work.facts):
         if fact.kind is not FactKind.QUESTION or fact.status is not FactStatus.ACTIVE:
             continue
-        if statement.prompt is not None and fact.prompt is not None and fact.prompt >= statement.prompt:
-            continue
+        if statement.prompt is not None and fact.prompt is not None:
+            # the agent's reply in the same turn may answer what the user asked; nothing answers itself
+            same_turn = not sure and fact.source is FactSource.PROMPT and fact.prompt == statement.prompt
+            if fact.prompt >= statement.prompt and not same_turn:
+                continue
         asked = key_terms(fact.text)
         shared = said & asked
         if not shared or fact_key(FactKind.QUESTION, text) == fact_key(FactKind.QUESTION, fact.text):
             continue
-        enough = len(shared) >= min(2, len(asked))
+        enough = len(shared) >= min(2, len(asked)) and _weight(shared) >= CLOSE_WEIGHT
         if enough and sure:
             _end(work, index, FactStatus.CLOSED, text, statement)
-        elif fact.answer is None or enough:
+        elif _weight(shared) >= CLOSE_WEIGHT and (fact.answer is None or enough):
             work.facts[index] = fact.model_copy(
                 update={"answer": snippet(text, ENDED_BY_CHARS), "answer_prompt": statement.prompt}
             )
+
+
+CLOSE_WEIGHT = 0.7  # how telling the terms a question and its answer share must be, added up
+CUE_CLOSE_WEIGHT = 0.4  # the same, for a sentence that says it answers
+
+
+def _weight(terms: frozenset[str] | set[str]) -> float:
+    return _subject_weight(terms)
+
+
+def _subject_weight(terms: frozenset[str] | set[str]) -> float:
+    """How much shared terms say two sentences are on one subject: rare in coding talk and in
+    English alike ("file" says nothing, "country" a little, "soak" much)."""
+    model = background()
+    return sum(model.subject(t) for t in terms)
 
 
 def _mark_summarized(work: _Digest, statement: Statement) -> None:
@@ -499,7 +555,13 @@ def _add(
         if not (same or grows or part):
             continue
         longer = text if grows or (part and len(key) > len(known)) else fact.text
-        work.facts[index] = _restated(fact, candidate, statement, longer)
+        restated = _restated(fact, candidate, statement, longer)
+        if candidate.kind is FactKind.DECISION and fact.kind in (FactKind.FINDING, FactKind.SAID):
+            # what was a report or a remark is now a choice (the user accepted it)
+            restated = restated.model_copy(
+                update={"kind": FactKind.DECISION, "detail": None, "accepted_prompt": accepted}
+            )
+        work.facts[index] = restated
         return
     if candidate.kind is FactKind.DECISION:
         _supersede(work, candidate, text, statement)
@@ -685,26 +747,38 @@ def _subject(text: str) -> set[str]:
 
 
 def _close(work: _Digest, text: str, statement: Statement) -> None:
-    words = content_words(text)
-    open_questions = [
-        i for i, f in enumerate(work.facts) if f.kind is FactKind.QUESTION and f.status is FactStatus.ACTIVE
-    ]
-    # Only a question it shares rare terms with: "fixed" or "found it" alone closes nothing.
+    """A sentence that says it answers ("it turns out …", "X says …") closes the open question it
+    shares the most telling key terms with; "fixed" or "found it" alone closes nothing."""
     said = term_set(text)
-    best: tuple[int, int] | None = None
-    for index in open_questions:
-        shared = len(said & key_terms(work.facts[index].text))
-        if shared and (best is None or shared >= best[0]):
-            best = (shared, index)
-    del words
+    best: tuple[float, int] | None = None
+    for index, fact in enumerate(work.facts):
+        if fact.kind is not FactKind.QUESTION or fact.status is not FactStatus.ACTIVE:
+            continue
+        weight = _subject_weight(said & key_terms(fact.text))
+        if weight >= CUE_CLOSE_WEIGHT and (best is None or weight > best[0]):
+            best = (weight, index)
     if best is not None:
         _end(work, best[1], FactStatus.CLOSED, text, statement)
 
 
 def _end(work: _Digest, index: int, status: FactStatus, by: str, statement: Statement) -> None:
-    work.facts[index] = work.facts[index].model_copy(
-        update={"status": status, "ended_by": snippet(by, ENDED_BY_CHARS), "ended_prompt": statement.prompt}
+    ended = work.facts[index]
+    work.facts[index] = ended.model_copy(
+        update={"status": status, "ended_by": _excerpt(by, ended.text), "ended_prompt": statement.prompt}
     )
+
+
+def _excerpt(by: str, subject: str) -> str:
+    """What ended a fact, cut to ``ENDED_BY_CHARS`` around where it speaks of the fact's subject."""
+    flat = snippet(by, 10 * ENDED_BY_CHARS) or ""
+    if len(flat) <= ENDED_BY_CHARS:
+        return flat
+    lowered = flat.lower()
+    found = [lowered.find(t) for t in key_terms(subject) if lowered.find(t) >= 0]
+    start = max(0, min(found) - ENDED_BY_CHARS // 3) if found else 0
+    if start == 0:
+        return snippet(flat, ENDED_BY_CHARS) or ""
+    return "…" + (snippet(flat[start:], ENDED_BY_CHARS - 1) or "")
 
 
 def in_project(path: str, roots: Iterable[str]) -> bool:
@@ -721,12 +795,15 @@ def score(fact: Fact, prompts: int, roots: Iterable[str] = ()) -> float:
     repetition = 0.15 * min(fact.seen - 1, 4)
     if fact.kind is FactKind.FILE:  # what was done to it, and whether it is the project's own
         own = OWN_FILE if in_project(fact.text, roots) else 0.0
-        return recency + repetition + 0.3 * _ACTION_RANK.get(strongest_action(fact.detail), 0) + own
+        # What was done to it outweighs how often it was named: an edit beats five mentions.
+        done = 0.6 * _FILE_RANK.get(strongest_action(fact.detail), 0)
+        return recency + min(repetition, 0.3) + done + own
     if fact.source is FactSource.AGENT:  # the user saying it again is emphasis; the agent's prose
         repetition = 0.0  # repeating a sentence word for word is boilerplate
     what = salience(fact.text).score if fact.kind is not FactKind.REMEMBERED else 1.0
-    labelled = 0.0 if fact.detail in (CONCLUSION, ASKED) else 0.8
-    return recency + repetition + _SOURCE_WEIGHT[fact.source] + 0.5 * what + labelled
+    labelled = 0.0 if fact.detail in (CONCLUSION, ASKED) else 0.4
+    answered = -0.5 if fact.kind is FactKind.QUESTION and fact.answer else 0.0  # likely no longer open
+    return recency + repetition + _SOURCE_WEIGHT[fact.source] + 0.5 * what + labelled + answered
 
 
 def _bound(work: _Digest, prompts: int, roots: Iterable[str]) -> None:

@@ -46,100 +46,18 @@ _MODAL = re.compile(
     r"ha(?:ve|s) to|want|prefer|rather)\b",
     re.IGNORECASE,
 )
-# Common English the background model may still miss (short function words are dropped anyway).
+# Everyday words, and the modal ones (modality is a feature of its own, not a topic).
 _PLAIN = STOPWORDS | frozenset(
-    [
-        "also",
-        "just",
-        "really",
-        "maybe",
-        "okay",
-        "ok",
-        "yeah",
-        "yep",
-        "nope",
-        "sure",
-        "thing",
-        "things",
-        "stuff",
-        "lot",
-        "lots",
-        "bit",
-        "way",
-        "good",
-        "great",
-        "fine",
-        "nice",
-        "cool",
-        "well",
-        "right",
-        "now",
-        "then",
-        "still",
-        "even",
-        "much",
-        "many",
-        "more",
-        "less",
-        "very",
-        "pretty",
-        "quite",
-        "something",
-        "anything",
-        "everything",
-        "someone",
-        "anyone",
-        "one",
-        "two",
-        "three",
-        "first",
-        "second",
-        "last",
-        "next",
-        "time",
-        "times",
-        "today",
-        "tomorrow",
-        "yesterday",
-        "hey",
-        "hi",
-        "hello",
-        "thanks",
-        "thx",
-        "pls",
-        "plz",
-        "lol",
-        "hmm",
-        "wait",
-        "sorry",
-        "think",
-        "thought",
-        "know",
-        "knew",
-        "seems",
-        "seem",
-        "looks",
-        "look",
-        "said",
-        "says",
-        "say",
-        "tell",
-        "told",
-        "ask",
-        "asked",
-        "going",
-        "gonna",
-        "wanna",
-        "got",
-        "get",
-        "gets",
-        "make",
-        "made",
-        "take",
-        "took",
-        "put",
-        "give",
-    ]
+    " ".join(
+        [
+            "also just really maybe okay ok yeah yep nope sure thing things stuff lot lots bit way good",
+            "great fine nice cool well right now then still even much many more less very pretty quite",
+            "something anything everything someone anyone one two three first second last next time",
+            "times today tomorrow yesterday hey hi hello thanks thx pls plz lol hmm wait sorry think",
+            "thought know knew seems seem looks look said says say tell told ask asked going gonna",
+            "wanna got get gets make made take took put give never always must mustn't mind ever",
+        ]
+    ).split()
 )
 
 T = TypeVar("T")
@@ -163,6 +81,16 @@ class Background:
         zipf = self.zipf.get(term, 0.0)
         in_english = (COMMON_ZIPF - zipf) / (COMMON_ZIPF - RARE_ZIPF) if zipf else 1.0
         return max(0.0, min(1.0, in_sessions, in_english))
+
+    @lru_cache(maxsize=65536)  # noqa: B019 - as above
+    def subject(self, term: str) -> float:
+        """How much a term names a subject: the mean of its rarity in coding sessions and in
+        English ("country" is common English but no coding talk; "file" is both)."""
+        seen = self.df.get(term, 0)
+        in_sessions = math.log((self.sessions + 1) / (seen + 1)) / math.log(self.sessions + 1)
+        zipf = self.zipf.get(term, 0.0)
+        in_english = (COMMON_ZIPF - zipf) / (COMMON_ZIPF - RARE_ZIPF) if zipf else 1.0
+        return (max(0.0, min(1.0, in_sessions)) + max(0.0, min(1.0, in_english))) / 2
 
     def __hash__(self) -> int:
         return id(self)
