@@ -19,6 +19,7 @@ from continuity_core.logic.paths import names_a_file
 from continuity_core.logic.rolling import ASKED, CONCLUSION, fact_key, score, strongest_action
 from continuity_core.logic.salience import rare_terms, salience, select, topic_terms
 from continuity_core.logic.sticky import FileAction
+from continuity_core.logic.terms import snippet
 from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
 
 LAST_INSTRUCTION_SHARE = 0.35  # of the budget, at most, for the last instruction
@@ -29,6 +30,7 @@ USER_WORDS_FIRST = 1500  # of which placed before the structured sections share 
 DONE_SHOWN = 5  # finished plan items shown (the newest)
 FAILING_SHOWN = 6  # failing tests named (the newest)
 COMMITS_SHOWN = 4
+ENDED_TEXT_CHARS = 160  # what is no longer current (or likely answered): its gist is enough
 _PLAN_MARK = {"done": "[x]", "doing": "[>]", "todo": "[ ]"}
 # The closing line: what was left out, of ~8 kinds, and what the digest dropped before.
 OMITTED_LINE_CHARS = 300
@@ -101,6 +103,7 @@ def fact_line(fact: Fact, roots: list[str] | None = None) -> str:
         return f"- {fact.text} ({proposed}, accepted at prompt {fact.accepted_prompt})"
     line = f"- {fact.text} ({provenance(fact)})"
     if fact.kind is FactKind.QUESTION and fact.answer:
+        line = f"- {snippet(fact.text, ENDED_TEXT_CHARS)} ({provenance(fact)})"
         line += f" — possibly answered at prompt {fact.answer_prompt}: {fact.answer}"
     return line
 
@@ -131,7 +134,7 @@ def ended_line(fact: Fact) -> str:
     what = "superseded" if fact.status is FactStatus.SUPERSEDED else "answered/resolved"
     when = f" at prompt {fact.ended_prompt}" if fact.ended_prompt else ""
     by = f" by: {fact.ended_by}" if fact.ended_by else ""
-    return f"- ~~{fact.text}~~ — {what}{when}{by}"
+    return f"- ~~{snippet(fact.text, ENDED_TEXT_CHARS)}~~ — {what}{when}{by}"
 
 
 def _clip_visibly(text: str, room: int) -> str:
@@ -274,6 +277,8 @@ def _sections(
             facts = [f for f in facts if not _outdated(f, outdated)]
         if kind is FactKind.FILE:
             facts = [f for f in facts if shown_file(f, roots)]
+        if kind is FactKind.QUESTION:  # asked and answered in the same turn: conversation, not open
+            facts = [f for f in facts if not (f.detail == ASKED and f.answer and f.answer_prompt == f.prompt)]
         ranked = sorted(range(len(facts)), key=lambda i: score(facts[i], prompts, roots), reverse=True)
         if kind is FactKind.CONSTRAINT:  # rules are all equal: keep the user's order, drop the newest last
             ranked = list(range(len(facts)))

@@ -72,7 +72,7 @@ CAPS = {
     FactKind.CONSTRAINT: 40,
     FactKind.DECISION: 16,
     FactKind.QUESTION: 16,
-    FactKind.FINDING: 16,
+    FactKind.FINDING: 32,
     FactKind.REMEMBERED: 40,
     FactKind.FILE: 32,
     FactKind.NEXT_STEP: 6,
