@@ -179,6 +179,8 @@ def duplicate_file_lines(block: str) -> int:
 
 def _stem(word: str) -> str:
     word = word.lower()
+    if word.endswith("ies") and len(word) > 5:
+        return word[:-3] + "y"  # directories, directory: one term
     for suffix in ("ing", "es", "ed", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
             return word[: -len(suffix)]

@@ -26,11 +26,11 @@ LAST_INSTRUCTION_SHARE = 0.35  # of the budget, at most, for the last instructio
 SUMMARY_SHARE = 0.15  # and for the agent's own summary
 PROGRESS_SHARE = 0.2  # and for where things stand
 USER_WORDS_CHARS = 3000  # the user's own sentences, at most
-USER_WORDS_FIRST = 1500  # of which placed before the structured sections share the rest
+USER_WORDS_FIRST = 2000  # of which placed before the structured sections share the rest
 DONE_SHOWN = 5  # finished plan items shown (the newest)
 FAILING_SHOWN = 6  # failing tests named (the newest)
 COMMITS_SHOWN = 4
-ENDED_TEXT_CHARS = 160  # what is no longer current (or likely answered): its gist is enough
+ENDED_TEXT_CHARS = 160  # a question shown with its likely answer: its gist is enough
 _PLAN_MARK = {"done": "[x]", "doing": "[>]", "todo": "[ ]"}
 # The closing line: what was left out, of ~8 kinds, and what the digest dropped before.
 OMITTED_LINE_CHARS = 300
@@ -134,7 +134,7 @@ def ended_line(fact: Fact) -> str:
     what = "superseded" if fact.status is FactStatus.SUPERSEDED else "answered/resolved"
     when = f" at prompt {fact.ended_prompt}" if fact.ended_prompt else ""
     by = f" by: {fact.ended_by}" if fact.ended_by else ""
-    return f"- ~~{snippet(fact.text, ENDED_TEXT_CHARS)}~~ — {what}{when}{by}"
+    return f"- ~~{fact.text}~~ — {what}{when}{by}"
 
 
 def _clip_visibly(text: str, room: int) -> str:
@@ -312,13 +312,13 @@ def _sections(
             [n.prompt for n in newest_first],
         )
     )
+    # Decisions and questions first (newest first), then the user's plain sentences taken back.
     ended = sorted(
         (f for f in digest.facts if f.status is not FactStatus.ACTIVE),
-        key=lambda f: f.ended_prompt or 0,
-        reverse=True,
+        key=lambda f: (f.kind is FactKind.SAID, -(f.ended_prompt or 0)),
     )
     sections.append(
-        _Section("No Longer Current", [ended_line(f) for f in ended], [f.ended_prompt or 0 for f in ended])
+        _Section("No Longer Current", [ended_line(f) for f in ended], [-(f.ended_prompt or 0) for f in ended])
     )
     return sections
 

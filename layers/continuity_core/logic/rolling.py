@@ -86,6 +86,7 @@ SUMMARY_COVERS = 0.7  # share of a fact's rare terms a compaction summary must s
 # above the most a file elsewhere can score (recency 1 + repetition 0.6 + edited 1.2).
 OWN_FILE = 3.0
 ENDED_CAP = 10  # superseded decisions and closed questions kept to say what changed
+ENDED_SAID_CAP = 6  # and the user's plain sentences a later one replaced
 # Eviction order when the whole digest is over its size: constraints last.
 EVICT_ORDER = (
     FactKind.SAID,
@@ -492,7 +493,7 @@ def _answers(work: _Digest, text: str, statement: Statement, *, sure: bool) -> N
 
 
 CLOSE_WEIGHT = 0.7  # how telling the terms a question and its answer share must be, added up
-CUE_CLOSE_WEIGHT = 0.4  # the same, for a sentence that says it answers
+CUE_CLOSE_WEIGHT = 0.5  # the same, for a sentence that says it answers
 
 
 def _weight(terms: frozenset[str] | set[str]) -> float:
@@ -565,7 +566,8 @@ def _add(
         return
     if candidate.kind is FactKind.DECISION:
         _supersede(work, candidate, text, statement)
-    if candidate.kind in (FactKind.DECISION, FactKind.SAID) and (source or statement.source) in _CHOOSERS:
+    choosing = candidate.kind in (FactKind.DECISION, FactKind.SAID, FactKind.CONSTRAINT, FactKind.NEXT_STEP)
+    if choosing and (source or statement.source) in _CHOOSERS:
         _supersede_by_value(work, text, statement)
     if statement.source is FactSource.PROMPT and candidate.kind is not FactKind.FILE:
         _supersede_quantity(work, text, statement)
@@ -596,8 +598,6 @@ def _supersede_by_value(work: _Digest, text: str, statement: Statement) -> None:
         return
     new = rare_terms(text)
     new_values = new | {t.lower() for t in specific_tokens(text)}
-    if len(new) < SUPERSEDE_SHARED:
-        return
     for index, fact in enumerate(work.facts):
         if fact.kind not in (FactKind.DECISION, FactKind.SAID) or fact.status is not FactStatus.ACTIVE:
             continue
@@ -616,6 +616,51 @@ def _supersede_by_value(work: _Digest, text: str, statement: Statement) -> None:
             if fact.kind is FactKind.SAID and not _is_choice(fact.text):
                 continue
             _end(work, index, FactStatus.SUPERSEDED, text, statement)
+        elif (not _RULE_LIKE.search(fact.text) and _dismisses(text, fact.text)) or _renumbers(
+            text, fact.text
+        ):
+            _end(work, index, FactStatus.SUPERSEDED, text, statement)
+
+
+# Grammar that sets something aside: "no X", "forget X", "X is too slow", "scrap X", "not X".
+_DISMISS = re.compile(
+    r"\b(?:no|not|never|forget|scrap|drop|ditch|nvm|nevermind|remove|kill|skip|stop|without|"
+    r"instead|rather|replac\w*|too|anymore|no longer|out|don'?t|dont|nope)\b",
+    re.IGNORECASE,
+)
+# A sentence with the grammar of a rule is not set aside by a later "no …" on its subject.
+_RULE_LIKE = re.compile(
+    r"\b(?:must|mustn'?t|has to|have to|needs? to|can'?t|cannot|never|always|only|should(?:n'?t)?|"
+    r"not allowed|required)\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?")
+SUBJECT_SHARED = 0.5  # how telling the terms a newer statement shares with an older one must be
+
+
+def _new_value(new: str, old: str) -> bool:
+    """The newer sentence names something the older did not: a telling term, a token or a number."""
+    model = background()
+    old_terms = term_set(old)
+    fresh = [t for t in term_set(new) - old_terms if model.rarity(t) >= SUBJECT_SHARED]
+    tokens = {t.lower() for t in specific_tokens(new)} - {t.lower() for t in specific_tokens(old)}
+    return bool(fresh or tokens)
+
+
+def _dismisses(new: str, old: str) -> bool:
+    """A later sentence on the same subject that sets something aside and names something new."""
+    shared = term_set(new) & term_set(old)
+    return bool(_DISMISS.search(new)) and _subject_weight(shared) >= SUBJECT_SHARED and _new_value(new, old)
+
+
+def _renumbers(new: str, old: str) -> bool:
+    """The same subject with another number: "keep the retry count at 3" → "make it 5 retries"."""
+    old_numbers = set(_NUMBER.findall(old))
+    new_numbers = set(_NUMBER.findall(new))
+    if not old_numbers or not (new_numbers - old_numbers):
+        return False
+    shared = term_set(new) & term_set(old)
+    return _subject_weight(shared) >= SUBJECT_SHARED and (_is_choice(new) or bool(_INSTRUCTS.match(new)))
 
 
 _QUANTITY = re.compile(r"(?<![\w.])(\d[\d,.]*)\s*([^\W\d_][\w-]*)", re.UNICODE)
@@ -813,7 +858,10 @@ def _bound(work: _Digest, prompts: int, roots: Iterable[str]) -> None:
     for kind, cap in CAPS.items():
         active = [f for f in work.facts if f.kind is kind and f.status is FactStatus.ACTIVE]
         keep += _best(active, cap, prompts, roots)
-    keep += sorted(ended, key=lambda f: f.ended_prompt or 0)[-ENDED_CAP:]
+    # Decisions and questions that ended say what changed; a plain remark the user took back, less.
+    by_end = sorted(ended, key=lambda f: f.ended_prompt or 0)
+    keep += [f for f in by_end if f.kind is not FactKind.SAID][-ENDED_CAP:]
+    keep += [f for f in by_end if f.kind is FactKind.SAID][-ENDED_SAID_CAP:]
     size = sum(len(f.text) for f in keep)
     for kind in EVICT_ORDER:
         while size > MAX_DIGEST_CHARS:

@@ -39,6 +39,10 @@ _SPECIFIC = re.compile(
     r"|\b[a-z]+\d+[a-z\d]*\b",  # words with digits: utf8, k8s, s3
     re.UNICODE,
 )
+# What a message quotes rather than says: a URL, a “quoted” message, an exit status.
+_OUTPUT = re.compile(
+    r"https?://|[“\"][^”\"]{12,}[”\"]|\bexit(?:ed)? (?:code |with )?\d|\.\.\.$", re.IGNORECASE
+)
 # Grammar of a rule or a choice (modal verbs, negation, exclusivity): general, not phrase cues.
 _MODAL = re.compile(
     r"\b(?:must|mustn'?t|never|always|only|should|shouldn'?t|shall|don'?t|do not|doesn'?t|does not|"
@@ -108,6 +112,8 @@ def background() -> Background:
 
 
 def _stem(word: str) -> str:
+    if word.endswith("ies") and len(word) > 5:
+        return word[:-3] + "y"  # retries → retry
     for suffix in ("ing", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
@@ -212,15 +218,19 @@ def salience(
     on_topic = len(terms & topic) / len(terms)
     size = len(text)
     shape = -0.25 if size > 280 or len(terms) < 3 else 0.0
+    quoted = -0.4 if _OUTPUT.search(text) else 0.0  # a URL or a quoted message: pasted, not said
+    opening = 0.3 if prompt is not None and prompt <= max(3, prompts // 10) else 0.0  # the task is set first
     score = (
         1.2 * info
         + 0.6 * coverage
         + 0.5 * specific
-        + 0.35 * modal
+        + 0.6 * modal
         + 0.3 * repeated
         + 0.2 * recency
+        + opening
         - 0.6 * on_topic
         + shape
+        + quoted
     )
     return Salience(score, terms)
 
