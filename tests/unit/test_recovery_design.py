@@ -257,3 +257,17 @@ def test_fragments_without_content_are_not_facts() -> None:
     assert not has_content("no need to decide now")
     assert has_content("the popup must open in under 100ms")
     assert salience("the popup must open in under 100ms").score > salience("ok sounds good").score
+
+
+def test_a_pasted_log_with_timestamps_on_their_own_lines_is_left_out() -> None:
+    # Given a build log pasted as Vercel shows it: a timestamp line, then the message line
+    prompt = (
+        "still failing, see:\n\n01:12:38.208\n Detected Next.js version: 13.0.2\n01:12:38.300\n"
+        " Please make sure you have the correct access rights\n01:12:38.374\n"
+        ' Error: Command "yarn run build" exited with 1\n\nand keep the old /r/{id} links working'
+    )
+    words = own_words(prompt)
+    # Then the messages between the timestamps are the log's, and the user's own sentences stay
+    assert "access rights" not in words
+    assert "Detected Next.js" not in words
+    assert "keep the old /r/{id} links working" in words

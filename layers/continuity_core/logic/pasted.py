@@ -52,11 +52,23 @@ def is_material_line(line: str) -> bool:
     return len(_CODE_CHARS.findall(stripped)) >= max(3, words // 2)
 
 
+def _between_material(lines: list[str], material: list[bool], index: int) -> bool:
+    if material[index] or not lines[index].strip():
+        return False
+    before = next((i for i in range(index - 1, -1, -1) if lines[i].strip()), None)
+    after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+    return before is not None and after is not None and material[before] and material[after]
+
+
 def own_words(text: str) -> str:
     """``text`` without what was pasted into it: fenced blocks, and runs of two or more material
     lines (a single material line among prose is left out too when it is long or clearly output)."""
     lines = _FENCE.sub("\n", text).split("\n")
     material = [is_material_line(line) for line in lines]
+    # A line between two material lines is part of the paste (a log's message between its timestamps).
+    filled = [i for i in range(len(lines)) if _between_material(lines, material, i)]
+    for index in filled:
+        material[index] = True
     kept: list[str] = []
     for index, line in enumerate(lines):
         if material[index]:

@@ -71,12 +71,12 @@ RECENT_PROMPTS = 5
 CAPS = {
     FactKind.CONSTRAINT: 40,
     FactKind.DECISION: 16,
-    FactKind.QUESTION: 16,
-    FactKind.FINDING: 32,
+    FactKind.QUESTION: 12,
+    FactKind.FINDING: 16,
     FactKind.REMEMBERED: 40,
     FactKind.FILE: 32,
     FactKind.NEXT_STEP: 6,
-    FactKind.SAID: 48,
+    FactKind.SAID: 32,
 }
 REPORT_CHARS = 480  # the agent's latest report: its most telling sentences
 REPORT_SENTENCES = 3
@@ -843,6 +843,8 @@ def score(fact: Fact, prompts: int, roots: Iterable[str] = ()) -> float:
         # What was done to it outweighs how often it was named: an edit beats five mentions.
         done = 0.6 * _FILE_RANK.get(strongest_action(fact.detail), 0)
         return recency + min(repetition, 0.3) + done + own
+    if fact.kind is FactKind.SAID:  # the user's plain words: by what they say, wherever said
+        return salience(fact.text, prompt=fact.prompt, prompts=prompts, seen=fact.seen).score
     if fact.source is FactSource.AGENT:  # the user saying it again is emphasis; the agent's prose
         repetition = 0.0  # repeating a sentence word for word is boilerplate
     what = salience(fact.text).score if fact.kind is not FactKind.REMEMBERED else 1.0
