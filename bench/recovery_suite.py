@@ -181,6 +181,8 @@ def _stem(word: str) -> str:
     word = word.lower()
     if word.endswith("ies") and len(word) > 5:
         return word[:-3] + "y"  # directories, directory: one term
+    if word.endswith("es") and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        word = word[:-1]  # rewrites, rewrite: one term (the "e" is the word's own)
     for suffix in ("ing", "es", "ed", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
             return word[: -len(suffix)]

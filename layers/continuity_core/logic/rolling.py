@@ -37,6 +37,7 @@ from continuity_core.logic.salience import (
     salience,
     specific_tokens,
     term_set,
+    terms_of,
 )
 from continuity_core.logic.sticky import (
     ASKED,
@@ -411,8 +412,8 @@ def _take_report(work: _Digest, statement: Statement) -> None:
             labelled.add(candidate.text)
     concluded = [s for s in told if _concludes(s)]
     ranked = sorted(concluded, key=lambda s: salience(s).score, reverse=True)
-    whole = " ".join(told)
-    if told and len(whole) <= FACT_CHARS and salience(whole).score >= CONCLUSION_FLOOR:
+    whole = " ".join(concluded)  # what it asks is a question of its own, not part of its report
+    if concluded and len(whole) <= FACT_CHARS and salience(whole).score >= CONCLUSION_FLOOR:
         # A short report is one finding: its sentences explain each other.
         _add(work, Candidate(FactKind.FINDING, whole, CONCLUSION), statement)
     else:
@@ -612,20 +613,19 @@ def _supersede_by_value(work: _Digest, text: str, statement: Statement) -> None:
         old_values = old | {t.lower() for t in specific_tokens(fact.text)}
         shared = len(new & old)
         same_subject = shared >= SUPERSEDE_SHARED and shared / min(len(new), len(old)) >= SUPERSEDE_OVERLAP
-        if same_subject and (new_values - old_values) and (old_values - new_values):
-            if fact.kind is FactKind.SAID and not _is_choice(fact.text):
-                continue
-            _end(work, index, FactStatus.SUPERSEDED, text, statement)
-        elif (not _RULE_LIKE.search(fact.text) and _dismisses(text, fact.text)) or _renumbers(
-            text, fact.text
+        other_value = bool(new_values - old_values) and bool(old_values - new_values)
+        chosen = fact.kind is FactKind.DECISION or _is_choice(fact.text)
+        if (
+            (same_subject and other_value and chosen)
+            or _renumbers(text, fact.text)
+            or (not _RULE_LIKE.search(fact.text) and _dismisses(text, fact.text))
         ):
             _end(work, index, FactStatus.SUPERSEDED, text, statement)
 
 
 # Grammar that sets something aside: "no X", "forget X", "X is too slow", "scrap X", "not X".
 _DISMISS = re.compile(
-    r"\b(?:no|not|never|forget|scrap|drop|ditch|nvm|nevermind|remove|kill|skip|stop|without|"
-    r"instead|rather|replac\w*|too|anymore|no longer|out|don'?t|dont|nope)\b",
+    r"(?:no|not|never|forget|scrap|drop|ditch|nvm|nevermind|instead|rather|replace|don'?t|dont|nope)",
     re.IGNORECASE,
 )
 # A sentence with the grammar of a rule is not set aside by a later "no …" on its subject.
@@ -648,9 +648,35 @@ def _new_value(new: str, old: str) -> bool:
 
 
 def _dismisses(new: str, old: str) -> bool:
-    """A later sentence on the same subject that sets something aside and names something new."""
+    """A later sentence on the same subject that sets the older one's value aside ("no jwt", "forget
+    redis", "offset is too slow") and names something new."""
     shared = term_set(new) & term_set(old)
-    return bool(_DISMISS.search(new)) and _subject_weight(shared) >= SUBJECT_SHARED and _new_value(new, old)
+    if _subject_weight(shared) < SUBJECT_SHARED or not _new_value(new, old):
+        return False
+    words = [(m.group(0).lower(), _term_of(m.group(0))) for m in _WORD_TOKEN.finditer(new)]
+    for at, (_, term) in enumerate(words):
+        if term not in shared:
+            continue
+        before = [w for w, _ in words[max(0, at - DISMISS_REACH) : at]]
+        after = " ".join(w for w, _ in words[at + 1 : at + 3])
+        if any(_DISMISS.fullmatch(w) for w in before) and "if" not in before:
+            return True
+        if _SET_ASIDE_AFTER.match(after):
+            return True
+    return False
+
+
+_WORD_TOKEN = re.compile(r"[^\W_][\w'\u2019.-]*", re.UNICODE)
+DISMISS_REACH = 3  # words before the older value a dismissal may stand
+# After the older value: "X is too slow", "X is out", "X isn't …", "X won't …".
+_SET_ASIDE_AFTER = re.compile(
+    r"^(?:is|are|was) (?:too|out|gone|dead|overkill)\b|^(?:isn'?t|aren'?t|won'?t)\b"
+)
+
+
+def _term_of(word: str) -> str | None:
+    found = terms_of(word)
+    return found[0] if found else None
 
 
 def _renumbers(new: str, old: str) -> bool:
@@ -703,7 +729,7 @@ def _supersede_quantity(work: _Digest, text: str, statement: Statement) -> None:
 
 _CHOICE = re.compile(
     r"\b(?:use|using|go with|going with|pick|choose|switch|move|keep|set|make|put|store|run|deploy|"
-    r"stay|stick|want|should|must|will|let'?s|we'?ll|i'?ll|be|is|are)\b",
+    r"stay|stick|want|should|must|will|let'?s|we'?ll|i'?ll|go|goes)\b",
     re.IGNORECASE,
 )
 
@@ -799,8 +825,10 @@ def _close(work: _Digest, text: str, statement: Statement) -> None:
     for index, fact in enumerate(work.facts):
         if fact.kind is not FactKind.QUESTION or fact.status is not FactStatus.ACTIVE:
             continue
-        weight = _subject_weight(said & key_terms(fact.text))
-        if weight >= CUE_CLOSE_WEIGHT and (best is None or weight > best[0]):
+        asked = key_terms(fact.text)
+        shared = said & asked
+        weight = _subject_weight(shared)
+        if shared and weight >= CUE_CLOSE_WEIGHT and (best is None or weight > best[0]):
             best = (weight, index)
     if best is not None:
         _end(work, best[1], FactStatus.CLOSED, text, statement)
