@@ -487,13 +487,18 @@ def _answers(work: _Digest, text: str, statement: Statement, *, sure: bool) -> N
         enough = len(shared) >= min(2, len(asked)) and _weight(shared) >= CLOSE_WEIGHT
         if enough and sure:
             _end(work, index, FactStatus.CLOSED, text, statement)
-        elif _weight(shared) >= CLOSE_WEIGHT and (fact.answer is None or enough):
+        elif _weight(shared) >= (CANDIDATE_WEIGHT if sure else CLOSE_WEIGHT) and (
+            fact.answer is None or enough
+        ):
             work.facts[index] = fact.model_copy(
                 update={"answer": snippet(text, ENDED_BY_CHARS), "answer_prompt": statement.prompt}
             )
 
 
 CLOSE_WEIGHT = 0.7  # how telling the terms a question and its answer share must be, added up
+CANDIDATE_WEIGHT = (
+    0.5  # the user's own sentence on the subject, kept beside the question as its likely answer
+)
 CUE_CLOSE_WEIGHT = 0.5  # the same, for a sentence that says it answers
 
 
