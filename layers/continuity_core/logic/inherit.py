@@ -226,8 +226,11 @@ class InheritanceService:
         return InheritedBlock(text, parent.session_key, parent.source.value) if text else None
 
     def budget(self) -> int:
-        """What the block may take of the injection cap: the recovery section's reservation stays."""
-        return MAX_INJECTION_CHARS - self._config.recovery_budget_chars - SHARED_HEADROOM
+        """What the block may take of the injection cap when the caller gives no budget: the recovery
+        section's reservation stays, but never below a third of the cap (a sub-agent's start drops a
+        guessed recovery for its parent's block, so the two rarely share the cap)."""
+        left = MAX_INJECTION_CHARS - self._config.recovery_budget_chars - SHARED_HEADROOM
+        return max(MAX_INJECTION_CHARS // 3, left)
 
     def _constraints(self, agent_id: str, session_key: str, checkpoint: Checkpoint | None) -> list[str]:
         """The parent's constraints: its rolling digest's (all it has established, whatever its later

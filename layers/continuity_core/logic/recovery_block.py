@@ -134,7 +134,10 @@ def ended_line(fact: Fact) -> str:
     what = "superseded" if fact.status is FactStatus.SUPERSEDED else "answered/resolved"
     when = f" at prompt {fact.ended_prompt}" if fact.ended_prompt else ""
     by = f" by: {fact.ended_by}" if fact.ended_by else ""
-    return f"- ~~{fact.text}~~ — {what}{when}{by}"
+    # A closed question's gist is enough (its answer is what counts); a decision keeps its words, as a
+    # sentence may hold another decision that still stands.
+    text = snippet(fact.text, ENDED_TEXT_CHARS) if fact.kind is FactKind.QUESTION else fact.text
+    return f"- ~~{text}~~ — {what}{when}{by}"
 
 
 def _clip_visibly(text: str, room: int) -> str:

@@ -79,7 +79,7 @@ CAPS = {
     FactKind.NEXT_STEP: 6,
     FactKind.SAID: 32,
 }
-REPORT_CHARS = 480  # the agent's latest report: its most telling sentences
+REPORT_CHARS = 320  # the agent's latest report: its most telling sentences
 REPORT_SENTENCES = 3
 CONCLUSIONS_PER_TURN = 2  # a final message's specific sentences kept as findings
 SUMMARY_COVERS = 0.7  # share of a fact's rare terms a compaction summary must say to hold it
