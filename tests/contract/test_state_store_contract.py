@@ -222,3 +222,44 @@ def test_a_projects_sessions_filter_by_harness_and_refuse_a_token_of_another_lis
         stores.states.in_project(agent, "/work/other", 1, token)
     with pytest.raises(InvalidPageTokenError):
         stores.states.in_project(agent + "-other", "/work/app", 1, token)
+
+
+def test_snippets_are_stored_compressed_and_plain_ones_written_before_still_read(
+    request: pytest.FixtureRequest, agent: str
+) -> None:
+    # DynamoDB only: how the item holds the snippets (each prompt's write is billed by its size).
+    from continuity_core.adapters.aws import client
+    from continuity_core.adapters.dynamo_items import item_key, session_pk
+    from continuity_core.adapters.dynamo_state import DynamoStateStore
+    from continuity_core.names import STATE_SK
+    from tests.contract.conftest import table_name
+
+    table = table_name(request)
+    store = DynamoStateStore(table, ttl=RETENTION, clock=Clock(T0))
+    text = (
+        "the upload to señal_café.md times out behind the proxy — make the payment mock deterministic " * 3
+    )[:200]
+    store.record_prompt(agent, me(), prompt(text), T0)
+    key = item_key(session_pk(agent, "s1"), STATE_SK)
+    stored = client("dynamodb").get_item(TableName=table, Key=key)["Item"]["pending_snippets"]["L"]
+    assert list(stored[0]) == ["B"] and len(stored[0]["B"]) < 0.8 * len(text.encode())
+    # Given a snippet the version before stored as plain text, ahead of the compressed one
+    client("dynamodb").update_item(
+        TableName=table,
+        Key=key,
+        UpdateExpression="SET pending_snippets = list_append(:old, pending_snippets)",
+        ExpressionAttributeValues={":old": {"L": [{"S": "written before"}]}},
+    )
+    # Then both read back, in order, with the next prompt's
+    state = store.record_prompt(agent, me(), prompt("two"), LATER)
+    assert state.pending_snippets == ["written before", text, "two"]
+    assert store.get(agent, "s1") == state
+
+
+def test_a_short_text_round_trips_and_an_unknown_encoding_is_refused() -> None:
+    from continuity_core.adapters.dynamo_items import compress_short_text, decompress_short_text
+
+    for text in ("", "p", "fix the flaky test in tests/unit/test_api.py — 日本語 too", "x" * 5000):
+        assert decompress_short_text(compress_short_text(text)) == text
+    with pytest.raises(ValueError):
+        decompress_short_text(b"\x02" + compress_short_text("p")[1:])

@@ -7,6 +7,7 @@ import json
 import os
 import zlib
 from datetime import UTC, datetime
+from typing import Any
 
 import boto3
 import pytest
@@ -23,12 +24,21 @@ def stored_text() -> str:
     items = []
     for page in boto3.client("dynamodb").get_paginator("scan").paginate(TableName=table):
         items += page["Items"]
-    # Transcript appends and checkpoint bodies are stored compressed: read them as the service does.
+    # Transcript appends and checkpoint bodies are stored compressed, and so is each pending prompt
+    # snippet in a state's list: read them as the service does.
     for item in items:
         for name, value in item.items():
             if "B" in value:
                 item[name] = {"S": zlib.decompress(value["B"]).decode("utf-8")}
+            elif "L" in value:
+                item[name] = {"L": [_plain_element(element) for element in value["L"]]}
     return json.dumps(items)
+
+
+def _plain_element(element: dict[str, Any]) -> dict[str, Any]:
+    from continuity_core.adapters.dynamo_items import decompress_short_text
+
+    return {"S": decompress_short_text(bytes(element["B"]))} if "B" in element else element
 
 
 def test_no_secret_of_any_kind_reaches_the_store(service: InProcessService) -> None:

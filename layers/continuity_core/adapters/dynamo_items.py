@@ -79,6 +79,38 @@ def decompress_text(data: bytes) -> str:
     return zlib.decompress(data).decode("utf-8")
 
 
+# Short texts (a pending prompt's snippet, ~200 characters) compress poorly alone (zlib: ~30 %); with a
+# preset dictionary of the words coding talk uses, ~40 % (200 → ~125 bytes). One byte says which
+# dictionary: a stored snippet stays readable when a new one comes.
+SHORT_TEXT_V1 = 1
+
+
+@lru_cache(maxsize=1)
+def _short_text_dictionary() -> bytes:
+    from importlib.resources import files
+
+    data = json.loads(files("continuity_core").joinpath("data/snippet_dictionary_v1.json").read_text("utf-8"))
+    return str(data["text"]).encode("utf-8")
+
+
+def compress_short_text(text: str) -> bytes:
+    """A short text for a binary list element: a version byte, then raw deflate with the dictionary."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9, zlib.Z_DEFAULT_STRATEGY, _short_text_dictionary())
+    return bytes([SHORT_TEXT_V1]) + packer.compress(text.encode("utf-8")) + packer.flush()
+
+
+def decompress_short_text(data: bytes) -> str:
+    if not data or data[0] != SHORT_TEXT_V1:
+        raise ValueError(f"unknown short-text encoding {data[:1]!r}")
+    unpacker = zlib.decompressobj(-15, _short_text_dictionary())
+    return (unpacker.decompress(data[1:]) + unpacker.flush()).decode("utf-8")
+
+
+def short_texts(values: list[Any]) -> list[str]:
+    """A list of texts as stored: plain strings (items written before) or compressed binaries."""
+    return [v if isinstance(v, str) else decompress_short_text(bytes(getattr(v, "value", v))) for v in values]
+
+
 def body_attribute(fields: dict[str, Any]) -> dict[str, Any]:
     """Fields stored as one zlib-compressed JSON attribute (``body``): billed by size, ~2.5x smaller."""
     return {"body": {"B": compress_text(json.dumps(fields, ensure_ascii=False, separators=(",", ":")))}}

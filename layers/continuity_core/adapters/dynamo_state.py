@@ -18,12 +18,14 @@ from continuity_core.adapters.aws import call
 from continuity_core.adapters.dynamo_batch import batch_get, batch_write
 from continuity_core.adapters.dynamo_expiry import bucket_key, expiry_sort_key, item_expired
 from continuity_core.adapters.dynamo_items import (
+    compress_short_text,
     from_attributes,
     item_key,
     parse_timestamp,
     project_notes_pk,
     project_pk,
     session_pk,
+    short_texts,
     timestamp,
     to_attributes,
 )
@@ -81,6 +83,8 @@ _TIME_FIELDS = (
 
 def state_from_item(item: dict[str, Any]) -> SessionState:
     values = from_attributes(item)
+    if values.get("pending_snippets"):
+        values["pending_snippets"] = short_texts(values["pending_snippets"])
     for field in _TIME_FIELDS:
         if values.get(field):
             values[field] = parse_timestamp(values[field])
@@ -194,7 +198,8 @@ class DynamoStateStore:
             update.add(Tally.COMPACTIONS.value, 1)
         _enter_idle_index(update, agent_id, identity.session_key, now)
         if prompt.snippet:
-            update.append("pending_snippets", [prompt.snippet])
+            # Compressed (~125 bytes, not ~200): every prompt rewrites the item and pays by its size.
+            update.append("pending_snippets", [compress_short_text(prompt.snippet)])
         if prompt.transcript_chars is not None:
             update.set("transcript_chars", prompt.transcript_chars)
         if prompt.context_tokens is not None:  # a prompt without one keeps the last (compaction nudge)
