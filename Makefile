@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 STAGE ?= dev
 PORT ?= 8787
 
-.PHONY: setup browser run test test-harness test-plugins screenshots lint typecheck format bench synth layer invoke openapi config-table clean \
+.PHONY: background-model setup browser run test test-harness test-plugins screenshots lint typecheck format bench synth layer invoke openapi config-table clean \
 	deploy deploy-dry destroy bootstrap smoke redrive restore-drill
 
 setup: $(VENV)/.installed
@@ -61,6 +61,11 @@ format: setup
 
 bench: setup
 	$(PY) -m bench.run
+
+# The background term model recovery ranks sentences against (layers/continuity_core/data/), rebuilt
+# from ../shared/corpus and English word frequencies; the file is committed, the service only reads it.
+background-model: setup
+	$(PY) -m bench.build_background
 
 layer: setup
 	$(PY) -m infra.build_layer

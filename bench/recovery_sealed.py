@@ -58,26 +58,14 @@ from bench.recovery_suite import (
     stale_as_current,
     wrong_closures,
 )
+from bench.sealed._writer import KINDS
+from bench.sealed._writer import PROJECT as PLACEHOLDER
 
 SEALED = Path(__file__).resolve().with_name("sealed")
-KINDS = (
-    "constraint_direct",
-    "constraint_indirect",
-    "decision_accepted",
-    "decision_reversal",
-    "question_open",
-    "answer",
-    "failing_test",
-    "file",
-    "remember",
-    "last_instruction",
-    "clear",
-)
 CURRENT = "current"
 PAUSE_EVERY = 25
 CHECKPOINT_WAIT_S = 4.0
 HOOK_TIMEOUT_S = 30
-PLACEHOLDER = "{{PROJECT}}"
 REMEMBER = re.compile(r'^<bash-input>continuity remember "(.*)"</bash-input>$', re.DOTALL)
 
 

@@ -484,10 +484,10 @@ def _answers(work: _Digest, text: str, statement: Statement, *, sure: bool) -> N
         shared = said & asked
         if not shared or fact_key(FactKind.QUESTION, text) == fact_key(FactKind.QUESTION, fact.text):
             continue
-        enough = len(shared) >= min(2, len(asked)) and _weight(shared) >= CLOSE_WEIGHT
+        enough = len(shared) >= min(2, len(asked)) and _subject_weight(shared) >= CLOSE_WEIGHT
         if enough and sure:
             _end(work, index, FactStatus.CLOSED, text, statement)
-        elif _weight(shared) >= (CANDIDATE_WEIGHT if sure else CLOSE_WEIGHT) and (
+        elif _subject_weight(shared) >= (CANDIDATE_WEIGHT if sure else CLOSE_WEIGHT) and (
             fact.answer is None or enough
         ):
             work.facts[index] = fact.model_copy(
@@ -500,10 +500,6 @@ CANDIDATE_WEIGHT = (
     0.5  # the user's own sentence on the subject, kept beside the question as its likely answer
 )
 CUE_CLOSE_WEIGHT = 0.5  # the same, for a sentence that says it answers
-
-
-def _weight(terms: frozenset[str] | set[str]) -> float:
-    return _subject_weight(terms)
 
 
 def _subject_weight(terms: frozenset[str] | set[str]) -> float:

@@ -270,8 +270,3 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     if not a or not b:
         return 0.0
     return len(a & b) / len(a | b)
-
-
-def shared_rare(a: str, b: str) -> frozenset[str]:
-    """The rare terms two texts have in common: they are about the same thing."""
-    return rare_terms(a) & rare_terms(b)
