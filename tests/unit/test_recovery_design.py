@@ -136,6 +136,46 @@ def test_a_reversal_without_cue_words_supersedes_the_older_choice() -> None:
     assert "superseded at prompt 9" in block(digest)
 
 
+def test_the_agents_report_that_it_set_the_old_way_aside_supersedes_the_users_choice() -> None:
+    # Given the user's choice, then the agent reporting it switched and the old path is gone
+    digest = rolled(
+        [
+            user("timetable import: lets just parse the CSV that Pronote exports every night", 18),
+            said_by_agent(
+                "Pronote's nightly CSV drops the room column for merged classes. Their XML export has it, "
+                "so I switched the command to read the XML; the CSV path is gone.",
+                31,
+            ),
+        ]
+    )
+    ended = [f.text for f in digest.facts if f.status is FactStatus.SUPERSEDED]
+    assert ended == ["timetable import: lets just parse the CSV that Pronote exports every night"]
+
+
+def test_a_problem_the_agent_reports_does_not_replace_the_users_choice() -> None:
+    # Given the user's choice and a report on the same subject that sets nothing aside
+    digest = rolled(
+        [
+            user("timetable import: lets just parse the CSV that Pronote exports every night", 18),
+            said_by_agent("Pronote's nightly CSV drops the room column when two classes are merged.", 31),
+        ]
+    )
+    assert not [f for f in digest.facts if f.status is FactStatus.SUPERSEDED]
+
+
+def test_scratch_that_takes_back_the_last_choice_that_named_something() -> None:
+    # Given a choice, a contentless remark that reads as one, then "scratch that" sharing no word
+    digest = rolled(
+        [
+            user("Let's go with CSS Modules for the new components.", 19),
+            user("OK, we're going to make a little experiment here.", 20),
+            user("Scratch that, we're standardising on Tailwind after all: the design team ships it.", 33),
+        ]
+    )
+    ended = [f.text for f in digest.facts if f.status is FactStatus.SUPERSEDED]
+    assert ended == ["Let's go with CSS Modules for the new components."]
+
+
 def test_a_new_amount_of_the_same_quantity_supersedes_the_old_one() -> None:
     digest = rolled(
         [
@@ -168,6 +208,34 @@ def test_an_answer_on_the_questions_subject_closes_it() -> None:
     )
     assert digest.of(FactKind.QUESTION) == []
     assert "answered/resolved at prompt 9" in block(digest)
+
+
+def test_a_terse_reply_on_the_agents_question_closes_it() -> None:
+    # Given the agent's question and, prompts later, a reply too short to be a fact on its own
+    digest = rolled(
+        [
+            user("add the grade history view", 47),
+            said_by_agent(
+                "Should the history view be visible to the homeroom teacher too, or just to Direction?",
+                48,
+            ),
+            user("re history: direction only. teachers see their own changes in the normal form anyway", 58),
+        ]
+    )
+    assert digest.of(FactKind.QUESTION) == []
+    assert "answered/resolved at prompt 58" in block(digest)
+
+
+def test_the_users_later_word_on_their_question_is_shown_beside_it() -> None:
+    # Given the user's question and their later sentence sharing one of its terms, not enough to close
+    digest = rolled(
+        [
+            user("Should the time picker default to the last 6 hours or the last 24 hours?", 9),
+            user("PM says default to a full day and remember the last choice per user.", 14),
+        ]
+    )
+    text = block(digest)
+    assert "last 6 hours or the last 24 hours? (prompt 9) — possibly answered at prompt 14" in text
 
 
 def test_failing_tests_from_runner_output_stay_until_a_passing_run() -> None:

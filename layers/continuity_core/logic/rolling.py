@@ -326,8 +326,14 @@ def _take_user(work: _Digest, statement: Statement) -> None:
             or has_content(candidate.text, candidate.kind in (FactKind.CONSTRAINT, FactKind.DECISION))
         ):
             _add(work, candidate, statement)
-            if candidate.kind is not FactKind.FILE and not candidate.text.rstrip().endswith("?"):
-                _answers(work, candidate.text, statement, sure=not _INSTRUCTS.match(candidate.text))
+        # A terse reply ("re history: direction only.") says little alone but much beside the
+        # question it shares terms with: content is judged against the open questions too.
+        if candidate.kind is not FactKind.FILE and not candidate.text.rstrip().endswith("?"):
+            _answers(work, candidate.text, statement, sure=not _INSTRUCTS.match(candidate.text))
+    reply = words.strip()
+    if len(reply) <= REPLY_CHARS and "?" not in reply and len(sentences(reply)) > 1:
+        # a short reply answers across its sentences ("re history: direction only. teachers …")
+        _answers(work, reply, statement, sure=not _INSTRUCTS.match(reply))
 
 
 # A reply that says no, not yet or wait is no acceptance, however short.
@@ -482,12 +488,14 @@ def _answers(work: _Digest, text: str, statement: Statement, *, sure: bool) -> N
                 continue
         asked = key_terms(fact.text)
         shared = said & asked
-        if not shared or fact_key(FactKind.QUESTION, text) == fact_key(FactKind.QUESTION, fact.text):
+        # the user's own later word on any of its terms is a likely answer, shown beside it
+        mentioned = said & term_set(fact.text) if sure else shared
+        if not mentioned or fact_key(FactKind.QUESTION, text) == fact_key(FactKind.QUESTION, fact.text):
             continue
         enough = len(shared) >= min(2, len(asked)) and _subject_weight(shared) >= CLOSE_WEIGHT
         if enough and sure:
             _end(work, index, FactStatus.CLOSED, text, statement)
-        elif _subject_weight(shared) >= (CANDIDATE_WEIGHT if sure else CLOSE_WEIGHT) and (
+        elif _subject_weight(mentioned) >= (CANDIDATE_WEIGHT if sure else CLOSE_WEIGHT) and (
             fact.answer is None or enough
         ):
             work.facts[index] = fact.model_copy(
@@ -495,10 +503,9 @@ def _answers(work: _Digest, text: str, statement: Statement, *, sure: bool) -> N
             )
 
 
+REPLY_CHARS = 240  # a message this short is one reply, whatever its sentences
 CLOSE_WEIGHT = 0.7  # how telling the terms a question and its answer share must be, added up
-CANDIDATE_WEIGHT = (
-    0.5  # the user's own sentence on the subject, kept beside the question as its likely answer
-)
+CANDIDATE_WEIGHT = 0.4  # the user's own sentence on its subject: kept beside it as the likely answer
 CUE_CLOSE_WEIGHT = 0.5  # the same, for a sentence that says it answers
 
 
@@ -569,8 +576,9 @@ def _add(
     if candidate.kind is FactKind.DECISION:
         _supersede(work, candidate, text, statement)
     choosing = candidate.kind in (FactKind.DECISION, FactKind.SAID, FactKind.CONSTRAINT, FactKind.NEXT_STEP)
-    if choosing and (source or statement.source) in _CHOOSERS:
-        _supersede_by_value(work, text, statement)
+    if (source or statement.source) in _CHOOSERS and (choosing or candidate.kind is FactKind.FINDING):
+        # a finding replaces a choice only by setting its value aside ("the CSV path is gone")
+        _supersede_by_value(work, text, statement, dismissal_only=not choosing)
     if statement.source is FactSource.PROMPT and candidate.kind is not FactKind.FILE:
         _supersede_quantity(work, text, statement)
     work.facts.append(
@@ -588,11 +596,15 @@ def _add(
 
 # Whose decisions a later one of theirs may replace: the user's, and what the user accepted.
 _CHOOSERS = (FactSource.PROMPT, FactSource.AGENT)
+# Whose recorded choices a later statement may replace: theirs, and the agent's own summaries'.
+_REPLACEABLE = (*_CHOOSERS, FactSource.AGENT_DIGEST, FactSource.COMPACTION_SUMMARY)
 SUPERSEDE_SHARED = 2  # rare topic terms a newer choice shares with the one it replaces
 SUPERSEDE_OVERLAP = 0.5  # and the share of the shorter one's rare terms they are
 
 
-def _supersede_by_value(work: _Digest, text: str, statement: Statement) -> None:
+def _supersede_by_value(
+    work: _Digest, text: str, statement: Statement, *, dismissal_only: bool = False
+) -> None:
     """A later choice on the same subject (two or more rare terms in common) that names a different
     value (a rare term or specific token of its own, the older one too) replaces it, whatever words
     say so. Rules are not replaced this way; a question is no choice."""
@@ -603,7 +615,7 @@ def _supersede_by_value(work: _Digest, text: str, statement: Statement) -> None:
     for index, fact in enumerate(work.facts):
         if fact.kind not in (FactKind.DECISION, FactKind.SAID) or fact.status is not FactStatus.ACTIVE:
             continue
-        if fact.source not in _CHOOSERS or fact.text.rstrip().endswith("?"):
+        if fact.source not in _REPLACEABLE or fact.text.rstrip().endswith("?"):
             continue
         if fact.kind is FactKind.SAID and fact.source is not FactSource.PROMPT:
             continue
@@ -616,11 +628,15 @@ def _supersede_by_value(work: _Digest, text: str, statement: Statement) -> None:
         same_subject = shared >= SUPERSEDE_SHARED and shared / min(len(new), len(old)) >= SUPERSEDE_OVERLAP
         other_value = bool(new_values - old_values) and bool(old_values - new_values)
         chosen = fact.kind is FactKind.DECISION or _is_choice(fact.text)
-        if (
-            (same_subject and other_value and chosen)
-            or _renumbers(text, fact.text)
-            or (not _RULE_LIKE.search(fact.text) and _dismisses(text, fact.text))
-        ):
+        if dismissal_only:
+            replaced = not _RULE_LIKE.search(fact.text) and _dismisses(text, fact.text)
+        else:
+            replaced = (
+                (same_subject and other_value and chosen)
+                or _renumbers(text, fact.text)
+                or (not _RULE_LIKE.search(fact.text) and _dismisses(text, fact.text))
+            )
+        if replaced:
             _end(work, index, FactStatus.SUPERSEDED, text, statement)
 
 
@@ -659,7 +675,7 @@ def _dismisses(new: str, old: str) -> bool:
         if term not in shared:
             continue
         before = [w for w, _ in words[max(0, at - DISMISS_REACH) : at]]
-        after = " ".join(w for w, _ in words[at + 1 : at + 3])
+        after = " ".join(w for w, _ in words[at + 1 : at + 4])
         if any(_DISMISS.fullmatch(w) for w in before) and "if" not in before:
             return True
         if _SET_ASIDE_AFTER.match(after):
@@ -671,7 +687,7 @@ _WORD_TOKEN = re.compile(r"[^\W_][\w'\u2019.-]*", re.UNICODE)
 DISMISS_REACH = 3  # words before the older value a dismissal may stand
 # After the older value: "X is too slow", "X is out", "X isn't …", "X won't …".
 _SET_ASIDE_AFTER = re.compile(
-    r"^(?:is|are|was) (?:too|out|gone|dead|overkill)\b|^(?:isn'?t|aren'?t|won'?t)\b"
+    r"^(?:[\w-]+ )?(?:is|are|was) (?:too|out|gone|dead|overkill)\b|^(?:isn'?t|aren'?t|won'?t)\b"
 )
 
 
@@ -742,6 +758,9 @@ def _is_choice(text: str) -> bool:
 
 PART_CHARS = 30
 
+_STANDING = frozenset({FactKind.CONSTRAINT, FactKind.DECISION})
+STANDING_RECENCY = 0.3
+
 
 def _part_of(a: str, b: str) -> bool:
     shorter, longer = sorted((a, b), key=len)
@@ -800,11 +819,14 @@ def _supersede(work: _Digest, candidate: Candidate, text: str, statement: Statem
                 best = (score, index)
     if best is not None:
         _end(work, best[1], FactStatus.SUPERSEDED, text, statement)
-    elif scratch:  # nothing shares a word: the user's own latest decision
+    elif scratch:  # nothing shares a word: the user's own latest decision that names a value
         said = [
             i
             for i, f in enumerate(work.facts)
-            if f.kind is FactKind.DECISION and f.status is FactStatus.ACTIVE and f.source is FactSource.PROMPT
+            if f.kind is FactKind.DECISION
+            and f.status is FactStatus.ACTIVE
+            and f.source is FactSource.PROMPT
+            and rare_terms(f.text)
         ]
         if said:
             _end(work, said[-1], FactStatus.SUPERSEDED, text, statement)
@@ -876,6 +898,8 @@ def score(fact: Fact, prompts: int, roots: Iterable[str] = ()) -> float:
         return salience(fact.text, prompt=fact.prompt, prompts=prompts, seen=fact.seen).score
     if fact.source is FactSource.AGENT:  # the user saying it again is emphasis; the agent's prose
         repetition = 0.0  # repeating a sentence word for word is boilerplate
+    if fact.kind in _STANDING:  # a rule or a choice holds until changed, however old
+        recency *= STANDING_RECENCY
     what = salience(fact.text).score if fact.kind is not FactKind.REMEMBERED else 1.0
     labelled = 0.0 if fact.detail in (CONCLUSION, ASKED) else 0.4
     answered = -0.5 if fact.kind is FactKind.QUESTION and fact.answer else 0.0  # likely no longer open
