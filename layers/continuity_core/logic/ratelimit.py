@@ -4,16 +4,15 @@ what rides on the same window writes for the health page (answers over 400, the 
 Counting each request in DynamoDB would add a request to every hook. Instead each instance counts
 locally and adds its count to the shared window in batches, reading back the window's total; the
 limit is enforced on that total plus what the instance has not added yet. What the instances hold
-unadded is what can pass the limit, so the batch shrinks as the window fills: an instance adds its
-count once it took ``1 / HEADROOM`` of its share of what the window has left, ``flush_every``
-requests at most (far below the limit, as often as before) and every request at the end (``batch``).
-Its share is measured, not configured: at each add, the window grew by ``crowd`` times what this
-instance added since its last one (four instances sharing a token evenly: ``crowd`` 4). With
-``HEADROOM`` 2, the instances together hold at most half of what is left while their shares hold;
-what remains over is a request per instance (one admitted on a stale total while the others add
-theirs, and an instance's first request of a minute, admitted before it has read the window). At
-the end of a request that is the window's first or comes ``flush_after`` seconds after the last add,
-the instance adds what it holds (``settle``).
+unadded is what can pass the limit, so the batch shrinks as the window fills (``_batch``): an
+instance adds its count once it took ``1 / HEADROOM`` of its even share of what the window has left,
+``flush_every`` requests at most (far below the limit: as often as a fixed batch) and every request
+at the end. The instances are counted on the window's item, by the same writes (each adds 1 at its
+first add to a window; until then it takes the last window's count). With ``HEADROOM`` 2 the
+instances together hold about half of what is left, so the total closes on the limit
+geometrically; what remains over is about a request per instance, admitted on a total stale by
+the others' adds in flight. At the end of a request that is the window's first or comes
+``flush_after`` seconds after the last add, the instance adds what it holds (``settle``).
 
 The same flush (one UpdateItem on the window's item, well under 1 KB) adds the window's 4xx and
 5xx answers and when each (harness, event) hook was last received, so they cost no request of
@@ -51,8 +50,9 @@ KNOWN_HARNESSES = frozenset({"claude-code", "codex", "gemini", "opencode", "open
 OTHER_HARNESS = "other"
 # A bound on the kinds an instance holds unwritten, should the events grow past it.
 MAX_SEEN_KINDS = 64
-# An instance adds its count once it took this fraction's inverse of its share of what the window
-# has left (2: the instances together hold at most half of it unadded).
+# An instance adds its count once it took 1 / HEADROOM of its share of what the window has left
+# (2: the instances together hold about half of it unadded; a larger one buys a closer limit
+# with more writes near it).
 HEADROOM = 2
 
 
