@@ -51,6 +51,8 @@ GOALS: dict[str, tuple[str, float]] = {
     "dashboard_requests_sessions_page": ("<=", 1),
     "dashboard_requests_session_page": ("<=", 3),
     "search_cold_ms_200_local": ("<=", 1000),
+    # Issue 22 part 5: one token over its limit on several instances (bench/bench_rate_limit.py)
+    "rate_limit_overshoot_ratio": ("<=", 0.05),
 }
 # The load harness's figures, one key per fault kind (``load_hooks_lost_kill``): goals by prefix.
 LOAD_GOALS: dict[str, tuple[str, float]] = {

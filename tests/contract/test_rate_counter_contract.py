@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from continuity_core.logic.ratelimit import WindowAdds
+from continuity_core.logic.ratelimit import WindowAdds, WindowTotals
 from tests.contract.conftest import table_name
 from tests.fakes.rate import InMemoryRateCounter
 
@@ -29,7 +29,7 @@ def test_a_window_sums_requests_and_answers_over_instances_and_keys(counter: Any
 
     traffic = counter.traffic([f"{agent}-t1", f"{agent}-t2", f"{agent}-none"], [W, W + 1, W + 2])
 
-    assert (first, second) == (20, 25)
+    assert (first.requests, second.requests) == (20, 25)
     assert traffic.requests == {W: 25, W + 1: 3}
     assert traffic.client_errors.get(W) == 2 and traffic.server_errors.get(W) == 1
     assert not traffic.client_errors.get(W + 1)
@@ -41,8 +41,24 @@ def test_answers_alone_add_to_a_fresh_window_and_the_total_stays_its_requests(
     # A request refused before it was admitted (a 413) counts no request, only its answer
     total = counter.add(f"{agent}-t", W, 0, W * 60 + 120, WindowAdds(client_errors=1))
 
-    assert total == 0
+    assert total.requests == 0
     assert counter.traffic([f"{agent}-t"], [W]).client_errors == {W: 1}
+
+
+def test_a_window_counts_the_instances_that_joined_it_and_returns_them_with_its_requests(
+    counter: Any, agent: str
+) -> None:
+    # Given two instances joining a token's window, the first adding twice
+    key = f"{agent}-t"
+    counter.add(key, W, 3, W * 60 + 120, WindowAdds(instances=1))
+    counter.add(key, W, 2, W * 60 + 120, WindowAdds(instances=1))
+    # When the first adds again (already counted), after answers alone
+    counter.add(key, W, 0, W * 60 + 120, WindowAdds(client_errors=1))
+    totals = counter.add(key, W, 4, W * 60 + 120)
+
+    # Then every add reads back the window's requests and its two instances
+    assert totals == WindowTotals(requests=9, instances=2)
+    assert counter.add(key, W + 1, 1, W * 60 + 180) == WindowTotals(requests=1, instances=0)
 
 
 def test_the_latest_sighting_of_each_hook_kind_wins_over_windows_and_the_long_lived_item(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from continuity_core.logic.health import Traffic
-from continuity_core.logic.ratelimit import WindowAdds
+from continuity_core.logic.ratelimit import WindowAdds, WindowTotals
 
 
 @dataclass
@@ -14,6 +14,7 @@ class _Window:
     hits: int = 0
     client_errors: int = 0
     server_errors: int = 0
+    instances: int = 0
     seen: dict[str, int] = field(default_factory=dict)
 
 
@@ -27,7 +28,9 @@ class InMemoryRateCounter:
         self.kept_calls = 0  # long-lived item writes
         self.expiries: dict[tuple[str, int], int] = {}  # each window item's TTL (epoch s)
 
-    def add(self, key: str, window: int, count: int, expires_at: int, adds: WindowAdds | None = None) -> int:
+    def add(
+        self, key: str, window: int, count: int, expires_at: int, adds: WindowAdds | None = None
+    ) -> WindowTotals:
         self.calls += 1
         adds = adds or WindowAdds()
         stored = self.windows.setdefault((key, window), _Window())
@@ -35,8 +38,9 @@ class InMemoryRateCounter:
         stored.hits += count
         stored.client_errors += adds.client_errors
         stored.server_errors += adds.server_errors
+        stored.instances += adds.instances
         stored.seen.update(adds.seen)
-        return stored.hits
+        return WindowTotals(stored.hits, stored.instances)
 
     def keep_seen(self, key: str, seen: dict[str, int], expires_at: int) -> None:
         self.kept_calls += 1

@@ -1,4 +1,8 @@
+import random
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+
+import pytest
 
 from continuity_core.logic import health
 from continuity_core.logic.ratelimit import RateLimiter, hook_kind
@@ -41,14 +45,74 @@ def test_requests_beyond_the_limit_wait_for_the_next_minute() -> None:
     assert limiter.admit("token") is None
 
 
-def test_instances_enforce_the_limit_together_within_the_batch_overshoot() -> None:
+def serve(instances: list[RateLimiter], requests: int, pick: Callable[[int], int]) -> int:
+    """Requests of one token, each served by the instance ``pick`` names; returns those admitted."""
+    admitted = 0
+    for n in range(requests):
+        limiter = instances[pick(n)]
+        if limiter.admit("token") is None:
+            admitted += 1
+            limiter.settle("token", 200)
+        else:
+            limiter.settle("token", 429)
+    return admitted
+
+
+@pytest.mark.parametrize("spread", ["in turn", "at random"])
+@pytest.mark.parametrize("count", [2, 4, 8, 16])
+def test_instances_sharing_a_token_pass_its_limit_by_at_most_5_percent(count: int, spread: str) -> None:
+    # Given warm instances of a token with a limit of 600, its requests within one second
+    counter, clock, rng = SharedCounter(), Clock(), random.Random(count)
+    instances = [RateLimiter(counter, limit_per_minute=600, clock=clock) for _ in range(count)]
+
+    # When the token sends 900 requests over them
+    pick = (lambda n: n % count) if spread == "in turn" else (lambda n: rng.randrange(count))
+    admitted = serve(instances, 900, pick)
+
+    # Then it gets its 600 and at most a request or two per instance more (not 20 each)
+    assert 600 <= admitted <= 600 + min(count + 8, 30)
+
+
+def test_far_below_the_limit_an_instance_writes_once_in_twenty_requests_not_each() -> None:
+    # Given four warm instances of a token with a limit of 600
     counter, clock = SharedCounter(), Clock()
-    instances = [RateLimiter(counter, limit_per_minute=100, clock=clock, flush_every=10) for _ in range(3)]
+    instances = [RateLimiter(counter, limit_per_minute=600, clock=clock) for _ in range(4)]
 
-    admitted = sum(1 for n in range(400) if instances[n % 3].admit("token") is None)
+    # When 200 requests arrive in a second (a third of the limit)
+    admitted = serve(instances, 200, lambda n: n % 4)
 
-    assert 100 <= admitted <= 100 + 3 * 10
-    assert counter.calls <= admitted // 10 + 3  # one shared write per batch, not per request
+    # Then each instance wrote its window's first answer, then once per 20 requests
+    assert admitted == 200
+    assert counter.calls <= 4 + 200 // 20
+
+
+def test_the_window_fills_with_writes_closer_together_and_a_lone_instance_stops_at_the_limit() -> None:
+    counter, clock = SharedCounter(), Clock()
+    limiter = RateLimiter(counter, limit_per_minute=600, clock=clock)
+    writes_by_third = []
+
+    for _ in range(3):
+        before = counter.calls
+        serve([limiter], 200, lambda n: 0)
+        writes_by_third.append(counter.calls - before)
+    over = serve([limiter], 10, lambda n: 0)
+
+    # 20 requests a write while the window is far from full, one a request at its end
+    assert writes_by_third[0] <= 1 + 200 // 20 < writes_by_third[2]
+    assert over == 0 and counter.totals["token", int(clock.now.timestamp() // 60)] == 600
+
+
+def test_instances_that_served_a_token_last_minute_hold_the_next_as_closely_as_many_start() -> None:
+    # Given 32 instances that served a token at its limit last minute (32 batches of 20 pass 600)
+    counter, clock = SharedCounter(), Clock()
+    instances = [RateLimiter(counter, limit_per_minute=600, clock=clock) for _ in range(32)]
+    serve(instances, 900, lambda n: n % 32)
+    # When a new minute starts and the token sends 900 requests over them
+    clock.now += timedelta(seconds=60)
+    admitted = serve(instances, 900, lambda n: n % 32)
+
+    # Then each starts its batches from last minute's count of instances, not from its own
+    assert 600 <= admitted <= 600 + 32
 
 
 def test_tokens_are_limited_separately() -> None:

@@ -10,12 +10,13 @@ from continuity_core.adapters.dynamo_batch import batch_get
 from continuity_core.adapters.dynamo_items import item_key
 from continuity_core.adapters.dynamo_state import call_dynamodb
 from continuity_core.logic.health import Traffic
-from continuity_core.logic.ratelimit import WindowAdds
+from continuity_core.logic.ratelimit import WindowAdds, WindowTotals
 from continuity_core.names import RATE_PREFIX, RATE_SEEN_SK, SEEN_ATTRIBUTE_PREFIX, SK, TTL_ATTRIBUTE
 
 HITS = "hits"  # a window's request count
 CLIENT_ERRORS = "e4"  # its answers 400-499
 SERVER_ERRORS = "e5"  # its answers 500 and over
+INSTANCES = "inst"  # the function instances that added to it
 
 
 def window_key(key: str, window: int) -> dict:
@@ -30,11 +31,18 @@ class DynamoRateCounter:
     def __init__(self, table_name: str) -> None:
         self._table = table_name
 
-    def add(self, key: str, window: int, count: int, expires_at: int, adds: WindowAdds | None = None) -> int:
+    def add(
+        self, key: str, window: int, count: int, expires_at: int, adds: WindowAdds | None = None
+    ) -> WindowTotals:
         adds = adds or WindowAdds()
         additions = [f"{HITS} :count"]
         values: dict[str, Any] = {":count": {"N": str(count)}, ":expires": {"N": str(expires_at)}}
-        for name, amount in ((CLIENT_ERRORS, adds.client_errors), (SERVER_ERRORS, adds.server_errors)):
+        amounts = (
+            (CLIENT_ERRORS, adds.client_errors),
+            (SERVER_ERRORS, adds.server_errors),
+            (INSTANCES, adds.instances),
+        )
+        for name, amount in amounts:
             if amount:
                 additions.append(f"{name} :{name}")
                 values[f":{name}"] = {"N": str(amount)}
@@ -51,7 +59,8 @@ class DynamoRateCounter:
             # (a request refused before it was admitted) adds 0 to it.
             ReturnValues="ALL_NEW",
         )
-        return int(response["Attributes"].get(HITS, {}).get("N", 0))
+        stored = response["Attributes"]
+        return WindowTotals(int(stored.get(HITS, {}).get("N", 0)), int(stored.get(INSTANCES, {}).get("N", 0)))
 
     def keep_seen(self, key: str, seen: dict[str, int], expires_at: int) -> None:
         values: dict[str, Any] = {":expires": {"N": str(expires_at)}}

@@ -2,11 +2,17 @@
 what rides on the same window writes for the health page (answers over 400, the hooks received).
 
 Counting each request in DynamoDB would add a request to every hook. Instead each instance counts
-locally and adds its count to the shared window every ``flush_every`` requests, or at the end of a
-request that is the window's first or comes ``flush_after`` seconds after its last flush
-(``settle``), reading back the global total;
-the limit is enforced on that total plus what it has not flushed yet. The overshoot is bounded by
-``flush_every`` per warm instance.
+locally and adds its count to the shared window in batches, reading back the window's total; the
+limit is enforced on that total plus what the instance has not added yet. What the instances hold
+unadded is what can pass the limit, so the batch shrinks as the window fills (``_batch``): an
+instance adds its count once it took ``1 / HEADROOM`` of its even share of what the window has left,
+``flush_every`` requests at most (far below the limit: as often as a fixed batch) and every request
+at the end. The instances are counted on the window's item, by the same writes (each adds 1 at its
+first add to a window; until then it takes the last window's count). With ``HEADROOM`` 2 the
+instances together hold about half of what is left, so the total closes on the limit
+geometrically; what remains over is about a request per instance, admitted on a total stale by
+the others' adds in flight. At the end of a request that is the window's first or comes
+``flush_after`` seconds after the last add, the instance adds what it holds (``settle``).
 
 The same flush (one UpdateItem on the window's item, well under 1 KB) adds the window's 4xx and
 5xx answers and when each (harness, event) hook was last received, so they cost no request of
@@ -44,6 +50,10 @@ KNOWN_HARNESSES = frozenset({"claude-code", "codex", "gemini", "opencode", "open
 OTHER_HARNESS = "other"
 # A bound on the kinds an instance holds unwritten, should the events grow past it.
 MAX_SEEN_KINDS = 64
+# An instance adds its count once it took 1 / HEADROOM of its share of what the window has left
+# (2: the instances together hold about half of it unadded; a larger one buys a closer limit
+# with more writes near it).
+HEADROOM = 2
 
 
 @dataclass(frozen=True)
@@ -53,11 +63,22 @@ class WindowAdds:
     client_errors: int = 0  # answers 400-499
     server_errors: int = 0  # answers 500 and over
     seen: dict[str, int] = field(default_factory=dict)  # hook kind -> when last received (epoch s)
+    instances: int = 0  # 1 on an instance's first add to the window
+
+
+@dataclass(frozen=True)
+class WindowTotals:
+    """A window's shared totals, as an add leaves them."""
+
+    requests: int
+    instances: int  # the instances that added to it
 
 
 class RateCounter(Protocol):
-    def add(self, key: str, window: int, count: int, expires_at: int, adds: WindowAdds | None = None) -> int:
-        """Add ``count`` requests (and ``adds``) to the key's window; returns its request total."""
+    def add(
+        self, key: str, window: int, count: int, expires_at: int, adds: WindowAdds | None = None
+    ) -> WindowTotals:
+        """Add ``count`` requests (and ``adds``) to the key's window; returns its totals."""
         ...
 
     def keep_seen(self, key: str, seen: dict[str, int], expires_at: int) -> None:
@@ -79,6 +100,8 @@ def split_hook_kind(kind: str) -> tuple[str, str]:
 class _Window:
     window: int
     seen_total: int = 0  # the shared total at the last flush (includes our flushed counts)
+    instances: int = 1  # the instances counted on the window at the last flush (or the last window's)
+    joined: bool = False  # this instance is one of them
     pending: int = 0  # counted here, not yet added to the shared total
     flushed_at: float = 0.0
     client_errors: int = 0  # answers not yet added
@@ -110,14 +133,14 @@ class RateLimiter:
 
     def admit(self, key: str) -> int | None:
         """None when the request may go on; else the seconds until the window resets (Retry-After).
-        Adds to the shared total every ``flush_every`` requests (``settle`` adds the rest)."""
+        Adds to the shared total once it holds a ``batch`` (``settle`` adds the rest)."""
         seconds = self._clock().timestamp()
         with self._lock:
             state = self._current(key, seconds)
             if state.seen_total + state.pending >= self._limit:
                 return _retry_after(seconds, state.window)
             state.pending += 1
-            if state.pending < self._flush_every:
+            if state.pending < self._batch(state):
                 return None
         self._flush(key, state, seconds)
         return None
@@ -140,23 +163,34 @@ class RateLimiter:
                 state.client_errors += 1
             elif status >= 500:
                 state.server_errors += 1
-            due = state.pending >= self._flush_every or seconds - state.flushed_at >= self._flush_after
+            due = state.pending >= self._batch(state) or seconds - state.flushed_at >= self._flush_after
             if not due or not (state.pending or state.client_errors or state.server_errors or state.seen):
                 return
         self._flush(key, state, seconds)
+
+    def _batch(self, state: _Window) -> int:
+        """How many requests this instance holds before adding them to the window: ``1 / HEADROOM``
+        of its share of what the window has left (the others, as many each since its last add
+        as it took, counted as gone), at most ``flush_every``, at least 1."""
+        left = self._limit - state.seen_total - (state.instances - 1) * state.pending
+        share = left // (HEADROOM * state.instances)
+        return max(1, min(self._flush_every, share))
 
     def _current(self, key: str, seconds: float) -> _Window:
         window = int(seconds // WINDOW_SECONDS)
         state = self._windows.get(key)
         if state is None or state.window != window:
             # Never flushed: the window's first answered request flushes (a lone hook is seen).
-            state = self._windows[key] = _Window(window=window, flushed_at=-math.inf)
+            # The last window's instances are the best guess of this one's until it is read.
+            instances = state.instances if state else 1
+            state = self._windows[key] = _Window(window=window, flushed_at=-math.inf, instances=instances)
         return state
 
     def _flush(self, key: str, state: _Window, seconds: float) -> None:
         with self._lock:
             pending, state.pending, state.flushed_at = state.pending, 0, seconds
-            adds = WindowAdds(state.client_errors, state.server_errors, state.seen)
+            adds = WindowAdds(state.client_errors, state.server_errors, state.seen, int(not state.joined))
+            state.joined = True
             state.client_errors, state.server_errors, state.seen = 0, 0, {}
             unkept = self._unkept.setdefault(key, {})
             for kind, at in adds.seen.items():
@@ -169,12 +203,12 @@ class RateLimiter:
                 refresh, self._unkept[key] = unkept, {}
                 self._kept_at[key] = seconds
         window = state.window
-        total = self._counter.add(key, window, pending, (window + KEPT_WINDOWS) * WINDOW_SECONDS, adds)
+        totals = self._counter.add(key, window, pending, (window + KEPT_WINDOWS) * WINDOW_SECONDS, adds)
         if refresh:
             self._counter.keep_seen(key, refresh, int(seconds + SEEN_KEEP.total_seconds()))
         with self._lock:
-            if state.window == window:
-                state.seen_total = max(state.seen_total, total)
+            state.seen_total = max(state.seen_total, totals.requests)
+            state.instances = max(state.instances, totals.instances)
 
 
 def _retry_after(seconds: float, window: int) -> int:
