@@ -16,6 +16,7 @@ from continuity_core import http_input
 from continuity_core.observability import count, logger
 from continuity_core.ports import (
     FlushConflictError,
+    IdempotencyKeyConflictError,
     InvalidPageTokenError,
     KeyTooLongError,
     SessionDeletedError,
@@ -102,7 +103,11 @@ ERROR_RESPONSES: dict[int, Any] = {
     401: _described(401, "No bearer token (API Gateway answers this itself)"),
     403: _described(403, "The token is refused, or lacks the route's scope"),
     404: _described(404, "Nothing stored under this key for the caller's agent"),
-    409: _described(409, "A transcript append past the stored end: resend from stored_length"),
+    409: _described(
+        409,
+        "A transcript append past the stored end (resend from stored_length), or an idempotency key "
+        "sent again with a different body",
+    ),
     410: _described(410, "Part of this transcript has expired, or the session was deleted"),
     413: _described(413, "Body over the limit"),
     415: _described(415, "The body is not JSON"),
@@ -185,6 +190,10 @@ def create_app(redact_responses: bool = True) -> APIGatewayHttpResolver:
     @app.exception_handler(TranscriptGapError)
     def _gap(error: TranscriptGapError) -> Response:
         return error_response(409, str(error), stored_length=error.stored_length)
+
+    @app.exception_handler(IdempotencyKeyConflictError)
+    def _key_reused(error: IdempotencyKeyConflictError) -> Response:
+        return error_response(409, str(error))
 
     @app.exception_handler(FlushConflictError)
     def _busy_session(error: FlushConflictError) -> Response:
