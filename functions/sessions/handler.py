@@ -68,7 +68,7 @@ def session_timeline(session_key: Annotated[str, Path(min_length=1, max_length=2
 @app.get("/api/sessions/<session_key>/checkpoints/<sequence>", responses=ERROR_RESPONSES)
 def checkpoint_view(
     session_key: Annotated[str, Path(min_length=1, max_length=256)],
-    sequence: Annotated[int, Path(ge=1)],
+    sequence: Annotated[int, Path(ge=1, le=MAX_SAFE_INTEGER)],
 ) -> CheckpointView:
     """One checkpoint, and what its rolling digest added, dropped and superseded since the one before."""
     found = dashboard_reader().checkpoint(caller(app, Scope.READ).agent_id, session_key, sequence)
