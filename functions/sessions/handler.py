@@ -12,6 +12,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from continuity_core.http import ERROR_RESPONSES, caller, create_app, error_response, resolve
+from continuity_core.models import MAX_SAFE_INTEGER
 from continuity_core.models.dashboard import CheckpointView, SessionRows, SessionStatus, SessionTimeline
 from continuity_core.models.injections import InjectionList, Lineage
 from continuity_core.models.sessions import SearchRequest, SearchResults, SessionPage, TranscriptText
@@ -67,7 +68,7 @@ def session_timeline(session_key: Annotated[str, Path(min_length=1, max_length=2
 @app.get("/api/sessions/<session_key>/checkpoints/<sequence>", responses=ERROR_RESPONSES)
 def checkpoint_view(
     session_key: Annotated[str, Path(min_length=1, max_length=256)],
-    sequence: Annotated[int, Path(ge=1)],
+    sequence: Annotated[int, Path(ge=1, le=MAX_SAFE_INTEGER)],
 ) -> CheckpointView:
     """One checkpoint, and what its rolling digest added, dropped and superseded since the one before."""
     found = dashboard_reader().checkpoint(caller(app, Scope.READ).agent_id, session_key, sequence)
@@ -93,7 +94,7 @@ def session_lineage(session_key: Annotated[str, Path(min_length=1, max_length=25
 @app.get("/api/sessions/<session_key>/transcript", responses=ERROR_RESPONSES)
 def read_transcript(
     session_key: Annotated[str, Path(min_length=1, max_length=256)],
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_SAFE_INTEGER)] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_TRANSCRIPT_PAGE)] = MAX_TRANSCRIPT_PAGE,
 ) -> TranscriptText:
     """The readable transcript as stored (characters ``offset`` to ``offset + limit``)."""

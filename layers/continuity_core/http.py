@@ -12,9 +12,11 @@ from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from pydantic import BaseModel
 
+from continuity_core import http_input
 from continuity_core.observability import count, logger
 from continuity_core.ports import (
     FlushConflictError,
+    IdempotencyKeyConflictError,
     InvalidPageTokenError,
     KeyTooLongError,
     SessionDeletedError,
@@ -101,7 +103,11 @@ ERROR_RESPONSES: dict[int, Any] = {
     401: _described(401, "No bearer token (API Gateway answers this itself)"),
     403: _described(403, "The token is refused, or lacks the route's scope"),
     404: _described(404, "Nothing stored under this key for the caller's agent"),
-    409: _described(409, "A transcript append past the stored end: resend from stored_length"),
+    409: _described(
+        409,
+        "A transcript append past the stored end (resend from stored_length), or an idempotency key "
+        "sent again with a different body",
+    ),
     410: _described(410, "Part of this transcript has expired, or the session was deleted"),
     413: _described(413, "Body over the limit"),
     415: _described(415, "The body is not JSON"),
@@ -185,6 +191,10 @@ def create_app(redact_responses: bool = True) -> APIGatewayHttpResolver:
     def _gap(error: TranscriptGapError) -> Response:
         return error_response(409, str(error), stored_length=error.stored_length)
 
+    @app.exception_handler(IdempotencyKeyConflictError)
+    def _key_reused(error: IdempotencyKeyConflictError) -> Response:
+        return error_response(409, str(error))
+
     @app.exception_handler(FlushConflictError)
     def _busy_session(error: FlushConflictError) -> Response:
         return error_response(503, str(error), retry_after=RETRY_AFTER_SECONDS)
@@ -240,23 +250,30 @@ def caller(app: APIGatewayHttpResolver, scope: str | None = None, *alternatives:
 
 
 def refused_early(event: dict[str, Any]) -> dict[str, Any] | None:
-    """What is answered before anything parses the body: over 1 MB (413), or not JSON (415)."""
+    """What is answered before anything parses the body: over 1 MB (413), not JSON (415), or JSON
+    a parser must not be given (400: too deep, a number too long; ``http_input``)."""
     body = event.get("body") or ""
-    size = len(body) * 3 // 4 if event.get("isBase64Encoded") else len(body.encode("utf-8"))
+    # surrogatepass: a lone surrogate is measured here, and replaced later (http_input.cleaned).
+    size = len(body) * 3 // 4 if event.get("isBase64Encoded") else len(body.encode("utf-8", "surrogatepass"))
     if size > MAX_BODY_BYTES:
         return _raw_error(413, f"body over {MAX_BODY_BYTES} bytes")
     headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
     content_type = headers.get("content-type", "").split(";")[0].strip().lower()
     if body and content_type and content_type != "application/json" and not content_type.endswith("+json"):
         return _raw_error(415, f"send application/json, not {content_type}")
-    return None
+    text = http_input.body_text(event)
+    refused = http_input.refusal(text) if text else None
+    return _raw_error(400, refused) if refused else None
 
 
 def resolve(app: APIGatewayHttpResolver, event: dict[str, Any], context: Any) -> dict[str, Any]:
-    """Every HTTP function's entry: the early refusals, then the resolver. Where every answer is
-    made, so its status is counted here (the health page's 4xx and 5xx, on the rate windows)."""
+    """Every HTTP function's entry: the early refusals, then the resolver (on the event with its
+    lone surrogates and NULs replaced). Where every answer is made, so its status is counted here
+    (the health page's 4xx and 5xx, on the rate windows)."""
     try:
-        answer = refused_early(event) or app.resolve(event, context)
+        answer = refused_early(event) or app.resolve(
+            http_input.cleaned(event, http_input.body_text(event)), context
+        )
     except Exception:
         with contextlib.suppress(Exception):  # the function's own error is the one to raise
             _settle(event, 500)  # API Gateway answers 500 for a function that raised

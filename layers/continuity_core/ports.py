@@ -59,6 +59,17 @@ class DuplicateHookError(Exception):
     """A hook with this idempotency key was already applied."""
 
 
+class IdempotencyKeyConflictError(ValueError):
+    """An idempotency key sent again with a different body: answered 409, never the first result."""
+
+    def __init__(self, key: str) -> None:
+        shown = key if len(key) <= 64 else key[:64] + "…"
+        super().__init__(
+            f"idempotency key {shown!r} was already used for a different request; "
+            "send this one with a new key"
+        )
+
+
 class FlushConflictError(Exception):
     """The session kept changing under the writer; the message is retried by SQS."""
 

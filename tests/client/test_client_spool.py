@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from continuity_client.hook import spool
+from continuity_client.hook import refusals, spool
 from tests.client.client_support import log_text, plain, run_hook, spooled
-from tests.client.fake_continuity_service import BAD_REQUEST, FakeService
+from tests.client.fake_continuity_service import BAD_REQUEST, ERROR_500, THROTTLED, FakeService
 
 
 def keys(received: list) -> list[str]:
@@ -212,3 +213,50 @@ def test_concurrent_hooks_of_one_session_get_distinct_keys(
     assert sorted(plain(r["key"]) for r in spooled(home)) == expected
     # and one origin among them: the first hooks of a new client agree on its id
     assert len({r["key"].rsplit(":", 1)[1].split(".")[0] for r in spooled(home)}) == 1
+
+
+def test_a_hook_the_service_keeps_failing_on_is_dropped_after_the_cap_and_frees_its_session(
+    service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    # Given a service that answers 500 to every hook, and no back-off between runs
+    env = {**client_env, "CONTINUITY_BACKOFF_S": "0"}
+    service.mode = ERROR_500
+
+    # When the session posts a hook per run, each run replaying the spool first
+    for n in range(refusals.MAX_SERVER_ERRORS):
+        run_hook(["user-prompt-submit"], {"session_id": "p", "prompt": str(n)}, env)
+
+    # Then its first hook, failed on MAX_SERVER_ERRORS times, is dropped (logged and noted) and no
+    # longer holds the ones after it
+    first = "p:user-prompt-submit:1"
+    assert first not in [plain(r["key"]) for r in spooled(home)]
+    assert [plain(r.key) for r in service.requests].count(first) == refusals.MAX_SERVER_ERRORS
+    assert f"dropped {first}: the service failed on it 5 times" in plain(log_text(home))
+    assert [plain(e["key"]) for e in refusals.recent(str(home), 0)] == [first]
+
+
+def test_a_503_is_retried_without_counting_toward_the_cap(
+    service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    env = {**client_env, "CONTINUITY_BACKOFF_S": "0"}
+    service.mode = THROTTLED
+
+    for n in range(refusals.MAX_SERVER_ERRORS + 1):
+        run_hook(["user-prompt-submit"], {"session_id": "q", "prompt": str(n)}, env)
+
+    assert plain(spooled(home)[0]["key"]) == "q:user-prompt-submit:1"
+    assert refusals.recent(str(home), 0) == []
+
+
+def test_doctor_reports_a_refused_hook(service: FakeService, client_env: dict[str, str], home: Path) -> None:
+    from continuity_client.setup import doctor
+
+    service.mode = BAD_REQUEST
+    run_hook(["user-prompt-submit"], {"session_id": "r", "prompt": "x"}, client_env)
+    out = io.StringIO()
+
+    doctor.main([], env=client_env, out=out)
+
+    said = plain(out.getvalue())
+    assert "1 hook(s) dropped in the last 7 days and not retried" in said
+    assert "r:user-prompt-submit:1: the service refused it (HTTP 400: malformed JSON body)" in said

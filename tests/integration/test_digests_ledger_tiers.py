@@ -195,3 +195,31 @@ def test_no_nudge_when_the_agent_already_wrote_a_digest(service: InProcessServic
     service.digest("s", DIGEST)
 
     assert nudge_prompt(service, small_window + 1) == ""
+
+
+def test_a_digest_sent_again_with_its_key_answers_the_first_checkpoint(service: InProcessService) -> None:
+    start(service, "keyed")
+    body = {**DIGEST, "idempotency_key": "digest-1"}
+    _, first = service.digest("keyed", body)
+
+    status, again = service.digest("keyed", body)
+
+    assert (status, again["checkpoint"]["id"]) == (201, first["checkpoint"]["id"])
+    assert len(service.session_checkpoints("keyed")) == 1
+
+
+def test_a_key_reused_with_a_different_digest_answers_409_naming_the_key(service: InProcessService) -> None:
+    start(service, "reused")
+    service.digest("reused", {**DIGEST, "idempotency_key": "digest-1"})
+
+    status, answer = service.digest(
+        "reused", {**DIGEST, "summary": "Another story.", "idempotency_key": "digest-1"}
+    )
+
+    assert status == 409
+    assert answer == {
+        "error": "conflict",
+        "detail": "idempotency key 'digest-1' was already used for a different request; "
+        "send this one with a new key",
+    }
+    assert [c["summary"] for c in service.session_checkpoints("reused")] == [DIGEST["summary"]]

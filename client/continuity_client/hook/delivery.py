@@ -9,8 +9,11 @@ A record is ``{"event", "key", "at", "body"}``: the hook as first seen, with its
 - RETRY: what a later attempt can fix (network, 5xx, 401, 403, 408, 429): the service is marked
   down for its Retry-After or the configured back-off, except after a refused connection (nothing
   listened: it cost no time, and the service may be back a moment later, when the next
-  session-start must reach it for its recovery);
-- DROPPED: any other 4xx, logged (a later attempt would be refused the same way).
+  session-start must reach it for its recovery). 401 and 403 are about the token, not the hook:
+  the hooks wait in the spool (within its cap) until the token is fixed;
+- DROPPED: any other 4xx (a later attempt would be refused the same way), or a hook the service
+  failed on ``refusals.MAX_SERVER_ERRORS`` times (not counting 503s): logged and noted for
+  ``continuity doctor`` (``refusals``).
 
 Used by the hook run and by ``continuity flush``.
 """
@@ -20,7 +23,7 @@ from __future__ import annotations
 import time
 
 from continuity_client.hook import fastjson as json
-from continuity_client.hook import harness, locallog, spool
+from continuity_client.hook import harness, locallog, refusals, spool
 from continuity_client.hook.transport import Response, TransportError, request
 from continuity_client.setup import config
 
@@ -101,8 +104,7 @@ class Delivery:
     def post(self, record: dict, replayed: bool) -> tuple[str, object]:
         """(SENT, parsed answer) | (DROPPED, reason) | (RETRY, reason) | (GAP, stored length)."""
         if record.get("event") not in harness.EVENTS:
-            self.log(f"dropped {record.get('key')}: unknown event {record.get('event')!r}")
-            return spool.DROPPED, "unknown event"
+            return self._drop(record, f"unknown event {record.get('event')!r}")
         try:
             response = self._send(record, replayed)
         except TransportError as error:
@@ -115,9 +117,18 @@ class Delivery:
             return outcome, self._parse(record, response)
         reason = describe_error(response.status, _json(response.body), response.body)
         if outcome == spool.DROPPED:
-            self.log(f"dropped {record['key']}: the service refused it ({reason})")
-            return outcome, reason
+            return self._drop(record, f"the service refused it ({reason})")
+        if refusals.counts_toward_cap(response.status):
+            failures = refusals.server_error(self.settings.home, record["key"])
+            if failures >= refusals.MAX_SERVER_ERRORS:
+                return self._drop(record, f"the service failed on it {failures} times (last: {reason})")
         return self._retry(response, reason)
+
+    def _drop(self, record: dict, reason: str) -> tuple[str, object]:
+        """DROPPED for good: logged, and noted for ``continuity doctor``."""
+        self.log(f"dropped {record['key']}: {reason}")
+        refusals.note(self.settings.home, str(record["key"]), reason)
+        return spool.DROPPED, reason
 
     def _send(self, record: dict, replayed: bool) -> Response:
         headers = {

@@ -3,7 +3,8 @@
 Checks the config file (present, mode 0600), URL, token, the service (``GET /api/health``), the
 token (``GET /api/checkpoints?limit=1``: API Gateway's 401/403 means refused), the clock (the answer's
 ``Date`` header against ours), the hooks installed for each harness (user and project scope) and
-the spool (pending hooks, the back-off mark, the last log lines). Exit 1 when anything failed.
+the spool (pending hooks, hooks dropped for good, the back-off mark, the last log lines).
+Exit 1 when anything failed.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from typing import TextIO
 
-from continuity_client.hook import harness, locallog, spool
+from continuity_client.hook import harness, locallog, refusals, spool
 from continuity_client.hook.transport import Response, TransportError, split_url
 from continuity_client.setup import config, install, probe
 
 CLOCK_SKEW_LIMIT_S = 60.0
+REFUSED_SHOWN_S = 7 * 86400  # hooks dropped for good this long ago still show
 PROBE_TIMEOUT_S = probe.PROBE_TIMEOUT_S
 
 
@@ -245,6 +247,14 @@ def check_spool(report: Report, settings: config.Settings) -> None:
         )
     else:
         report.ok("spool empty")
+    refused = refusals.recent(settings.home, time.time() - REFUSED_SHOWN_S)
+    if refused:
+        last = refused[-1]
+        report.warn(
+            f"{len(refused)} hook(s) dropped in the last {REFUSED_SHOWN_S // 86400} days and not retried;"
+            f" last {last.get('key')}: {last.get('reason')}",
+            "a 4xx is final (the same hook would be refused again); see the log for each",
+        )
     down = spool.down_until(settings.home) - time.time()
     if down > 0:
         report.warn(f"service marked unavailable for {down:.0f}s more (hooks spool meanwhile)")

@@ -17,7 +17,13 @@ from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import DigestRequest, LedgerEntry
 from continuity_core.models.session_digest import FactKind, FactSource
 from continuity_core.models.state import SessionIdentity
-from continuity_core.ports import CheckpointStore, Clock, LedgerStore, StateStore
+from continuity_core.ports import (
+    CheckpointStore,
+    Clock,
+    IdempotencyKeyConflictError,
+    LedgerStore,
+    StateStore,
+)
 from continuity_core.redaction import redact_value
 
 
@@ -61,6 +67,8 @@ class DigestService:
         recent = self._checkpoints.recent_for_session(agent_id, session_key, DIGEST_SOURCES)
         stored = next((c for c in recent if c.id == checkpoint_id), None)
         if stored is not None:  # sent again: what the first one stored, its decisions made whole
+            if stored.digest != render_agent_digest(request, identity.project or identity.project_normalized):
+                raise IdempotencyKeyConflictError(request.idempotency_key or "")
             self._ledger_once(agent_id, _entries(request, stored, identity.project_normalized))
             return stored
         state = self._states.record_digest(agent_id, identity, now)

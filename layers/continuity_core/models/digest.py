@@ -6,6 +6,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from continuity_core.models import MAX_SAFE_INTEGER
+
 MAX_ITEMS = 20
 ITEM_CHARS = 1000
 
@@ -14,7 +16,7 @@ class Evidence(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     path: str = Field(min_length=1, max_length=1024)
-    line: int | None = Field(None, ge=0)
+    line: int | None = Field(None, ge=0, le=MAX_SAFE_INTEGER)
     quote: str | None = Field(None, max_length=ITEM_CHARS)
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
+from continuity_core.models import MAX_SAFE_INTEGER
+
 MAX_SESSION_KEY = 256
 MAX_PATH = 4096
 
@@ -48,7 +50,9 @@ class TranscriptDelta(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    offset: int = Field(ge=0, description="Characters of readable transcript before this text.")
+    offset: int = Field(
+        ge=0, le=MAX_SAFE_INTEGER, description="Characters of readable transcript before this text."
+    )
     text: str = Field(description="The readable text from ``offset`` on.")
 
 
@@ -126,6 +130,7 @@ class HookRequest(BaseModel):
     transcript_chars: int | None = Field(
         None,
         ge=0,
+        le=MAX_SAFE_INTEGER,
         validation_alias=_choices("transcript_chars", "transcriptChars"),
         description="Size of the readable transcript on the agent's machine (for the compaction nudge).",
     )
