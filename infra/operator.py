@@ -1,6 +1,7 @@
 """The operator: tenants and the whole fleet's health, with the deployment's AWS credentials.
 
     python -m infra.operator --stage prod tenant create alice [--name ops] [--expires 30d]
+    python -m infra.operator --stage prod tenant admin alice     # another admin token of a tenant
     python -m infra.operator --stage prod tenant list | tokens | health [--json] | migrate-tokens
     python -m infra.operator --local [--data-dir D] ...      # the running local stack (its moto)
     continuity operator ...                                  # the same, from the development install
@@ -83,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--name", help="a label for the admin token")
     create.add_argument("--expires", help="the admin token's lifetime, e.g. 30d (default: none)")
     create.add_argument("--json", action="store_true", help="print the whole record as JSON")
+    admin = tenant_commands.add_parser("admin", help="another admin token of an existing tenant")
+    admin.add_argument("agent_id")
+    admin.add_argument("--name", help="a label for the admin token")
+    admin.add_argument("--expires", help="the admin token's lifetime, e.g. 30d (default: none)")
+    admin.add_argument("--json", action="store_true", help="print the whole record as JSON")
     tenant_commands.add_parser("list", help="every tenant's agent id")
     commands.add_parser("tokens", help="every tenant's tokens (never their secrets)")
     health = commands.add_parser("health", help="the fleet's health: every tenant's traffic")
@@ -105,15 +111,18 @@ def main(argv: list[str] | None = None, operator: Operator | None = None) -> int
 
 
 def run(args: argparse.Namespace, operator: Operator) -> int:
-    from continuity_core.logic.tokens import TenantExistsError
+    from continuity_core.logic.tokens import TenantExistsError, UnknownTenantError
 
     if args.command == "tenant" and args.tenant_command == "list":
         print("\n".join(operator.tenants.tenants()))
         return 0
     if args.command == "tenant":
+        make = (
+            operator.tenants.create_tenant if args.tenant_command == "create" else operator.tenants.add_admin
+        )
         try:
-            created = operator.tenants.create_tenant(args.agent_id, args.name, days(args.expires))
-        except (TenantExistsError, ValueError) as error:
+            created = make(args.agent_id, args.name, days(args.expires))
+        except (TenantExistsError, UnknownTenantError, ValueError) as error:
             sys.stderr.write(f"continuity operator: {error}\n")
             return 1
         if args.json:

@@ -94,3 +94,10 @@ def test_migrated_tokens_keep_working_and_are_listed_and_revoked_by_their_own_ad
     # and both agents are tenants, for the operator's list and its fleet health
     operator = Operator(Target(table, aws[QUEUE_ENV], aws[DLQ_ENV]))
     assert operator.tenants.tenants() == ["alice", "bob", "default"]
+    # and bob, migrated without an admin token, gets one from the operator, which manages bob's
+    assert operator_cli.main([*target, "tenant", "create", "bob"]) == 1
+    assert operator_cli.main([*target, "tenant", "admin", "bob"]) == 0
+    bob_admin = capsys.readouterr().out.strip().splitlines()[-1]
+    record = tokens.authorize(bob_admin)
+    assert record is not None and record.agent_id == "bob" and Scope.ADMIN in record.scopes
+    assert operator_cli.main([*target, "tenant", "admin", "carol"]) == 1  # no such tenant

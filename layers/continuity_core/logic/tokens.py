@@ -35,6 +35,10 @@ class TenantExistsError(Exception):
     """The operator asked to create a tenant that exists."""
 
 
+class UnknownTenantError(Exception):
+    """The operator named an agent that is no tenant."""
+
+
 class TokenService:
     """A tenant admin's tokens (``/api/tokens``): every call names the caller's agent, and reaches
     nothing of any other (another agent's token id is not found)."""
@@ -96,6 +100,20 @@ class TenantService:
         secret, record = new_token(self._clock(), agent_id, request)
         if not self._store.add_tenant(record):
             raise TenantExistsError(f"agent {agent_id!r} is a tenant already; its admins create its tokens")
+        return created(secret, record)
+
+    def add_admin(
+        self, agent_id: str, name: str | None = None, expires_in_days: int | None = None
+    ) -> TokenCreated:
+        """Another admin token of an existing tenant (its admins lost theirs, or the migration made it
+        a tenant with none)."""
+        if agent_id not in self.tenants():
+            raise UnknownTenantError(f"agent {agent_id!r} is no tenant; create it: tenant create")
+        request = CreateTokenRequest(
+            agent_id=agent_id, scopes=list(Scope), name=name, expires_in_days=expires_in_days
+        )
+        secret, record = new_token(self._clock(), agent_id, request)
+        self._store.put(record)
         return created(secret, record)
 
     def tenants(self) -> list[str]:
