@@ -469,7 +469,7 @@ def measure_authorizer(timings: Timings, ledger: CapacityLedger) -> float:
     from functions.authorizer.handler import lambda_handler
     from tests.support.lambda_events import FakeContext
 
-    created = token_service().create(CreateTokenRequest(agent_id="bench", scopes=[Scope.HOOKS, Scope.READ]))
+    created = token_service().create("bench", CreateTokenRequest(scopes=[Scope.HOOKS, Scope.READ]))
     event = {"version": "2.0", "type": "REQUEST", "headers": {"authorization": f"Bearer {created.token}"}}
     before = ledger.rru
     for _ in range(AUTHORIZER_RUNS):

@@ -40,7 +40,7 @@ def run() -> dict[str, float]:
         with mock.patch.dict(os.environ, {"CONTINUITY_RATE_LIMIT_PER_MINUTE": "100000"}):
             stack.start()
         try:
-            outcome = run_load(stack.url, stack.token, LOAD)
+            outcome = run_load(stack.url, stack.create_tenant, LOAD)
         finally:
             stack.stop()
     return {

@@ -7,10 +7,11 @@
 ``deploy`` runs ``cdk deploy Continuity-{stage}`` with ``-c stage=…`` and ``-c apiTokenSha256=…``
 (the authorizer's bootstrap admin token), writes the stack outputs to
 ``build/deploy/outputs-{stage}.json`` and prints the ``continuity login`` / ``continuity token
-create`` lines for the deployed ``ApiUrl``. The bootstrap token comes from the environment
-(``CONTINUITY_BOOTSTRAP_TOKEN``, which ``make deploy TOKEN=…`` sets; never on a command line, where
-``ps`` would show it), or only its hash is given (``--token-sha256``, keeps the current token on an
-upgrade), or a random one is generated and printed once.
+create`` / ``continuity operator`` lines for the deployed ``ApiUrl``. The bootstrap token (the
+``default`` agent's admin) comes from the environment (``CONTINUITY_BOOTSTRAP_TOKEN``, which
+``make deploy TOKEN=…`` sets; never on a command line, where ``ps`` would show it), or only its hash
+is given (``--token-sha256``, keeps the current token on an upgrade), or a random one is generated
+and printed once.
 
 ``--dry-run`` prints the exact commands and touches nothing (no AWS call, no token generated).
 See docs/DEPLOY.md.
@@ -133,13 +134,18 @@ def next_steps(
     url: str,
     token: str | None,
     *,
+    stage: str = "<stage>",
     agent: str = DEFAULT_AGENT_HINT,
     placeholder: str = "<your bootstrap token>",
 ) -> list[str]:
+    """The bootstrap token is the ``default`` agent's admin; another agent (a tenant) gets its first
+    admin token from the operator, with the deploy role's credentials (docs/SECURITY.md)."""
     shown = token or placeholder
     return [
         f"continuity login --url {url} --token {shown}",
-        f"continuity token create --agent {agent} --scopes hooks,read",
+        "continuity token create --scopes hooks,read    # a token of the default agent",
+        f"continuity operator --stage {stage} tenant create {agent}    # another agent: its admin token",
+        f"continuity operator --stage {stage} migrate-tokens    # once, upgrading from before tenant admins",
     ]
 
 
@@ -175,7 +181,7 @@ def deploy(args: argparse.Namespace, environ: dict[str, str]) -> int:
         print("then print, with the ApiUrl from the outputs file:")
         generating = digest == HASH_PLACEHOLDER
         placeholder = "<the token the deploy generates>" if generating else "<your bootstrap token>"
-        for line in next_steps("<ApiUrl>", token, placeholder=placeholder):
+        for line in next_steps("<ApiUrl>", token, stage=plan.stage, placeholder=placeholder):
             print(f"  {line}")
         return 0
 
@@ -203,8 +209,8 @@ def deploy(args: argparse.Namespace, environ: dict[str, str]) -> int:
         print(f"  {token}")
     elif token is None:
         print("Bootstrap admin token: the one whose sha256 you gave (--token-sha256)")
-    print("Log in as admin, then give each agent its own token:")
-    for line in next_steps(url, token):
+    print("Log in as the default agent's admin, then give each agent its own token:")
+    for line in next_steps(url, token, stage=plan.stage):
         print(f"  {line}")
     print(f"Smoke test: make smoke URL={url} TOKEN=<token>")
     return 0

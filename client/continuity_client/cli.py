@@ -50,9 +50,12 @@ for the harness and the agent:
   flush               replay spooled hooks now
 
 administration:
-  token create --agent ID [--scopes hooks,read] [--expires 30d] [--json] | list | revoke ID
-                      manage API tokens (needs an admin token)
+  token create [--scopes hooks,read] [--expires 30d] [--json] | list | revoke ID
+                      manage your agent's API tokens (needs its admin token)
   local [args...]     run the local stack (development install only)
+  operator (--local | --stage S) tenant create ID | tenant list | tokens | health | migrate-tokens
+                      the operator's: tenants and every tenant's health, with the deployment's
+                      AWS credentials (development install only)
   version             print the client version
 """
 
@@ -77,6 +80,7 @@ COMMANDS = {
     "mcp": ("continuity_client.agent.mcp_front", "main"),
     "token": ("continuity_client.admin.tokens", "main"),
     "local": ("continuity_client.admin.local", "main"),
+    "operator": ("continuity_client.admin.local", "operator"),
 }
 
 

@@ -15,7 +15,7 @@ from continuity_core.logic.paths import normalize_project
 from continuity_core.logic.tiers import NothingToRecoverError
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.digest import DigestRequest, LedgerPage
-from continuity_core.models.recovery import CheckpointAnswer, RecoveryAnswer
+from continuity_core.models.recovery import CheckpointAnswer, CheckpointWritten, RecoveryAnswer
 from continuity_core.models.tokens import Scope
 from continuity_core.observability import count, logger, metrics
 from continuity_core.services import checkpoint_writer, digest_service, ledger_reader, tiered_recovery
@@ -40,18 +40,20 @@ def _nothing(error: NothingToRecoverError) -> Response:
 def write_digest(
     session_key: SessionKey, request: Annotated[DigestRequest, Body()]
 ) -> tuple[dict[str, Any], int]:
-    """The agent's own checkpoint (trigger ``agent``); its decisions join the project's ledger."""
+    """The agent's own checkpoint (trigger ``agent``); its decisions join the project's ledger.
+    Answered with the checkpoint's id, number and counts, not its contents (a ``hooks`` token's)."""
     logger.set_correlation_id(session_key)
     checkpoint = digest_service().write(caller(app, Scope.HOOKS).agent_id, session_key, request)
     count("CheckpointsWritten", trigger=checkpoint.trigger.value)
     if request.decisions:
         count("DecisionsRecorded", value=len(request.decisions))
-    return CheckpointAnswer(checkpoint=checkpoint).model_dump(mode="json"), 201
+    return CheckpointAnswer(checkpoint=CheckpointWritten.of(checkpoint)).model_dump(mode="json"), 201
 
 
 @app.post("/api/sessions/<session_key>/checkpoint", responses=ERROR_RESPONSES)
 def write_explicit_checkpoint(session_key: SessionKey) -> CheckpointAnswer:
-    """An ``explicit`` checkpoint of the session's state, now (``continuity checkpoint``)."""
+    """An ``explicit`` checkpoint of the session's state, now (``continuity checkpoint``); answered
+    with its id, number and counts, not its contents."""
     logger.set_correlation_id(session_key)
     result = checkpoint_writer().flush(
         caller(app, Scope.HOOKS).agent_id,
@@ -62,7 +64,7 @@ def write_explicit_checkpoint(session_key: SessionKey) -> CheckpointAnswer:
     if result.checkpoint is None:
         raise NothingToRecoverError(f"session {session_key!r} is unknown to the service")
     count("CheckpointsWritten", trigger=result.checkpoint.trigger.value)
-    return CheckpointAnswer(checkpoint=result.checkpoint)
+    return CheckpointAnswer(checkpoint=CheckpointWritten.of(result.checkpoint))
 
 
 @app.get("/api/ledger", responses=ERROR_RESPONSES)

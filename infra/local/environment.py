@@ -18,6 +18,8 @@ from infra.wiring import Access, FunctionSpec, dlq_resource
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATA_DIR = REPO_ROOT / ".continuity-local"
 TOKEN_FILE = "token"
+# While the stack runs: the endpoint of its moto, for the operator (python -m infra.operator --local).
+LOCAL_ENDPOINT_FILE = "aws_endpoint"
 
 # Of this process's own variables, the ones a worker inherits: a search path and a locale (Lambda
 # sets both too), where temporary files go.

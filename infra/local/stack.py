@@ -18,6 +18,7 @@ from infra.local import access_guard, access_policies
 from infra.local.authorization import AuthorizerGate
 from infra.local.backend import MotoBackend
 from infra.local.environment import (
+    LOCAL_ENDPOINT_FILE,
     ensure_import_paths,
     ensure_port_free,
     ensure_private_dir,
@@ -189,12 +190,16 @@ class LocalStack:
             self._pollers.append(poller)
         self._scheduler.start()
         self._server.start()
+        if opts.data_dir is not None:  # for the operator (python -m infra.operator --local)
+            (opts.data_dir / LOCAL_ENDPOINT_FILE).write_text(self.moto_url + "\n")
 
     def stop(self) -> None:
         """Stop in reverse order, then compact the recording. Safe to call more than once."""
         if self._server is not None:
             self._server.stop()
             self._server = None
+            if self.options.data_dir is not None:
+                (self.options.data_dir / LOCAL_ENDPOINT_FILE).unlink(missing_ok=True)
         if self._scheduler is not None:
             self._scheduler.stop()
             self._scheduler = None

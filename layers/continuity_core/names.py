@@ -104,10 +104,19 @@ TRANSCRIPT_APPEND_PREFIX = "TRANSCRIPT#D#"
 # the session: INJECTION#{at}#{event}. The pruner deletes them with the session's retention.
 INJECTION_PREFIX = "INJECTION#"
 
-# Global items (under no agent): tokens by hash and their index, rate windows, the pruner's cursor.
+# A tenant's tokens: A#{agent}#TOKENS, one item per token by its id (listed and revoked by its
+# agent's admin only).
+TOKENS_PART = "#TOKENS"
+
+# Global items (under no agent): a token by its hash (the authorizer knows only the token, so it
+# cannot name the agent first; the key is a sha256 no one can list), the operator's list of tenants,
+# rate windows, the pruner's cursor.
 TOKEN_HASH_PREFIX = "TOKEN#"
 TOKEN_SK = "TOKEN"
-TOKEN_INDEX_PK = "TOKENS"
+TENANTS_PK = "TENANTS"
+# Where the version before tenant admins kept every agent's token ids together; ``python -m
+# infra.operator migrate-tokens`` moves them under their agents (docs/SECURITY.md, migration).
+LEGACY_TOKEN_INDEX_PK = "TOKENS"
 RATE_PREFIX = "RATE#"
 # Under a rate key (RATE#{token}), beside its minute windows: the long-lived item of when each
 # (harness, event) hook was last received, and the prefix of those marks' attribute names (on it

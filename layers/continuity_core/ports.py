@@ -548,14 +548,29 @@ class TranscriptStore(Protocol):
 
 
 class TokenStore(Protocol):
+    """Tokens under their agent (listed and revoked there), each also found by its hash."""
+
     def put(self, record: TokenRecord) -> None: ...
 
     def by_hash(self, token_sha256: str) -> TokenRecord | None: ...
 
-    def all(self) -> list[TokenRecord]: ...
+    def for_agent(self, agent_id: str) -> list[TokenRecord]:
+        """The agent's tokens, revoked ones too."""
+        ...
 
-    def revoke(self, token_id: str, now: datetime) -> TokenRecord | None:
-        """Mark revoked (kept for the record); None if no such token."""
+    def revoke(self, agent_id: str, token_id: str, now: datetime) -> TokenRecord | None:
+        """Mark the agent's token revoked (kept for the record); None if the agent has no such token."""
+        ...
+
+    # -- the operator's (never reached from a bearer token) --
+
+    def add_tenant(self, record: TokenRecord) -> bool:
+        """The record's agent joins the tenants with this, its first token, at once; False (nothing
+        written) when the agent is a tenant already."""
+        ...
+
+    def tenants(self) -> list[str]:
+        """Every tenant's agent id, in order."""
         ...
 
 

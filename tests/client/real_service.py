@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import urllib.request
 from dataclasses import dataclass, field
 
+from continuity_core.logic.tokens import DEFAULT_AGENT
+from continuity_core.names import DLQ_ENV, QUEUE_ENV, TABLE_ENV
 from infra import wiring
 from infra.local.authorization import AuthorizerGate
 from infra.local.gateway import Gateway, GatewayServer
 from infra.local.routes import RouteTable
 from infra.local.runtime import InProcessRuntime
+from infra.operator import Operator, Target
 from tests.support.isolation import as_function
 
 ADMIN_TOKEN = "client-tests-admin-token"
@@ -35,6 +39,7 @@ class RealService:
     port: int = 0
     gateway: Gateway | None = None
     _server: GatewayServer | None = field(default=None, repr=False)
+    _admins: dict[str, str] = field(default_factory=dict, repr=False)  # agent -> its admin token
 
     @property
     def url(self) -> str:
@@ -64,15 +69,24 @@ class RealService:
         self._serve()
 
     def create_token(self, agent: str, scopes: str = "hooks,read") -> dict:
-        body = json.dumps({"agent_id": agent, "scopes": scopes.split(",")}).encode()
+        """A token of ``agent``, created by its admin (the operator makes the agent a tenant first)."""
+        body = json.dumps({"scopes": scopes.split(",")}).encode()
         request = urllib.request.Request(
             self.url + "/api/tokens",
             data=body,
             method="POST",
-            headers={"Authorization": f"Bearer {ADMIN_TOKEN}", "Content-Type": "application/json"},
+            headers={"Authorization": f"Bearer {self.admin_of(agent)}", "Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=30) as answer:
             return dict(json.loads(answer.read()))
+
+    def admin_of(self, agent: str) -> str:
+        if agent == DEFAULT_AGENT:
+            return ADMIN_TOKEN
+        if agent not in self._admins:
+            operator = Operator(Target(os.environ[TABLE_ENV], os.environ[QUEUE_ENV], os.environ[DLQ_ENV]))
+            self._admins[agent] = operator.tenants.create_tenant(agent).token
+        return self._admins[agent]
 
     def deliver_flushes(self) -> int:
         """The checkpoint writer takes the queued flushes (tests run with no debounce delay)."""

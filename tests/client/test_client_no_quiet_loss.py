@@ -185,7 +185,7 @@ def admin_env(env: dict[str, str]) -> dict[str, str]:
 def test_token_revoke_given_the_token_itself_says_so_and_revokes_nothing(
     real_env: dict[str, str], real_service: RealService
 ) -> None:
-    created = real_service.create_token("bob")
+    created = real_service.create_token("default")  # the admin's own agent's
 
     done = run_cli(["token", "revoke", created["token"]], admin_env(real_env))
 

@@ -108,6 +108,20 @@ class LocalStackProcess:
         assert self.stop() == 0, self.output()[-4000:]
         self.start()
 
+    def operator(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """``python -m infra.operator --local`` against this stack, as an operator runs it."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "MOTO_"))}
+        command = [sys.executable, "-m", "infra.operator", "--local", "--data-dir", str(self.data_dir), *args]
+        return subprocess.run(
+            command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False
+        )
+
+    def create_tenant(self, agent: str) -> str:
+        """A new tenant's admin token, from the operator (the last line it prints)."""
+        done = self.operator("tenant", "create", agent)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip().splitlines()[-1]
+
     def output(self, offset: int = 0) -> str:
         with open(self.log_path, "rb") as log:
             log.seek(offset)

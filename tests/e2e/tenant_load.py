@@ -13,6 +13,7 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import product
@@ -64,10 +65,10 @@ def said(agent: str, session: str, n: int) -> str:
     return f"User: {agent} says {n} in {session}\n"
 
 
-def run_load(url: str, admin_token: str, load: Load) -> Outcome:
-    admin = Agent("admin", admin_token)
-    writers = [_agent(url, admin, unique(f"writer{i}"), "hooks,read") for i in range(load.tenants)]
-    reader = _agent(url, admin, unique("reader"), "read")
+def run_load(url: str, create_tenant: Callable[[str], str], load: Load) -> Outcome:
+    """``create_tenant``: the operator's, an agent id -> its new admin token."""
+    writers = [_agent(url, create_tenant, unique(f"writer{i}"), "hooks,read") for i in range(load.tenants)]
+    reader = _agent(url, create_tenant, unique("reader"), "read")
     project, sessions = f"/tmp/{unique('tenants')}/app", [unique("s") for _ in range(load.sessions)]
 
     done = threading.Event()
@@ -102,8 +103,10 @@ def run_load(url: str, admin_token: str, load: Load) -> Outcome:
     return outcome
 
 
-def _agent(url: str, admin: Agent, name: str, scopes: str) -> Agent:
-    body: dict[str, Any] = {"agent_id": name, "scopes": scopes.split(",")}
+def _agent(url: str, create_tenant: Callable[[str], str], name: str, scopes: str) -> Agent:
+    """A tenant of its own (the operator's), and a token its admin creates with ``scopes``."""
+    admin = Agent(name, create_tenant(name))
+    body: dict[str, Any] = {"scopes": scopes.split(",")}
     answer = admin.client().post(f"{url}/api/tokens", json=body, timeout=TIMEOUT_S)
     answer.raise_for_status()
     return Agent(name, str(answer.json()["token"]))

@@ -23,7 +23,7 @@ def test_concurrent_tenants_each_find_only_their_own_records(api: Api) -> None:
     load = Load(tenants=2, sessions=10, prompts=1, writer_threads=8, reader_threads=2)
 
     # When the writers post concurrently while the reader lists, reads and searches the same project
-    outcome = run_load(api.stack.url, api.stack.token, load)
+    outcome = run_load(api.stack.url, api.stack.create_tenant, load)
 
     # Then every valid request was answered (no hook refused with 401)
     assert outcome.writes == 2 * 10 * 3  # a prompt, a digest and session-end per session

@@ -65,6 +65,7 @@ class Memory:
     ledger: dict[Key, dict[str, LedgerEntry]] = field(default_factory=dict)  # by sort key
     ledger_heads: dict[Key, list[LedgerEntry]] = field(default_factory=dict)  # oldest first
     tokens: dict[str, TokenRecord] = field(default_factory=dict)  # by hash
+    tenants: set[str] = field(default_factory=set)  # agent ids
     # (agent, project) -> {session: TTL epoch}: the notes written when a session's state is created
     project_sessions: dict[Key, dict[str, int]] = field(default_factory=dict)
     injections: dict[Key, dict[str, tuple[InjectionRecord, int]]] = field(default_factory=dict)  # by sk
@@ -462,7 +463,8 @@ class InMemoryTokenStore:
 
     def put(self, record: TokenRecord) -> None:
         if record.token_sha256 in self._memory.tokens or any(
-            r.token_id == record.token_id for r in self._memory.tokens.values()
+            r.token_id == record.token_id and r.agent_id == record.agent_id
+            for r in self._memory.tokens.values()
         ):
             raise ValueError("a token with this hash or id exists")
         self._memory.tokens[record.token_sha256] = record
@@ -470,16 +472,29 @@ class InMemoryTokenStore:
     def by_hash(self, token_sha256: str) -> TokenRecord | None:
         return self._memory.tokens.get(token_sha256)
 
-    def all(self) -> list[TokenRecord]:
-        return list(self._memory.tokens.values())
+    def for_agent(self, agent_id: str) -> list[TokenRecord]:
+        # As DynamoDB's query: by token id.
+        return sorted(
+            (r for r in self._memory.tokens.values() if r.agent_id == agent_id), key=lambda r: r.token_id
+        )
 
-    def revoke(self, token_id: str, now: datetime) -> TokenRecord | None:
-        record = next((r for r in self._memory.tokens.values() if r.token_id == token_id), None)
+    def revoke(self, agent_id: str, token_id: str, now: datetime) -> TokenRecord | None:
+        record = next((r for r in self.for_agent(agent_id) if r.token_id == token_id), None)
         if record is None or record.revoked_at is not None:
             return record
         revoked = record.model_copy(update={"revoked_at": now})
         self._memory.tokens[record.token_sha256] = revoked
         return revoked
+
+    def add_tenant(self, record: TokenRecord) -> bool:
+        if record.agent_id in self._memory.tenants:
+            return False
+        self.put(record)
+        self._memory.tenants.add(record.agent_id)
+        return True
+
+    def tenants(self) -> list[str]:
+        return sorted(self._memory.tenants)
 
 
 class InMemoryIdleIndex:

@@ -257,13 +257,13 @@ def _tokens(method: str, path: str, body: Any = None) -> tuple[int, Any]:
 
 
 def _create_token() -> str:
-    status, created = _tokens("POST", "/api/tokens", {"agent_id": "alice", "scopes": ["read"]})
+    status, created = _tokens("POST", "/api/tokens", {"scopes": ["read"]})
     assert status == 201, created
     status, listed = _tokens("GET", "/api/tokens")
     assert status == 200 and listed["tokens"]
     token_id = listed["tokens"][0]["token_id"]
     assert _tokens("DELETE", f"/api/tokens/{token_id}")[0] == 200
-    status, created = _tokens("POST", "/api/tokens", {"agent_id": "alice", "scopes": ["read"]})
+    status, created = _tokens("POST", "/api/tokens", {"scopes": ["read"]})
     return str(created["token"])
 
 

@@ -1,5 +1,6 @@
 """Agent digests, the decision ledger, fork detection, tiered recovery and the compaction nudge."""
 
+import json
 from typing import Any
 
 import pytest
@@ -46,9 +47,12 @@ def test_a_digest_becomes_an_agent_checkpoint_with_its_sections(service: InProce
 
     status, answer = service.digest("s", DIGEST)
 
-    digest = answer["checkpoint"]["digest"]
     assert status == 201
     assert answer["checkpoint"]["trigger"] == "agent"
+    stored = service.get(
+        "/api/checkpoints/s", "/api/checkpoints/{session_key}", path_parameters={"session_key": "s"}
+    )
+    digest = stored[1]["checkpoints"][-1]["digest"]
     for section in (
         "## Agent Digest",
         "### Decisions",
@@ -165,6 +169,38 @@ def test_an_explicit_checkpoint_is_written_now(service: InProcessService) -> Non
     )
 
     assert (status, answer["checkpoint"]["trigger"]) == (200, "explicit")
+
+
+def test_a_digest_or_checkpoint_post_is_answered_with_ids_and_counts_not_the_rolling_digest(
+    service: InProcessService,
+) -> None:
+    # Given a session with prompts and a checkpoint whose rolling digest holds them
+    prompts(service, "s", 10)
+    # When the agent posts its digest, and then asks for an explicit checkpoint
+    digest = service.digest("s", DIGEST)
+    explicit = service.agent_api(
+        "POST",
+        "/api/sessions/s/checkpoint",
+        "/api/sessions/{session_key}/checkpoint",
+        path_parameters={"session_key": "s"},
+    )
+    # Then each answer says which checkpoint was written and what it covers
+    for status, answer in (digest, explicit):
+        assert status in (200, 201)
+        written = answer["checkpoint"]
+        assert written["session_key"] == "s" and written["id"] and written["digest_chars"] > 0
+        assert set(written) == {
+            "id", "session_key", "trigger", "sequence", "created_at", "project_normalized",
+            "prompt_count", "first_prompt", "last_prompt", "digest_chars",
+        }  # fmt: skip
+    assert explicit[1]["checkpoint"]["sequence"] == digest[1]["checkpoint"]["sequence"] + 1
+    # and none of what the session said (prompt 10's words are in the stored checkpoint)
+    stored = service.get(
+        "/api/checkpoints/s", "/api/checkpoints/{session_key}", path_parameters={"session_key": "s"}
+    )
+    said = prompt("s", 10)["prompt"]
+    assert said in json.dumps(stored[1])
+    assert said not in json.dumps(digest[1]) and said not in json.dumps(explicit[1])
 
 
 def nudge_prompt(service: InProcessService, chars: int) -> str:

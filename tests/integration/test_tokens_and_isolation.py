@@ -1,8 +1,10 @@
 """Tokens, scopes and tenant isolation through the gateway path (authorizer → handler) on moto.
 
-The matrix: every authorized route by own data / another agent's data / no token / wrong scope /
-revoked / expired. Requests go through the local stack's gateway in-process (the same authorizer
-invocation and context hand-off API Gateway does), with the authorizer cache off.
+The matrix: every authorized route by own data / another agent's data (its hooks/read token and
+its admin) / no token / wrong scope / revoked / expired; and every token and health route by one
+tenant's admin against another's. Requests go through the local stack's gateway in-process (the
+same authorizer invocation and context hand-off API Gateway does), with the authorizer cache off.
+Tenants are created as the operator creates them (``infra/operator.py``, on the same table).
 """
 
 from __future__ import annotations
@@ -19,21 +21,24 @@ from werkzeug.test import Client
 
 from continuity_core import services
 from continuity_core.models.tokens import CreateTokenRequest, Scope
+from continuity_core.names import DLQ_ENV, QUEUE_ENV, TABLE_ENV
 from infra import wiring
 from infra.local.authorization import AuthorizerGate
 from infra.local.gateway import Gateway
 from infra.local.routes import RouteTable
 from infra.local.runtime import InProcessRuntime
+from infra.operator import Operator, Target
 from tests.support.clock import install_clock
 from tests.support.isolation import as_function
 
-ADMIN = "bootstrap-admin-token"
+ADMIN = "bootstrap-admin-token"  # the default agent's admin
 PROJECT = "/work/app"
 
 
 @dataclass
 class Api:
     client: Client
+    operator: Operator
 
     def call(self, method: str, path: str, token: str | None, body: Any = None) -> tuple[int, Any]:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -53,38 +58,50 @@ def api(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[Api]:
     runtime = InProcessRuntime(wiring.FUNCTIONS, enforce_timeouts=False, scope=as_function)
     no_cache = wiring.AuthorizerSpec(function=wiring.API_AUTHORIZER.function, cache_ttl_s=0)
     gateway = Gateway(runtime, RouteTable(wiring.FUNCTIONS), AuthorizerGate(runtime, no_cache))
-    yield Api(Client(gateway))
+    operator = Operator(Target(aws[TABLE_ENV], aws[QUEUE_ENV], aws[DLQ_ENV]))
+    yield Api(Client(gateway), operator)
     services.reset()
 
 
-def create_token(api: Api, agent: str, scopes: str, **extra: Any) -> str:
-    status, body = api.call(
-        "POST", "/api/tokens", ADMIN, {"agent_id": agent, "scopes": scopes.split(","), **extra}
-    )
+def tenant(api: Api, agent: str) -> str:
+    """The operator creates the tenant: its first admin token."""
+    return api.operator.tenants.create_tenant(agent).token
+
+
+def create_token(api: Api, admin: str, scopes: str, **extra: Any) -> str:
+    status, body = api.call("POST", "/api/tokens", admin, {"scopes": scopes.split(","), **extra})
     assert status == 201, body
-    return body["token"]
+    return str(body["token"])
+
+
+def token_ids(api: Api, admin: str) -> set[str]:
+    status, listed = api.call("GET", "/api/tokens", admin)
+    assert status == 200, listed
+    return {record["token_id"] for record in listed["tokens"]}
 
 
 def test_a_created_token_is_shown_once_and_stored_only_as_a_hash(api: Api) -> None:
-    token = create_token(api, "alice", "hooks,read", name="laptop")
+    alice_admin = tenant(api, "alice")
+    token = create_token(api, alice_admin, "hooks,read", name="laptop")
 
-    status, listed = api.call("GET", "/api/tokens", ADMIN)
+    status, listed = api.call("GET", "/api/tokens", alice_admin)
 
     assert status == 200
-    [record] = listed["tokens"]
+    admin_record, record = listed["tokens"]
     assert record["agent_id"] == "alice" and record["scopes"] == ["hooks", "read"]
+    assert admin_record["agent_id"] == "alice" and admin_record["scopes"] == ["admin", "hooks", "read"]
     assert token not in json.dumps(listed) and "token_sha256" not in record
-    stored = services.token_service()._store.all()[0]
-    assert stored.token_sha256 == hashlib.sha256(token.encode()).hexdigest()
+    stored = services.token_service().authorize(token)
+    assert stored is not None and stored.token_sha256 == hashlib.sha256(token.encode()).hexdigest()
 
 
 @pytest.mark.parametrize(
     "body",
     [
-        {"agent_id": "alice", "scopes": []},
-        {"agent_id": "alice", "scopes": ["everything"]},
+        {"scopes": []},
+        {"scopes": ["everything"]},
         {"agent_id": "bad agent id!", "scopes": ["read"]},
-        {"agent_id": "alice", "scopes": ["read"], "expires_in_days": 0},
+        {"scopes": ["read"], "expires_in_days": 0},
     ],
 )
 def test_bad_token_requests_are_refused(api: Api, body: dict[str, Any]) -> None:
@@ -93,14 +110,116 @@ def test_bad_token_requests_are_refused(api: Api, body: dict[str, Any]) -> None:
 
 
 def test_only_admins_manage_tokens(api: Api) -> None:
-    token = create_token(api, "alice", "hooks,read")
+    token = create_token(api, tenant(api, "alice"), "hooks,read")
 
     assert api.call("GET", "/api/tokens", token)[0] == 403
-    assert api.call("POST", "/api/tokens", token, {"agent_id": "alice", "scopes": ["hooks"]})[0] == 403
+    assert api.call("POST", "/api/tokens", token, {"scopes": ["hooks"]})[0] == 403
 
 
 def test_revoking_an_unknown_token_is_404(api: Api) -> None:
     assert api.call("DELETE", "/api/tokens/nope", ADMIN)[0] == 404
+
+
+def test_the_operator_creates_a_tenant_once(api: Api) -> None:
+    from continuity_core.logic.tokens import TenantExistsError
+
+    tenant(api, "alice")
+
+    with pytest.raises(TenantExistsError):
+        tenant(api, "alice")
+    assert api.operator.tenants.tenants() == ["alice", "default"]
+
+
+# -- admin against admin: every token and health route ------------------------------------------
+
+
+@pytest.fixture
+def admins(api: Api) -> dict[str, str]:
+    """Two tenants, each with its admin and a hooks/read token that has posted a prompt."""
+    tokens = {"alice_admin": tenant(api, "alice"), "bob_admin": tenant(api, "bob")}
+    for agent in ("alice", "bob"):
+        tokens[agent] = create_token(api, tokens[f"{agent}_admin"], "hooks,read")
+        harness = {"alice": "codex", "bob": "claude-code"}[agent]
+        body = {"session_id": f"{agent}-s", "cwd": PROJECT, "prompt": "hi", "harness": harness}
+        assert api.call("POST", "/api/hooks/user-prompt-submit", tokens[agent], body)[0] == 200
+    return tokens
+
+
+@pytest.mark.parametrize("other_admin", ["bob_admin", "bootstrap"])
+def test_an_admin_lists_only_its_own_agents_tokens(
+    api: Api, admins: dict[str, str], other_admin: str
+) -> None:
+    other = admins.get(other_admin, ADMIN)
+    alice_ids = token_ids(api, admins["alice_admin"])
+
+    status, listed = api.call("GET", "/api/tokens", other)
+
+    assert status == 200 and len(alice_ids) == 2
+    assert not alice_ids & {record["token_id"] for record in listed["tokens"]}
+    assert "alice" not in {record["agent_id"] for record in listed["tokens"]}
+
+
+@pytest.mark.parametrize("other_admin", ["bob_admin", "bootstrap"])
+def test_an_admin_cannot_mint_a_token_for_another_agent(
+    api: Api, admins: dict[str, str], other_admin: str
+) -> None:
+    other = admins.get(other_admin, ADMIN)
+    before = token_ids(api, admins["alice_admin"])
+
+    for scopes in (["read"], ["admin"]):
+        status, answer = api.call("POST", "/api/tokens", other, {"agent_id": "alice", "scopes": scopes})
+        assert status == 403, answer
+        assert "operator" in answer["detail"] and "alice" not in answer["detail"]
+    for new_tenant in ("carol", "alice"):  # nor a new tenant's first token
+        assert api.call("POST", "/api/tokens", other, {"agent_id": new_tenant, "scopes": ["admin"]})[0] == 403
+    assert token_ids(api, admins["alice_admin"]) == before
+
+
+def test_a_token_an_admin_mints_is_its_own_agents_and_reads_nothing_of_another(
+    api: Api, admins: dict[str, str]
+) -> None:
+    status, created = api.call("POST", "/api/tokens", admins["bob_admin"], {"scopes": ["read"]})
+    assert status == 201 and created["agent_id"] == "bob"
+
+    sessions = api.call("GET", f"/api/sessions?project={PROJECT}", created["token"])
+
+    assert sessions[0] == 200 and [s["session_key"] for s in sessions[1]["sessions"]] == []
+    assert api.call("GET", "/api/sessions/alice-s/timeline", created["token"])[0] == 404
+
+
+@pytest.mark.parametrize("other_admin", ["bob_admin", "bootstrap"])
+def test_an_admin_cannot_revoke_another_agents_token(
+    api: Api, admins: dict[str, str], other_admin: str
+) -> None:
+    other = admins.get(other_admin, ADMIN)
+    path = f"/api/checkpoints?project={PROJECT}"
+    for token_id in token_ids(api, admins["alice_admin"]):
+        status, answer = api.call("DELETE", f"/api/tokens/{token_id}", other)
+        # the same answer as for an id no one has: whether alice has it is not bob's to learn
+        assert (status, answer) == api.call("DELETE", "/api/tokens/0123456789abcdef", other)
+        assert status == 404
+    assert api.call("GET", path, admins["alice"])[0] == 200
+    assert api.call("GET", "/api/tokens", admins["alice_admin"])[0] == 200
+
+
+@pytest.mark.parametrize("other_admin", ["bob_admin", "bootstrap"])
+def test_an_admins_health_counts_only_its_own_agents_traffic(
+    api: Api, admins: dict[str, str], other_admin: str
+) -> None:
+    # Given alice's 24 more prompts (the rate windows take an instance's count every 20 requests)
+    body = {"session_id": "alice-s", "cwd": PROJECT, "prompt": "step", "harness": "codex"}
+    for _ in range(24):
+        assert api.call("POST", "/api/hooks/user-prompt-submit", admins["alice"], body)[0] == 200
+    # When alice's admin and another admin ask for their health
+    own = api.call("GET", "/api/admin/health", admins["alice_admin"])[1]
+    other = api.call("GET", "/api/admin/health", admins.get(other_admin, ADMIN))[1]
+    fleet = api.operator.health.fleet()
+    # Then alice's traffic and her hooks' last sightings are hers and the operator's only
+    assert own["agent_id"] == "alice" and sum(m["requests"] for m in own["requests_per_minute"]) >= 20
+    assert sum(m["requests"] for m in other["requests_per_minute"]) < 20
+    assert "codex" in {h["harness"] for h in own["last_hooks"]}
+    assert "codex" not in {h["harness"] for h in other["last_hooks"]}
+    assert sum(m.requests for m in fleet.requests_per_minute) >= 20 and fleet.agent_id is None
 
 
 # -- the isolation matrix -------------------------------------------------------------------
@@ -163,16 +282,18 @@ def request_body(path: str, session: str) -> Any:
 
 @pytest.fixture
 def tenants(api: Api) -> dict[str, str]:
+    alice_admin, bob_admin = tenant(api, "alice"), tenant(api, "bob")
     tokens = {
-        "alice": create_token(api, "alice", "hooks,read"),
-        "bob": create_token(api, "bob", "hooks,read"),
-        "alice_hooks_only": create_token(api, "alice", "hooks"),
-        "alice_read_only": create_token(api, "alice", "read"),
-        "alice_revoked": create_token(api, "alice", "hooks,read"),
+        "alice": create_token(api, alice_admin, "hooks,read"),
+        "bob": create_token(api, bob_admin, "hooks,read"),
+        "bob_admin": bob_admin,
+        "alice_hooks_only": create_token(api, alice_admin, "hooks"),
+        "alice_read_only": create_token(api, alice_admin, "read"),
+        "alice_revoked": create_token(api, alice_admin, "hooks,read"),
     }
     seed(api, tokens["alice"], "alice-session")
-    revoked_id = next(t["token_id"] for t in api.call("GET", "/api/tokens", ADMIN)[1]["tokens"][-1:])
-    assert api.call("DELETE", f"/api/tokens/{revoked_id}", ADMIN)[0] == 200
+    revoked_id = api.call("GET", "/api/tokens", alice_admin)[1]["tokens"][-1]["token_id"]
+    assert api.call("DELETE", f"/api/tokens/{revoked_id}", alice_admin)[0] == 200
     return tokens
 
 
@@ -183,7 +304,9 @@ def test_the_isolation_matrix(
     path = template.format(session="alice-session")
     body = request_body(path, "alice-session")
 
-    # Another agent first: its delete must leave alice's data for alice's own call to find.
+    # Another agent first (its token, then its admin): their deletes must leave alice's data for
+    # alice's own call to find.
+    other_admin = api.call(method, path, tenants["bob_admin"], body)
     other = api.call(method, path, tenants["bob"], body)
     own = api.call(method, path, tenants["alice"], body)
     wrong_scope = api.call(
@@ -195,32 +318,40 @@ def test_the_isolation_matrix(
     assert wrong_scope[0] == 403
     assert api.call(method, path, tenants["alice_revoked"], body)[0] == 403
     assert api.call(method, path, "ctn_made-up", body)[0] == 403
-    # Another agent never sees alice's data: reads are empty or 404, writes land in bob's own space.
-    assert "alice-session summary" not in json.dumps(other[1])
-    assert "secret plans of alice-session" not in json.dumps(other[1])
-    assert "alice-session decided" not in json.dumps(other[1])
-    if method == "GET":
-        assert other[0] in (200, 404)
-        if other[0] == 200:
-            assert not (other[1].get("checkpoints") or other[1].get("entries") or other[1].get("sessions"))
-            assert not (other[1].get("events") or other[1].get("turns") or other[1].get("checkpoint"))
-            assert not (other[1].get("injections") or other[1].get("links"))
+    # Another agent, even its admin, never sees alice's data: reads are empty or 404, writes land
+    # in bob's own space.
+    for theirs in (other, other_admin):
+        assert "alice-session summary" not in json.dumps(theirs[1])
+        assert "secret plans of alice-session" not in json.dumps(theirs[1])
+        assert "alice-session decided" not in json.dumps(theirs[1])
+        if method == "GET":
+            assert theirs[0] in (200, 404)
+            if theirs[0] == 200:
+                answer = theirs[1]
+                assert not (answer.get("checkpoints") or answer.get("entries") or answer.get("sessions"))
+                assert not (answer.get("events") or answer.get("turns") or answer.get("checkpoint"))
+                assert not (answer.get("injections") or answer.get("links"))
+        if path.endswith("/search"):
+            assert not theirs[1]["results"]
+        if path.startswith("/api/preview"):
+            assert theirs[1]["text"] is None
+        if method == "DELETE":
+            assert theirs[1]["deleted"]["checkpoints"] == theirs[1]["deleted"]["ledger_entries"] == 0
     if path.endswith("/injections"):
         assert "alice-session summary" in json.dumps(own[1]["injections"])
     if path.endswith("/search"):
-        assert own[1]["results"] and not other[1]["results"]
+        assert own[1]["results"]
     if "/overview" in path:  # listed from the project's session notes: the agent's own only
         assert [row["session_key"] for row in own[1]["sessions"]] == ["alice-session"]
     if path.startswith("/api/preview"):
-        assert "alice-session" in json.dumps(own[1]) and other[1]["text"] is None
+        assert "alice-session" in json.dumps(own[1])
     if method == "DELETE":
         assert own[1]["deleted"]["checkpoints"] >= 1 and own[1]["deleted"]["ledger_entries"] == 1
-        assert other[1]["deleted"]["checkpoints"] == other[1]["deleted"]["ledger_entries"] == 0
 
 
 def test_an_expired_token_is_refused(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     clock = install_clock(monkeypatch, datetime.now(UTC))
-    token = create_token(api, "alice", "read", expires_in_days=1)
+    token = create_token(api, ADMIN, "read", expires_in_days=1)
     path = "/api/checkpoints?project=/work/app"
     assert api.call("GET", path, token)[0] == 200
 
@@ -235,15 +366,16 @@ def test_the_bootstrap_token_is_the_default_agents_admin(api: Api) -> None:
     assert record is not None
     assert (record.agent_id, set(record.scopes)) == ("default", set(Scope))
     assert services.token_service().authorize("not-it") is None
-    assert CreateTokenRequest(agent_id="a", scopes=[Scope.READ, Scope.READ]).scopes == [Scope.READ]
+    assert CreateTokenRequest(scopes=[Scope.READ, Scope.READ]).scopes == [Scope.READ]
 
 
 def test_the_health_route_is_admin_only_and_reads_queue_depth_and_requests_per_minute(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given an agent that posted 25 prompts (10 make a checkpoint due: its flush waits in the queue)
+    # Given a token of the admin's agent that posted 25 prompts (10 make a checkpoint due: its flush
+    # waits in the queue)
     clock = install_clock(monkeypatch, datetime(2026, 11, 22, 9, 0, 1, tzinfo=UTC))
-    token = create_token(api, "alice", "hooks,read")
+    token = create_token(api, ADMIN, "hooks,read")
     body = {"session_id": "healthy", "cwd": PROJECT, "prompt": "step"}
     for _ in range(25):
         assert api.call("POST", "/api/hooks/user-prompt-submit", token, body)[0] == 200
@@ -253,7 +385,7 @@ def test_the_health_route_is_admin_only_and_reads_queue_depth_and_requests_per_m
     assert api.call("POST", "/api/hooks/session-start", token, codex)[0] == 200
     clock.now += timedelta(seconds=6)
     assert api.call("GET", "/api/sessions/nobody/timeline", token)[0] == 404
-    # When an admin asks for the health
+    # When the agent's admin asks for the health
     status, health = api.call("GET", "/api/admin/health", ADMIN)
     # Then the queue holds the flush, and the rate windows hold the prompts (each instance adds its
     # count every 20 requests, so at least 20 of the 25 show)

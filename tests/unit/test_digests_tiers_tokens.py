@@ -10,7 +10,15 @@ import pytest
 from continuity_core.config import load_config
 from continuity_core.logic.digests import DigestService, UnknownProjectError
 from continuity_core.logic.tiers import LEVEL_LIMITS, NothingToRecoverError, TieredRecovery
-from continuity_core.logic.tokens import BOOTSTRAP_ID, DEFAULT_AGENT, TokenService, token_sha256
+from continuity_core.logic.tokens import (
+    BOOTSTRAP_ID,
+    DEFAULT_AGENT,
+    ForeignAgentError,
+    TenantExistsError,
+    TenantService,
+    TokenService,
+    token_sha256,
+)
 from continuity_core.logic.writer import CheckpointWriter
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.digest import DigestRequest
@@ -203,8 +211,8 @@ def tokens(stores: Stores, clock: Clock, bootstrap: str | None = None) -> TokenS
 
 
 def test_a_token_is_shown_once_and_stored_only_as_its_hash(stores: Stores, clock: Clock) -> None:
-    created = tokens(stores, clock).create(CreateTokenRequest(agent_id="alice", scopes=[Scope.HOOKS]))
-    [stored] = stores.tokens.all()
+    created = tokens(stores, clock).create("alice", CreateTokenRequest(scopes=[Scope.HOOKS]))
+    [stored] = stores.tokens.for_agent("alice")
     assert stored.token_sha256 == token_sha256(created.token)
     assert created.token not in stored.model_dump_json()
     record = tokens(stores, clock).authorize(created.token)
@@ -213,7 +221,7 @@ def test_a_token_is_shown_once_and_stored_only_as_its_hash(stores: Stores, clock
 
 def test_a_token_works_until_it_expires(stores: Stores, clock: Clock) -> None:
     service = tokens(stores, clock)
-    created = service.create(CreateTokenRequest(agent_id="alice", scopes=[Scope.READ], expires_in_days=1))
+    created = service.create("alice", CreateTokenRequest(scopes=[Scope.READ], expires_in_days=1))
     clock.now = T0 + timedelta(hours=23, minutes=59)
     assert service.authorize(created.token) is not None
     clock.now = T0 + timedelta(days=1)
@@ -222,19 +230,43 @@ def test_a_token_works_until_it_expires(stores: Stores, clock: Clock) -> None:
 
 def test_a_token_without_an_expiry_never_expires(stores: Stores, clock: Clock) -> None:
     service = tokens(stores, clock)
-    created = service.create(CreateTokenRequest(agent_id="alice", scopes=[Scope.READ]))
+    created = service.create("alice", CreateTokenRequest(scopes=[Scope.READ]))
     clock.now = T0 + timedelta(days=3650)
     assert service.authorize(created.token) is not None
 
 
 def test_a_revoked_token_is_refused_and_still_listed(stores: Stores, clock: Clock) -> None:
     service = tokens(stores, clock)
-    created = service.create(CreateTokenRequest(agent_id="alice", scopes=[Scope.READ]))
-    revoked = service.revoke(created.token_id)
+    created = service.create("alice", CreateTokenRequest(scopes=[Scope.READ]))
+    revoked = service.revoke("alice", created.token_id)
     assert revoked is not None and revoked.revoked_at == T0
     assert service.authorize(created.token) is None
-    assert [t.token_id for t in service.list()] == [created.token_id]
-    assert service.revoke("no-such-token") is None
+    assert [t.token_id for t in service.list("alice")] == [created.token_id]
+    assert service.revoke("alice", "no-such-token") is None
+
+
+def test_an_admin_names_only_its_own_agent_and_reaches_no_other(stores: Stores, clock: Clock) -> None:
+    service = tokens(stores, clock)
+    alices = service.create("alice", CreateTokenRequest(agent_id="alice", scopes=[Scope.READ]))
+
+    with pytest.raises(ForeignAgentError):
+        service.create("bob", CreateTokenRequest(agent_id="alice", scopes=[Scope.ADMIN]))
+    assert service.list("bob") == [] and service.revoke("bob", alices.token_id) is None
+    assert service.authorize(alices.token) is not None
+    assert [t.agent_id for t in service.list("alice")] == ["alice"]
+
+
+def test_the_operator_creates_a_tenant_with_its_first_admin_token_once(stores: Stores, clock: Clock) -> None:
+    operator = TenantService(stores.tokens, clock)
+
+    created = operator.create_tenant("carol", name="ops")
+
+    record = tokens(stores, clock).authorize(created.token)
+    assert record is not None and (record.agent_id, set(record.scopes)) == ("carol", set(Scope))
+    with pytest.raises(TenantExistsError):
+        operator.create_tenant("carol")
+    assert operator.tenants() == ["carol", DEFAULT_AGENT]
+    assert [t.token_id for t in operator.tokens()] == [created.token_id]
 
 
 def test_the_bootstrap_token_is_the_default_agents_admin_and_nothing_else_is(

@@ -124,7 +124,8 @@ def test_deploy_generates_a_token_passes_its_hash_and_prints_the_login_lines(
     login = re.search(r"continuity login --url https://abc\.example/ --token (\S+)", out)
     assert code == 0 and login
     assert context_value(command, "apiTokenSha256") == sha256(login[1])
-    assert "continuity token create --agent <agent-name> --scopes hooks,read" in out
+    assert "continuity token create --scopes hooks,read" in out
+    assert "continuity operator --stage dev tenant create <agent-name>" in out
     assert "shown once" in out
 
 

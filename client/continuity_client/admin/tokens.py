@@ -1,7 +1,9 @@
-"""``continuity token create|list|revoke``: token administration over the service's admin API.
+"""``continuity token create|list|revoke``: your agent's tokens, over the service's admin API.
 
-Needs an admin token (the deployment's bootstrap token, or the local stack's ``--token``). The new
-token's secret is printed once, as the last line of stdout, so scripts can capture it.
+Needs an admin token of the agent (the deployment's bootstrap token is the ``default`` agent's;
+``continuity operator tenant create`` gives a new agent its first). An admin manages its own agent's
+tokens only. The new token's secret is printed once, as the last line of stdout, so scripts can
+capture it.
 """
 
 from __future__ import annotations
@@ -33,7 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="continuity token", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     create = commands.add_parser("create", help="create a token (its secret is shown once)")
-    create.add_argument("--agent", required=True, help="the agent id the token acts as")
+    create.add_argument(
+        "--agent",
+        help="the agent id the token acts as: the admin token's own (the default and the only one allowed)",
+    )
     create.add_argument("--scopes", default="hooks,read", help="comma separated: hooks, read, admin")
     create.add_argument("--expires", type=parse_days, help="lifetime, e.g. 30d (default: none)")
     create.add_argument("--name", help="a label, e.g. the machine")
@@ -57,7 +62,9 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("continuity token: no service URL or admin token; run `continuity login` first\n")
         return 1
     if args.command == "create":
-        body = {"agent_id": args.agent, "scopes": [s.strip() for s in args.scopes.split(",") if s.strip()]}
+        body: dict = {"scopes": [s.strip() for s in args.scopes.split(",") if s.strip()]}
+        if args.agent:
+            body["agent_id"] = args.agent
         if args.expires:
             body["expires_in_days"] = args.expires
         if args.name:

@@ -1,11 +1,12 @@
-"""The service's health for an admin (``GET /api/admin/health``), from what it already keeps.
+"""The service's health for an admin (``GET /api/admin/health``: its own agent's traffic) and for
+the operator (every tenant's, ``python -m infra.operator health``), from what the service keeps.
 
 The checkpoint queue's and its DLQ's depth are SQS's own attributes; requests, 4xx and 5xx answers
 per minute and the hooks received are the rate limiter's shared windows (one item per token and
 minute, written anyway: the answers and the hooks ride on the same writes, logic/ratelimit.py) and
 each token's long-lived item of its hooks' last sightings; the pruner's progress is its cursor
-item. The route reads: one token query, one batch read per 100 items (15 windows and one item per
-token), one item, two SQS calls.
+item. The route reads: one token query (the operator: one a tenant), one batch read per 100 items
+(15 windows and one item per token), one item, two SQS calls.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from continuity_core.logic.ratelimit import KEPT_WINDOWS, WINDOW_SECONDS, split_hook_kind
-from continuity_core.logic.tokens import BOOTSTRAP_ID
+from continuity_core.logic.tokens import BOOTSTRAP_ID, DEFAULT_AGENT
 from continuity_core.models.health import HealthAnswer, LastHook, PrunerStatus, QueueDepth, RequestMinute
 from continuity_core.ports import Clock, TokenStore
 
@@ -56,16 +57,31 @@ class HealthReader:
         self._source = source
         self._clock = clock
 
-    def health(self) -> HealthAnswer:
+    def health(self, agent_id: str) -> HealthAnswer:
+        """A tenant admin's: its own agent's tokens' traffic; the queues and the pruner, which are
+        the service's (shared by every tenant, naming none)."""
+        return self._answer(agent_id, self._keys([agent_id]))
+
+    def fleet(self) -> HealthAnswer:
+        """The operator's: every tenant's traffic."""
+        agents = sorted({DEFAULT_AGENT, *self._tokens.tenants()})
+        return self._answer(None, self._keys(agents))
+
+    def _keys(self, agents: list[str]) -> list[str]:
+        """The agents' rate keys (token ids). Revoked tokens too: their requests before the
+        revocation count. The bootstrap token is the default agent's."""
+        keys = [BOOTSTRAP_ID] if DEFAULT_AGENT in agents else []
+        return keys + [t.token_id for agent in agents for t in self._tokens.for_agent(agent)]
+
+    def _answer(self, agent_id: str | None, keys: list[str]) -> HealthAnswer:
         now = self._clock()
         current = int(now.timestamp() // WINDOW_SECONDS)
         windows = list(range(current - MINUTES + 1, current + 1))
-        # Revoked tokens too: their requests before the revocation count.
-        keys = [BOOTSTRAP_ID, *(t.token_id for t in self._tokens.all())]
         traffic = self._source.traffic(keys, windows)
         queue, dlq = self._source.queue_depths()
         return HealthAnswer(
             checked_at=now,
+            agent_id=agent_id,
             checkpoint_queue=queue,
             dead_letter_queue=dlq,
             requests_per_minute=[

@@ -40,10 +40,15 @@ class PrunerStatus(BaseModel):
 
 class HealthAnswer(BaseModel):
     checked_at: datetime
+    agent_id: str | None = Field(
+        None,
+        description="Whose requests and hooks these are: the calling admin's agent (its tokens only); "
+        "null for the operator's answer, every tenant's.",
+    )
     checkpoint_queue: QueueDepth
     dead_letter_queue: QueueDepth
     requests_per_minute: list[RequestMinute] = Field(
-        description="Authorized API requests per minute over every token, oldest first, with the "
+        description="Authorized API requests per minute over the agent's tokens, oldest first, with the "
         "4xx and 5xx answers among them (the rate limiter's shared windows; a warm function adds "
         "its counts every 20 requests or 5 s)."
     )

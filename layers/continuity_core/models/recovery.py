@@ -2,14 +2,40 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import BaseModel, Field
 
-from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.injections import InjectionSection
 
 
+class CheckpointWritten(BaseModel):
+    """A checkpoint as its write is answered: which one and what it covers, never what it holds.
+
+    The digest and explicit-checkpoint routes take a ``hooks`` token, which reads nothing else; the
+    rolling digest they wrote is read with a ``read`` token (``GET /api/checkpoints/{session_key}``).
+    """
+
+    id: str
+    session_key: str
+    trigger: CheckpointTrigger
+    sequence: int = Field(description="Per-session checkpoint number, 1 for the first.")
+    created_at: datetime
+    project_normalized: str | None = None
+    prompt_count: int = Field(description="Prompts this checkpoint covers.")
+    first_prompt: int | None = None
+    last_prompt: int | None = None
+    digest_chars: int = Field(description="Characters of the checkpoint's rendered digest.")
+
+    @classmethod
+    def of(cls, checkpoint: Checkpoint) -> CheckpointWritten:
+        fields = checkpoint.model_dump(include=set(cls.model_fields) - {"digest_chars"})
+        return cls(**fields, digest_chars=len(checkpoint.digest))
+
+
 class CheckpointAnswer(BaseModel):
-    checkpoint: Checkpoint
+    checkpoint: CheckpointWritten
 
 
 class RecoveryAnswer(BaseModel):

@@ -13,7 +13,7 @@ AGENT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
 class Scope(StrEnum):
     HOOKS = "hooks"  # hook events, digests, remembers, explicit checkpoints
     READ = "read"  # checkpoints, ledger, recovery, sessions, search
-    ADMIN = "admin"  # token management
+    ADMIN = "admin"  # its own agent's tokens and health
 
 
 class TokenRecord(BaseModel):
@@ -49,7 +49,11 @@ class TokenView(BaseModel):
 class CreateTokenRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    agent_id: str = Field(pattern=AGENT_ID_PATTERN)
+    agent_id: str | None = Field(
+        None,
+        pattern=AGENT_ID_PATTERN,
+        description="The caller's own agent (the default); an admin cannot name another.",
+    )
     scopes: list[Scope] = Field(min_length=1, max_length=3)
     expires_in_days: int | None = Field(None, ge=1, le=3650)
     name: str | None = Field(None, max_length=128)

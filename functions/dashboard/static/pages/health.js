@@ -1,5 +1,5 @@
-// Health (admin scope): the checkpoint queue and its DLQ, requests and 4xx/5xx answers per minute,
-// the last hook received per harness and event, the pruner's progress.
+// Health (admin scope): the checkpoint queue and its DLQ, the admin's own agent's requests and
+// 4xx/5xx answers per minute and last hook received per harness and event, the pruner's progress.
 import { get } from "../api.js";
 import { ago, failure, h, loading, show, when } from "../dom.js";
 
@@ -42,7 +42,7 @@ export async function healthPage(root) {
     h(
       "section",
       { class: "card", id: "rate", "aria-labelledby": "rate-h" },
-      h("h2", { id: "rate-h" }, "Requests per minute (every token, last 15 minutes)"),
+      h("h2", { id: "rate-h" }, "Requests per minute (this agent's tokens, last 15 minutes)"),
       h(
         "table",
         { class: "rows minutes" },

@@ -1,4 +1,5 @@
-// Tokens (admin scope): list, create (the secret is shown once), revoke.
+// Tokens (admin scope) of the signed-in admin's own agent: list, create (the secret is shown once),
+// revoke. Another agent is a tenant of its own, created by the operator (docs/SECURITY.md).
 import { del, get, post } from "../api.js";
 import { empty, failure, h, loading, show, when } from "../dom.js";
 
@@ -24,7 +25,6 @@ function createForm(created, refresh) {
     event.preventDefault();
     const form = new FormData(event.target);
     const body = {
-      agent_id: form.get("agent_id"),
       name: form.get("name") || undefined,
       scopes: form.getAll("scopes"),
       expires_in_days: form.get("days") ? Number(form.get("days")) : undefined,
@@ -49,7 +49,6 @@ function createForm(created, refresh) {
   return h(
     "form",
     { class: "filters", onsubmit: submit, "aria-label": "Create a token" },
-    h("label", { class: "field" }, "Agent id", h("input", { name: "agent_id", required: true, pattern: "[A-Za-z0-9._-]{1,64}", value: "default", size: 14 })),
     h("label", { class: "field" }, "Name", h("input", { name: "name", maxlength: 128, size: 16 })),
     h("fieldset", { class: "field" }, h("legend", {}, "Scopes"), scopes),
     h("label", { class: "field" }, "Expires in days", h("input", { name: "days", type: "number", min: 1, max: 3650, size: 6 })),
