@@ -37,7 +37,7 @@ def revoke_token(token_id: Annotated[str, Path(min_length=1, max_length=64)]) ->
     caller(app, Scope.ADMIN)
     revoked = token_service().revoke(token_id)
     if revoked is None:
-        raise NotFoundError(f"no token {token_id!r}")
+        raise NotFoundError("no such token")
     logger.info("token revoked", extra={"token_id": token_id})
     return revoked
 
