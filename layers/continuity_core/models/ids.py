@@ -18,9 +18,9 @@ be stored and shown as it is.
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, StringConstraints
+from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
 
 # Ids the harnesses give sessions and sub-agents: a letter or digit first (never "." or ".."), then
 # up to 255 of these.
@@ -76,9 +76,17 @@ def _checked(pattern: str, rule: str) -> AfterValidator:
     return AfterValidator(check)
 
 
+def _documented(pattern: str, rule: str) -> Any:
+    """The rule in the OpenAPI document (the check itself is ``_checked``'s, with its message)."""
+    return Field(description=f"{rule}; no secret", json_schema_extra={"pattern": pattern})
+
+
 # Annotated types for pydantic fields: the rule's own message on a mismatch, never the value.
 SessionId = Annotated[
-    str, StringConstraints(strip_whitespace=True), _checked(SESSION_ID_PATTERN, SESSION_ID_RULE)
+    str,
+    StringConstraints(strip_whitespace=True),
+    _checked(SESSION_ID_PATTERN, SESSION_ID_RULE),
+    _documented(SESSION_ID_PATTERN, SESSION_ID_RULE),
 ]
 
 
@@ -88,8 +96,12 @@ def _blank_is_none(value: object) -> object:
 
 # An optional one: blank (some harnesses send "" for "none") is none.
 OptionalSessionId = Annotated[SessionId | None, BeforeValidator(_blank_is_none)]
-AgentId = Annotated[str, _checked(AGENT_ID_PATTERN, AGENT_ID_RULE)]
-TokenName = Annotated[str, _checked(TOKEN_NAME_PATTERN, TOKEN_NAME_RULE)]
+AgentId = Annotated[
+    str, _checked(AGENT_ID_PATTERN, AGENT_ID_RULE), _documented(AGENT_ID_PATTERN, AGENT_ID_RULE)
+]
+TokenName = Annotated[
+    str, _checked(TOKEN_NAME_PATTERN, TOKEN_NAME_RULE), _documented(TOKEN_NAME_PATTERN, TOKEN_NAME_RULE)
+]
 
 
 def is_session_id(value: str) -> bool:

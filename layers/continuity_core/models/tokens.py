@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from continuity_core.models.ids import AGENT_ID_PATTERN, AgentId, TokenName
+from continuity_core.models.ids import AgentId, TokenName
 
 
 class Scope(StrEnum):
@@ -50,7 +50,7 @@ class CreateTokenRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # The rules of models/ids.py (alphabet, length, no secret): a 422 that names the rule.
-    agent_id: AgentId = Field(json_schema_extra={"pattern": AGENT_ID_PATTERN})
+    agent_id: AgentId
     scopes: list[Scope] = Field(min_length=1, max_length=3)
     expires_in_days: int | None = Field(None, ge=1, le=3650)
     name: TokenName | None = None
