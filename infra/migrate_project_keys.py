@@ -17,8 +17,10 @@ throughout. It scans the table once and, for each item under a raw path:
   recorded since the deploy), the old head's decisions go before its own and the counts add up, in
   the same transaction as the old head's delete.
 
-Every rewritten item's ``project``/``project_normalized`` attributes are redacted as new writes
-are. The run is idempotent (a second one changes nothing) and can be stopped and run again.
+Every item's ``project``/``project_normalized`` attributes are redacted as new writes are (a
+session's state too: its project is looked up by them). Compressed bodies are left as written:
+answers are redacted again on the way out. The run is idempotent (a second one changes nothing)
+and can be stopped and run again.
 Exit status: 0 done, 1 some items failed (listed), 2 bad arguments.
 """
 
@@ -75,7 +77,7 @@ def hashed_key(value: str) -> str | None:
 @dataclass
 class MigrationResult:
     scanned: int = 0
-    reindexed: int = 0  # checkpoints, transcript heads: the index key rewritten in place
+    reindexed: int = 0  # checkpoints, transcript heads, states: index key or shown path rewritten in place
     moved: int = 0  # ledger entries, session notes, ledger heads: put under the hashed key
     merged: int = 0  # ledger heads merged into one written since the deploy
     failed: list[str] = field(default_factory=list)
@@ -118,9 +120,9 @@ def _migrate_item(
     new_pk = hashed_key(item[PK]["S"])
     index = {name: hashed_key(item[name]["S"]) for name in _INDEX_KEYS if "S" in item.get(name, {})}
     index = {name: value for name, value in index.items() if value}
-    if new_pk is None and not index:
+    if new_pk is None and not index and not _redacted(item):
         return
-    if new_pk is None:
+    if new_pk is None:  # the path only in an index key, or only in what is shown (a session's state)
         result.reindexed += 1
         if not dry_run:
             _reindex(dynamodb, table, item, {**{n: {"S": v} for n, v in index.items()}, **_redacted(item)})
@@ -150,7 +152,9 @@ def _reindex(dynamodb: Any, table: str, item: dict[str, Any], values: dict[str, 
     names = {f"#a{n}": name for n, name in enumerate(values)}
     new_values = {f":a{n}": value for n, value in enumerate(values.values())}
     old_values = {f":o{n}": item[name] for n, name in enumerate(values) if name in _INDEX_KEYS}
-    conditions = [f"#a{n} = :o{n}" for n, name in enumerate(values) if name in _INDEX_KEYS]
+    # Only if the item is still there, its index keys as read (a pruned item is not written again).
+    conditions = [f"attribute_exists({PK})"]
+    conditions += [f"#a{n} = :o{n}" for n, name in enumerate(values) if name in _INDEX_KEYS]
     dynamodb.update_item(
         TableName=table,
         Key={PK: item[PK], SK: item[SK]},
