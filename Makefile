@@ -10,7 +10,7 @@ STAGE ?= dev
 PORT ?= 8787
 
 .PHONY: background-model setup browser run test test-harness test-plugins screenshots lint typecheck format bench synth layer invoke openapi config-table clean \
-	deploy deploy-dry destroy bootstrap smoke redrive restore-drill
+	deploy deploy-dry destroy bootstrap smoke redrive restore-drill migrate-project-keys
 
 setup: $(VENV)/.installed
 
@@ -122,6 +122,11 @@ smoke: setup
 # make redrive STAGE=prod | make redrive LOCAL=1 MOTO_URL=http://127.0.0.1:5001 [DRY_RUN=1]
 redrive: setup
 	$(PY) -m infra.redrive $(if $(LOCAL),--local $(if $(MOTO_URL),--endpoint-url $(MOTO_URL),),--stage $(STAGE)) \
+		$(if $(PROFILE),--profile $(PROFILE),) $(if $(DRY_RUN),--dry-run,)
+
+# Once after deploying issue 22's hashed project keys (docs/SECURITY.md): make migrate-project-keys STAGE=prod [DRY_RUN=1]
+migrate-project-keys: setup
+	$(PY) -m infra.migrate_project_keys $(if $(TABLE),--table $(TABLE) $(if $(MOTO_URL),--endpoint-url $(MOTO_URL),),--stage $(STAGE)) \
 		$(if $(PROFILE),--profile $(PROFILE),) $(if $(DRY_RUN),--dry-run,)
 
 # Back up, lose, restore and compare, on a local stack of its own (docs/DEPLOY.md); exits 1 on any difference.

@@ -6,10 +6,19 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.exceptions import ServiceError
-from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import ERROR_RESPONSES, caller, create_app, created, error_response, resolve
+from continuity_core.http import (
+    ERROR_RESPONSES,
+    NewSessionKey,
+    StoredSessionKey,
+    caller,
+    create_app,
+    created,
+    error_response,
+    resolve,
+)
 from continuity_core.logic.digests import UnknownProjectError
 from continuity_core.logic.paths import normalize_project
 from continuity_core.logic.tiers import NothingToRecoverError
@@ -20,7 +29,6 @@ from continuity_core.models.tokens import Scope
 from continuity_core.observability import count, logger, metrics
 from continuity_core.services import checkpoint_writer, digest_service, ledger_reader, tiered_recovery
 
-SessionKey = Annotated[str, Path(min_length=1, max_length=256)]
 ProjectQuery = Annotated[str | None, Query(min_length=1, max_length=4096)]
 
 app = create_app()
@@ -38,7 +46,7 @@ def _nothing(error: NothingToRecoverError) -> Response:
 
 @app.post("/api/sessions/<session_key>/digest", responses=created(CheckpointAnswer))
 def write_digest(
-    session_key: SessionKey, request: Annotated[DigestRequest, Body()]
+    session_key: NewSessionKey, request: Annotated[DigestRequest, Body()]
 ) -> tuple[dict[str, Any], int]:
     """The agent's own checkpoint (trigger ``agent``); its decisions join the project's ledger.
     Answered with the checkpoint's id, number and counts, not its contents (a ``hooks`` token's)."""
@@ -51,7 +59,7 @@ def write_digest(
 
 
 @app.post("/api/sessions/<session_key>/checkpoint", responses=ERROR_RESPONSES)
-def write_explicit_checkpoint(session_key: SessionKey) -> CheckpointAnswer:
+def write_explicit_checkpoint(session_key: StoredSessionKey) -> CheckpointAnswer:
     """An ``explicit`` checkpoint of the session's state, now (``continuity checkpoint``); answered
     with its id, number and counts, not its contents."""
     logger.set_correlation_id(session_key)
@@ -62,7 +70,7 @@ def write_explicit_checkpoint(session_key: SessionKey) -> CheckpointAnswer:
         worth_writing=lambda state: True,
     )
     if result.checkpoint is None:
-        raise NothingToRecoverError(f"session {session_key!r} is unknown to the service")
+        raise NothingToRecoverError("this session is unknown to the service")
     count("CheckpointsWritten", trigger=result.checkpoint.trigger.value)
     return CheckpointAnswer(checkpoint=CheckpointWritten.of(result.checkpoint))
 

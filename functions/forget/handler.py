@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import ERROR_RESPONSES, caller, create_app, resolve
+from continuity_core.http import ERROR_RESPONSES, StoredSessionKey, caller, create_app, resolve
 from continuity_core.logic.paths import normalize_project
 from continuity_core.models.forget import ForgetAnswer
 from continuity_core.models.tokens import Scope
@@ -18,7 +18,7 @@ app = create_app()
 
 
 @app.delete("/api/sessions/<session_key>", responses=ERROR_RESPONSES)
-def forget_session(session_key: Annotated[str, Path(min_length=1, max_length=256)]) -> ForgetAnswer:
+def forget_session(session_key: StoredSessionKey) -> ForgetAnswer:
     """Delete everything of one of the caller's sessions now; a later hook of it answers 410."""
     logger.set_correlation_id(session_key)
     answer = forgetter().forget_session(caller(app, Scope.HOOKS, Scope.ADMIN).agent_id, session_key)

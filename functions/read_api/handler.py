@@ -7,10 +7,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import Annotated, Any
 
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import ERROR_RESPONSES, caller, create_app, resolve
+from continuity_core.http import ERROR_RESPONSES, StoredSessionKey, caller, create_app, resolve
 from continuity_core.logic.paths import normalize_project
 from continuity_core.models.checkpoint import CheckpointList
 from continuity_core.models.recovery import PreviewAnswer
@@ -47,7 +47,7 @@ def project_checkpoints(
 
 
 @app.get("/api/checkpoints/<session_key>", responses=ERROR_RESPONSES)
-def session_checkpoints(session_key: Annotated[str, Path(min_length=1, max_length=256)]) -> CheckpointList:
+def session_checkpoints(session_key: StoredSessionKey) -> CheckpointList:
     """One session's checkpoints, oldest first."""
     return checkpoint_reader().for_session(caller(app, Scope.READ).agent_id, session_key)
 

@@ -11,7 +11,14 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import ERROR_RESPONSES, caller, create_app, error_response, resolve
+from continuity_core.http import (
+    ERROR_RESPONSES,
+    StoredSessionKey,
+    caller,
+    create_app,
+    error_response,
+    resolve,
+)
 from continuity_core.models import MAX_SAFE_INTEGER
 from continuity_core.models.dashboard import CheckpointView, SessionRows, SessionStatus, SessionTimeline
 from continuity_core.models.injections import InjectionList, Lineage
@@ -56,36 +63,36 @@ def sessions_overview(
 
 
 @app.get("/api/sessions/<session_key>/timeline", responses=ERROR_RESPONSES)
-def session_timeline(session_key: Annotated[str, Path(min_length=1, max_length=256)]) -> SessionTimeline:
+def session_timeline(session_key: StoredSessionKey) -> SessionTimeline:
     """One session: its events oldest first, the transcript by turn, and its rolling digest."""
     logger.set_correlation_id(session_key)
     found = dashboard_reader().timeline(caller(app, Scope.READ).agent_id, session_key)
     if found is None:
-        raise NotFoundError(f"nothing stored for session {session_key!r}")
+        raise NotFoundError("nothing stored for this session")
     return found
 
 
 @app.get("/api/sessions/<session_key>/checkpoints/<sequence>", responses=ERROR_RESPONSES)
 def checkpoint_view(
-    session_key: Annotated[str, Path(min_length=1, max_length=256)],
+    session_key: StoredSessionKey,
     sequence: Annotated[int, Path(ge=1, le=MAX_SAFE_INTEGER)],
 ) -> CheckpointView:
     """One checkpoint, and what its rolling digest added, dropped and superseded since the one before."""
     found = dashboard_reader().checkpoint(caller(app, Scope.READ).agent_id, session_key, sequence)
     if found is None:
-        raise NotFoundError(f"no checkpoint {sequence} in session {session_key!r}")
+        raise NotFoundError(f"no checkpoint {sequence} in this session")
     return found
 
 
 @app.get("/api/sessions/<session_key>/injections", responses=ERROR_RESPONSES)
-def session_injections(session_key: Annotated[str, Path(min_length=1, max_length=256)]) -> InjectionList:
+def session_injections(session_key: StoredSessionKey) -> InjectionList:
     """The injection inspector: what each start of the session (and each sub-agent start under it)
     was given, redacted, with its sections, size, the harness's cap and whether it was cut."""
     return dashboard_reader().injections(caller(app, Scope.READ).agent_id, session_key)
 
 
 @app.get("/api/sessions/<session_key>/lineage", responses=ERROR_RESPONSES)
-def session_lineage(session_key: Annotated[str, Path(min_length=1, max_length=256)]) -> Lineage:
+def session_lineage(session_key: StoredSessionKey) -> Lineage:
     """Where the session came from (the session it continued, its parent) and its sub-agents,
     each link with how it was found."""
     return dashboard_reader().lineage(caller(app, Scope.READ).agent_id, session_key)
@@ -93,7 +100,7 @@ def session_lineage(session_key: Annotated[str, Path(min_length=1, max_length=25
 
 @app.get("/api/sessions/<session_key>/transcript", responses=ERROR_RESPONSES)
 def read_transcript(
-    session_key: Annotated[str, Path(min_length=1, max_length=256)],
+    session_key: StoredSessionKey,
     offset: Annotated[int, Query(ge=0, le=MAX_SAFE_INTEGER)] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_TRANSCRIPT_PAGE)] = MAX_TRANSCRIPT_PAGE,
 ) -> TranscriptText:
@@ -101,7 +108,7 @@ def read_transcript(
     logger.set_correlation_id(session_key)
     page = session_reader().transcript(caller(app, Scope.READ).agent_id, session_key, offset, limit)
     if page is None:
-        raise NotFoundError(f"no transcript for session {session_key!r}")
+        raise NotFoundError("no transcript for this session")
     return page
 
 

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
+import re
+from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError, ServiceError
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import BaseModel
 
 from continuity_core import http_input
+from continuity_core.models.ids import PATH_SEGMENT_PATTERN, SESSION_ID_MAX, SessionId
 from continuity_core.observability import count, logger
 from continuity_core.ports import (
     FlushConflictError,
@@ -26,6 +29,12 @@ from continuity_core.ports import (
 
 MAX_BODY_BYTES = 1024 * 1024
 RETRY_AFTER_SECONDS = 2
+
+# A session id in a route that reads or deletes: any id stored, those stored before the identifier
+# rule included (models/ids.py), so nothing stored becomes unreachable.
+StoredSessionKey = Annotated[str, Path(min_length=1, max_length=SESSION_ID_MAX)]
+# In a route that writes under it (an agent's digest): the ingest rule, a 422 naming it.
+NewSessionKey = Annotated[SessionId, Path()]
 
 
 class Caller(BaseModel):
@@ -130,7 +139,10 @@ def _validation_response(error: RequestValidationError) -> Response:
     if path_problems:
         problem = path_problems[0]
         name = _location(tuple(problem.get("loc", ()))[1:])
-        return error_response(404, f"unknown {name} {problem.get('input')!r}: {problem.get('msg', '')}")
+        # Never the value: a path segment may be an identifier holding a secret.
+        if problem.get("type") == "value_error":  # an identifier rule (models/ids.py): bad input
+            return error_response(422, f"invalid {name}: {problem.get('msg', '')}", errors=details)
+        return error_response(404, f"unknown {name}: {problem.get('msg', '')}")
     summary = "; ".join(f"{d['field']}: {d['message']}" for d in details)
     return error_response(422, f"invalid request: {summary}", errors=details)
 
@@ -168,14 +180,25 @@ def redacting_serializer(body: Any) -> str:
     return text
 
 
+_DYNAMIC_SEGMENT = re.compile(r"<(\w+)>")
+
+
+class Resolver(APIGatewayHttpResolver):
+    """Powertools' resolver, its path parameters matched by our declared segment pattern
+    (``models.ids.PATH_SEGMENT_PATTERN``: any segment) instead of its own character class, which
+    refuses ``"``, backquote, ``\\``, TAB, NUL …: every id the service accepted is reachable."""
+
+    @staticmethod
+    def _compile_regex(rule: str, base_regex: str = "^{}$") -> re.Pattern[str]:
+        return re.compile(base_regex.format(_DYNAMIC_SEGMENT.sub(rf"(?P<\1>{PATH_SEGMENT_PATTERN})", rule)))
+
+
 def create_app(redact_responses: bool = True) -> APIGatewayHttpResolver:
     """An HTTP API resolver with validation on and the service's error mapping installed.
 
     Answers are redacted on the way out unless they are meant to carry a secret (a new token).
     """
-    app = APIGatewayHttpResolver(
-        enable_validation=True, serializer=redacting_serializer if redact_responses else None
-    )
+    app = Resolver(enable_validation=True, serializer=redacting_serializer if redact_responses else None)
     app.use(middlewares=[rate_limit])
 
     @app.exception_handler(RequestValidationError)

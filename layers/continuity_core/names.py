@@ -73,7 +73,11 @@ IDLE_SHARDS = 4
 
 # -- keys of each kind of item -------------------------------------------------------------------
 
-# A tenant's partitions: A#{agent}#S#{session}, A#{agent}#P#{project}, A#{agent}#L#{project}.
+# A tenant's partitions: A#{agent}#S#{session}, A#{agent}#P#{project}, A#{agent}#L#{project}, where
+# {project} is the first PROJECT_HASH_CHARS hex digits of the sha256 of the project's string (its
+# redacted normal form), never the string (docs/SECURITY.md#identifiers). Items written before under
+# the raw path are moved by ``python -m infra.migrate_project_keys``.
+PROJECT_HASH_CHARS = 32
 AGENT_PREFIX = "A#"
 SESSION_PART = "#S#"
 PROJECT_PART = "#P#"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zlib
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ from continuity_core.names import (
     LEDGER_ENTRY_PREFIX,
     LEDGER_PART,
     PK,
+    PROJECT_HASH_CHARS,
     PROJECT_NOTES_PART,
     PROJECT_PART,
     SESSION_PART,
@@ -28,7 +30,7 @@ MAX_PARTITION_KEY_BYTES = 2048
 
 def _partition_key(key: str) -> str:
     if len(key.encode("utf-8")) > MAX_PARTITION_KEY_BYTES:
-        raise KeyTooLongError(f"key over {MAX_PARTITION_KEY_BYTES} bytes: use a shorter project path")
+        raise KeyTooLongError(f"key over {MAX_PARTITION_KEY_BYTES} bytes")
     return key
 
 
@@ -36,13 +38,20 @@ def session_pk(agent_id: str, session_key: str) -> str:
     return _partition_key(f"{AGENT_PREFIX}{agent_id}{SESSION_PART}{session_key}")
 
 
+def project_hash(project: str) -> str:
+    """What a project is in a key: the hash of whatever string names it (a path, later a repository
+    id), never the string. A path may hold anything a file system allows (a secret, "#", 4 KB); the
+    string itself is kept as an attribute, redacted (``logic/paths.normalize_project``)."""
+    return hashlib.sha256(project.encode("utf-8", "surrogatepass")).hexdigest()[:PROJECT_HASH_CHARS]
+
+
 def project_pk(agent_id: str, project_normalized: str) -> str:
-    return _partition_key(f"{AGENT_PREFIX}{agent_id}{PROJECT_PART}{project_normalized}")
+    return f"{AGENT_PREFIX}{agent_id}{PROJECT_PART}{project_hash(project_normalized)}"
 
 
 def project_notes_pk(agent_id: str, project_normalized: str) -> str:
     """The session index partition of a project's session notes (every session, newest first)."""
-    return _partition_key(f"{AGENT_PREFIX}{agent_id}{PROJECT_NOTES_PART}{project_normalized}")
+    return f"{AGENT_PREFIX}{agent_id}{PROJECT_NOTES_PART}{project_hash(project_normalized)}"
 
 
 def item_key(pk: str, sk: str) -> dict[str, Any]:
@@ -151,7 +160,7 @@ def _plain(value: Any) -> Any:
 
 
 def ledger_pk(agent_id: str, project_normalized: str) -> str:
-    return _partition_key(f"{AGENT_PREFIX}{agent_id}{LEDGER_PART}{project_normalized}")
+    return f"{AGENT_PREFIX}{agent_id}{LEDGER_PART}{project_hash(project_normalized)}"
 
 
 def ledger_entry_sk(created_at: datetime, entry_id: str) -> str:

@@ -23,10 +23,13 @@ def normalize_hook(event: HookEvent, request: HookRequest) -> Hook:
             "session_context": request.session_context,
             "compact_summary": request.compact_summary,
             "last_assistant_message": request.last_assistant_message,
+            # Paths are free text too (a directory may be named after a key): stored and shown redacted.
+            "project": (request.project or "").strip() or None,
+            "transcript_path": request.transcript_path,
         },
         report,
     )
-    project = (request.project or "").strip() or None
+    project = text["project"]
     # The client resolves realpath on the agent's machine; without it, normalise lexically.
     project_normalized = normalize_project(request.project_normalized) or normalize_project(project)
     return Hook(
@@ -35,7 +38,7 @@ def normalize_hook(event: HookEvent, request: HookRequest) -> Hook:
         harness=(request.harness or "").strip() or DEFAULT_HARNESS,
         project=project,
         project_normalized=project_normalized,
-        transcript_path=request.transcript_path,
+        transcript_path=text["transcript_path"],
         prompt=text["prompt"],
         source=request.source,
         trigger=request.trigger,

@@ -6,11 +6,15 @@ import ntpath
 import posixpath
 import re
 
+from continuity_core.redaction import redact
+
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 
 
 def normalize_project(path: str | None) -> str | None:
-    """Collapse ``.``/``..``/duplicate separators and trailing slashes; keep case on POSIX.
+    """Collapse ``.``/``..``/duplicate separators and trailing slashes; keep case on POSIX; redact
+    secrets as in free text. The one form of a project that is stored, shown and looked up (its
+    keys hold only its hash: ``adapters/dynamo_items.project_hash``).
 
     The client sends ``project_normalized`` (realpath resolved on the agent's machine); this is
     the fallback when it is absent.
@@ -22,12 +26,12 @@ def normalize_project(path: str | None) -> str | None:
         return None
     if _WINDOWS_DRIVE.match(text) or text.startswith("\\\\"):
         normalized = ntpath.normpath(text).replace("\\", "/")
-        return normalized[0].lower() + normalized[1:]
+        return redact(normalized[0].lower() + normalized[1:])
     normalized = posixpath.normpath(text)
     # POSIX keeps a leading "//" as implementation-defined; fold it to one root.
     if normalized.startswith("//"):
         normalized = "/" + normalized.lstrip("/")
-    return normalized
+    return redact(normalized)
 
 
 # Not the project's own files, wherever they sit: dependencies, build output, caches.

@@ -16,6 +16,7 @@ from continuity_core.models.tokens import (
     TokenView,
 )
 from continuity_core.ports import Clock, TokenStore
+from continuity_core.redaction import redact
 
 TOKEN_PREFIX = "ctn_"
 DEFAULT_AGENT = "default"
@@ -145,4 +146,7 @@ def created(secret: str, record: TokenRecord) -> TokenCreated:
 
 
 def view(record: TokenRecord) -> TokenView:
-    return TokenView.model_validate(record.model_dump(exclude={"token_sha256"}))
+    """A token as listed. Its name redacted: names stored before the name rule may hold a secret,
+    and the token routes answer unredacted (a new token's secret is their answer)."""
+    shown = TokenView.model_validate(record.model_dump(exclude={"token_sha256"}))
+    return shown.model_copy(update={"name": redact(shown.name)}) if shown.name else shown

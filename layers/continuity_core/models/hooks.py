@@ -8,8 +8,9 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from continuity_core.models import MAX_SAFE_INTEGER
+from continuity_core.models.ids import SESSION_ID_MAX, OptionalSessionId
 
-MAX_SESSION_KEY = 256
+MAX_SESSION_KEY = SESSION_ID_MAX
 MAX_PATH = 4096
 
 
@@ -65,10 +66,9 @@ class HookRequest(BaseModel):
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
-    session_key: str | None = Field(
-        None,
-        max_length=MAX_SESSION_KEY,
-        validation_alias=_choices("session_id", "sessionKey", "sessionId", "session_key"),
+    # Ids are keys: checked at the door against the one rule (models/ids.py), 422 naming it.
+    session_key: OptionalSessionId = Field(
+        None, validation_alias=_choices("session_id", "sessionKey", "sessionId", "session_key")
     )
     harness: str | None = Field(None, max_length=64)
     project: str | None = Field(None, max_length=MAX_PATH, validation_alias=_choices("cwd", "project"))
@@ -105,22 +105,18 @@ class HookRequest(BaseModel):
         "session start for it (Gemini CLI): the answer to this prompt carries the recovery block.",
     )
     # The harness's sub-agent id (Claude Code's and Codex's agent_id), not the tenant.
-    subagent_id: str | None = Field(None, max_length=256, validation_alias=_choices("agent_id", "agentId"))
+    subagent_id: OptionalSessionId = Field(None, validation_alias=_choices("agent_id", "agentId"))
     subagent_type: str | None = Field(
         None, max_length=256, validation_alias=_choices("agent_type", "agentType")
     )
-    previous_session_key: str | None = Field(
-        None,
-        max_length=MAX_SESSION_KEY,
-        validation_alias=_choices("previous_session_key", "previousSessionKey"),
+    previous_session_key: OptionalSessionId = Field(
+        None, validation_alias=_choices("previous_session_key", "previousSessionKey")
     )
     idempotency_key: str | None = Field(
         None, max_length=512, validation_alias=_choices("idempotency_key", "idempotencyKey")
     )
-    parent_session_key: str | None = Field(
-        None,
-        max_length=MAX_SESSION_KEY,
-        validation_alias=_choices("parent_session_key", "parentSessionKey", "parentID", "parent_id"),
+    parent_session_key: OptionalSessionId = Field(
+        None, validation_alias=_choices("parent_session_key", "parentSessionKey", "parentID", "parent_id")
     )
     transcript: TranscriptDelta | None = Field(
         None,

@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-AGENT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
+from continuity_core.models.ids import AgentId, TokenName
 
 
 class Scope(StrEnum):
@@ -49,14 +49,12 @@ class TokenView(BaseModel):
 class CreateTokenRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    agent_id: str | None = Field(
-        None,
-        pattern=AGENT_ID_PATTERN,
-        description="The caller's own agent (the default); an admin cannot name another.",
+    agent_id: AgentId | None = Field(
+        None, description="The caller's own agent (the default); an admin cannot name another."
     )
     scopes: list[Scope] = Field(min_length=1, max_length=3)
     expires_in_days: int | None = Field(None, ge=1, le=3650)
-    name: str | None = Field(None, max_length=128)
+    name: TokenName | None = None
 
     @field_validator("scopes")
     @classmethod
