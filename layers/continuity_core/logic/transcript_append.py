@@ -181,7 +181,7 @@ class TranscriptAppender:
         if end == 0 or self._carry_chars == 0:
             return []
         found: list[StoredAppend] = []
-        before, chain = end, []
+        before, chain = end, list[StoredAppend]()
         while True:
             latest = self._storage.latest_appends(agent_id, session_key, before, TAIL_READ)
             found = latest + found
