@@ -190,6 +190,7 @@ class TranscriptAppender:
                 return None
             if (
                 end - longer[0].span.start >= self._carry_chars
+                or longer[0].span.start == 0  # the transcript's start
                 or len(latest) < TAIL_READ  # all there is
                 or len(longer) == len(chain)  # nothing more joins it
             ):
