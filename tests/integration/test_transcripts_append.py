@@ -226,7 +226,9 @@ def _calls() -> list[str]:
     return calls
 
 
-def test_a_prompt_appends_with_one_small_read_and_one_put_next_to_its_state_update(service: InProcessService) -> None:
+def test_a_prompt_appends_with_one_small_read_and_one_put_next_to_its_state_update(
+    service: InProcessService,
+) -> None:
     # Given a session with a transcript
     transcript = Transcript("s1")
     transcript.grow("User: one\n")

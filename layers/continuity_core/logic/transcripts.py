@@ -70,14 +70,12 @@ def chain_to(appends: Iterable[StoredAppend], end: int) -> list[StoredAppend]:
     """The appends that make up the text before ``end``, back as far as they join, in position order.
     Of two appends ending at one position, the newer is on the chain (the other is an earlier
     incarnation's, left until its TTL)."""
-    by_end: dict[int, StoredAppend] = {}
-    for stored in sorted(appends, key=lambda a: a.span.at_ms):
-        by_end[stored.span.end] = stored
+    by_end = {a.span.end: a for a in sorted(appends, key=lambda a: a.span.at_ms)}
     chain = []
     position = end
-    while (stored := by_end.get(position)) is not None and stored.span.start < position:
-        chain.append(stored)
-        position = stored.span.start
+    while (found := by_end.get(position)) is not None and found.span.start < position:
+        chain.append(found)
+        position = found.span.start
     return chain[::-1]
 
 
