@@ -325,10 +325,12 @@ class Span:
 
 @dataclass(frozen=True)
 class StoredAppend:
-    """An append as the storage holds it: where it sits, and its text."""
+    """An append as the storage holds it: where it sits, its text, and the kind of a redaction that
+    runs to its end (the next append may continue that secret; ``logic/transcript_redact.py``)."""
 
     span: Span
     text: str
+    open_kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -399,14 +401,31 @@ class TranscriptStorage(Protocol):
         ...
 
     def put_append(
-        self, agent_id: str, session_key: str, start: int, text: str, now: datetime, born: datetime | None
+        self,
+        agent_id: str,
+        session_key: str,
+        start: int,
+        text: str,
+        now: datetime,
+        born: datetime | None,
+        open_kind: str | None = None,
     ) -> bool:
-        """Store ``text`` at position ``start`` if the position is free: False when an append is
-        there (with ``born``, an append written before ``born`` counts as free)."""
+        """Store ``text`` (and ``open_kind``) at position ``start`` if the position is free: False when
+        an append is there (with ``born``, an append written before ``born`` counts as free)."""
+        ...
+
+    def replace_append(self, agent_id: str, session_key: str, append: StoredAppend, text: str) -> bool:
+        """Store ``text`` (as long as the append's) in place of ``append``'s text, if that append (its
+        position, end and write time) is still there: False otherwise, and nothing is written."""
         ...
 
     def appends(self, agent_id: str, session_key: str, start: int, consistent: bool) -> list[StoredAppend]:
         """Every stored append at position ``start`` or later, in position order, whatever its age."""
+        ...
+
+    def latest_appends(self, agent_id: str, session_key: str, before: int, limit: int) -> list[StoredAppend]:
+        """The (at most) ``limit`` stored appends at the highest positions below ``before``, whatever
+        their age, in position order (one consistent read)."""
         ...
 
     def newest_append(self, agent_id: str, session_key: str) -> Span | None:

@@ -178,6 +178,46 @@ def test_the_newest_append_is_the_one_at_the_highest_position(storage: Transcrip
     assert storage.newest_append(agent, "s1") == Span(3, 5, int(LATER.timestamp() * 1000))
 
 
+def test_the_latest_appends_below_a_position_read_back_in_position_order(
+    storage: TranscriptStorage, agent: str
+) -> None:
+    for start, text in ((0, "hello "), (6, "wide "), (11, "world")):
+        assert storage.put_append(agent, "s1", start, text, T0, born=None)
+    assert storage.latest_appends(agent, "s1", 0, 2) == []
+    found = storage.latest_appends(agent, "s1", 16, 2)
+    assert [(a.span.start, a.text) for a in found] == [(6, "wide "), (11, "world")]
+    assert [a.text for a in storage.latest_appends(agent, "s1", 6, 2)] == ["hello "]
+    assert storage.latest_appends(agent, "other", 16, 2) == []
+
+
+def test_the_kind_of_a_redaction_open_at_an_appends_end_reads_back(
+    storage: TranscriptStorage, agent: str
+) -> None:
+    assert storage.put_append(agent, "s1", 0, "key: [REDACTED:jwt]", T0, born=None, open_kind="jwt")
+    assert storage.put_append(agent, "s1", 19, " done", T0, born=None)
+    found = storage.appends(agent, "s1", 0, consistent=True)
+    assert [a.open_kind for a in found] == ["jwt", None]
+    assert [a.open_kind for a in storage.latest_appends(agent, "s1", 24, 2)] == ["jwt", None]
+
+
+def test_an_append_is_rewritten_in_place_only_while_it_is_the_one_read(
+    storage: TranscriptStorage, agent: str
+) -> None:
+    # Given an append read back, whose end a secret completed by the next delta turned out to hold
+    assert storage.put_append(agent, "s1", 0, "echo ghp_abcdef", T0, born=None)
+    read = storage.appends(agent, "s1", 0, consistent=True)[0]
+    # When it is rewritten (same length) / Then the new text reads back where it was
+    assert storage.replace_append(agent, "s1", read, "echo [REDACTED]")
+    again = storage.appends(agent, "s1", 0, consistent=True)
+    assert [(a.span, a.text) for a in again] == [(read.span, "echo [REDACTED]")]
+    # and an append of a new incarnation at that position (written later) is not rewritten
+    reborn = T0 + timedelta(days=10)
+    assert storage.put_append(agent, "s1", 0, "fresh text here", reborn, born=reborn)
+    assert not storage.replace_append(agent, "s1", read, "***************")
+    assert storage.appends(agent, "s1", 0, consistent=True)[0].text == "fresh text here"
+    assert not storage.replace_append(agent, "gone", read, "***************")
+
+
 # -- chunks ----------------------------------------------------------------------------------------
 
 

@@ -4,7 +4,7 @@ what the real storage does."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
@@ -104,20 +104,41 @@ class InMemoryTranscriptStorage:
     # -- appends ---------------------------------------------------------------------------------
 
     def put_append(
-        self, agent_id: str, session_key: str, start: int, text: str, now: datetime, born: datetime | None
+        self,
+        agent_id: str,
+        session_key: str,
+        start: int,
+        text: str,
+        now: datetime,
+        born: datetime | None,
+        open_kind: str | None = None,
     ) -> bool:
         self.calls.append("put_append")
         appends = self.stored_appends.setdefault((agent_id, session_key), {})
         there = appends.get(start)
         if there is not None and (born is None or there.span.at_ms >= millis(born)):
             return False
-        appends[start] = StoredAppend(Span(start, start + len(text), millis(now)), text)
+        appends[start] = StoredAppend(Span(start, start + len(text), millis(now)), text, open_kind)
+        return True
+
+    def replace_append(self, agent_id: str, session_key: str, append: StoredAppend, text: str) -> bool:
+        self.calls.append("replace_append")
+        appends = self.stored_appends.get((agent_id, session_key), {})
+        there = appends.get(append.span.start)
+        if there is None or there.span != append.span:
+            return False
+        appends[append.span.start] = replace(there, text=text)
         return True
 
     def appends(self, agent_id: str, session_key: str, start: int, consistent: bool) -> list[StoredAppend]:
         self.calls.append("appends")
         stored = self.stored_appends.get((agent_id, session_key), {})
         return [stored[position] for position in sorted(stored) if position >= start]
+
+    def latest_appends(self, agent_id: str, session_key: str, before: int, limit: int) -> list[StoredAppend]:
+        self.calls.append("latest_appends")
+        stored = self.stored_appends.get((agent_id, session_key), {})
+        return [stored[position] for position in sorted(p for p in stored if p < before)[-limit:]]
 
     def newest_append(self, agent_id: str, session_key: str) -> Span | None:
         self.calls.append("newest_append")

@@ -154,3 +154,36 @@ def test_transcript_bodies_moved_to_s3_hold_no_secrets(
 
     assert objects, "the transcript should have moved to S3"
     assert [p.kind for p in secrets if leaked(p.secret, bodies + stored_text())] == []
+
+
+def test_a_secret_split_across_two_deltas_is_stored_redacted_and_no_two_pages_join_into_it(
+    service: InProcessService,
+) -> None:
+    from tests.support.sessions import SessionsApi
+
+    # Given a secret of each kind, each in its own session's transcript, sent as two deltas cut in
+    # the middle of the secret (the unit tests cut every corpus secret at every position)
+    one_of_each = list({p.kind: p for p in POSITIVES}.values())
+    for n, positive in enumerate(one_of_each):
+        line = f"Tool: {positive.text}\nUser: next\n"
+        cut = line.index(positive.secret) + len(positive.secret) // 2
+        for offset, part in ((0, line[:cut]), (cut, line[cut:])):
+            body = {"session_id": f"cut{n}", "cwd": "/work/app", "prompt": f"{offset}"}
+            body["transcript"] = {"offset": offset, "text": part}
+            assert service.hook("user-prompt-submit", body)[0] == 200
+
+    # Then no item of the table holds a piece of any of them
+    assert [p.kind for p in one_of_each if leaked(p.secret, stored_text())] == []
+
+    # and the two pages that meet at the cut, read with offset/limit, do not join into it either
+    def page(session: str, start: int, end: int) -> str:
+        status, body = SessionsApi().transcript(session, offset=str(start), limit=str(end - start))
+        assert status == 200, body
+        return body["text"]
+
+    joined = {}
+    for n, positive in enumerate(one_of_each):
+        line = f"Tool: {positive.text}\nUser: next\n"
+        cut = line.index(positive.secret) + len(positive.secret) // 2
+        joined[positive.kind] = page(f"cut{n}", 0, cut) + page(f"cut{n}", cut, len(line))
+    assert [p.kind for p in one_of_each if leaked(p.secret, joined[p.kind])] == []

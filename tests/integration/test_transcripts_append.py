@@ -226,7 +226,9 @@ def _calls() -> list[str]:
     return calls
 
 
-def test_a_prompt_appends_with_one_put_next_to_its_state_update(service: InProcessService) -> None:
+def test_a_prompt_appends_with_one_small_read_and_one_put_next_to_its_state_update(
+    service: InProcessService,
+) -> None:
     # Given a session with a transcript
     transcript = Transcript("s1")
     transcript.grow("User: one\n")
@@ -235,12 +237,13 @@ def test_a_prompt_appends_with_one_put_next_to_its_state_update(service: InProce
     # When the next prompt carries the next delta
     transcript.grow("User: two\n")
     assert service.hook("user-prompt-submit", prompt_with(transcript, 2))[0] == 200
-    # Then the state update (which carries the transcript's hint) and one put are all it took
-    assert calls == ["UpdateItem", "PutItem"]
+    # Then the state update (which carries the transcript's hint), one read of the latest append
+    # (the tail the new text is redacted after) and one put are all it took
+    assert calls == ["UpdateItem", "Query", "PutItem"]
     assert stored("s1")["text"] == transcript.text
 
 
-def test_after_deciding_from_what_is_stored_the_next_prompt_is_one_put_again(
+def test_after_deciding_from_what_is_stored_the_next_prompt_takes_the_one_put_path_again(
     service: InProcessService,
 ) -> None:
     # Given a transcript started by a pre-compaction hook (before the session had a state)
@@ -254,8 +257,8 @@ def test_after_deciding_from_what_is_stored_the_next_prompt_is_one_put_again(
     # When the next prompt comes
     transcript.grow("User: three\n")
     assert service.hook("user-prompt-submit", prompt_with(transcript, 3))[0] == 200
-    # Then the state's hint was corrected: one put again
-    assert calls == ["UpdateItem", "PutItem"]
+    # Then the state's hint was corrected: one small read and one put again
+    assert calls == ["UpdateItem", "Query", "PutItem"]
     assert stored("s1")["text"] == transcript.text
 
 

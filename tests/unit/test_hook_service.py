@@ -277,15 +277,16 @@ def delta(offset: int, text: str) -> TranscriptDelta:
     return TranscriptDelta(offset=offset, text=text)
 
 
-def test_a_prompt_after_a_hook_without_a_hint_is_one_put_again(core: Core) -> None:
+def test_a_prompt_after_a_hook_without_a_hint_takes_the_one_put_path_again(core: Core) -> None:
     # Given a transcript started by a pre-compaction hook (no state update with a hint), then a prompt
     core.hook(HookEvent.PRE_COMPACTION, transcript=delta(0, "User: one\n"), trigger="auto")
     core.prompt("s1", 2, transcript=delta(10, "User: two\n"))
     core.transcripts.calls.clear()
     # When the next prompt comes
     core.prompt("s1", 3, transcript=delta(20, "User: three\n"))
-    # Then the state's hint was corrected by the service: the append is one put
-    assert core.transcripts.calls == ["put_append"]
+    # Then the state's hint was corrected by the service: the append is one read of the latest
+    # append (the tail it is redacted after) and one put
+    assert core.transcripts.calls == ["latest_appends", "put_append"]
 
 
 def test_a_gap_is_refused_after_the_prompt_counted(core: Core) -> None:

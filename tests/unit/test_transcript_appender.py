@@ -33,7 +33,7 @@ def storage() -> InMemoryTranscriptStorage:
 
 @pytest.fixture
 def appender(storage: InMemoryTranscriptStorage) -> TranscriptAppender:
-    return TranscriptAppender(storage, chunk_chars=CHUNK, keep_chars=KEEP)
+    return TranscriptAppender(storage, chunk_chars=CHUNK, keep_chars=KEEP, carry_chars=KEEP)
 
 
 def text_of(storage: InMemoryTranscriptStorage, session: str = "s1", now: datetime = T0) -> str:
@@ -63,15 +63,16 @@ def test_the_first_append_of_a_new_transcript_starts_it_without_reading(
     assert text_of(storage) == "User: one\n"
 
 
-def test_an_append_where_the_hint_says_the_transcript_ends_is_one_put(
+def test_an_append_where_the_hint_says_the_transcript_ends_is_one_small_read_and_one_put(
     appender: TranscriptAppender, storage: InMemoryTranscriptStorage
 ) -> None:
     hint = hint_after(appender.append(AGENT, ME, 0, "User: one\n", T0, TranscriptHint(-1, None)))
     storage.calls.clear()
     # When the next prompt's delta starts where the state says the transcript ends
     result = appender.append(AGENT, ME, 10, "User: two\n", T0 + timedelta(minutes=1), hint)
-    # Then one put is all it takes, and the state's hint (set by the prompt's own update) is right
-    assert storage.calls == ["put_append"]
+    # Then the latest append (the tail the new text is redacted after) and one put are all it takes,
+    # and the state's hint (set by the prompt's own update) is right
+    assert storage.calls == ["latest_appends", "put_append"]
     assert result == AppendResult(20)
     assert text_of(storage) == "User: one\nUser: two\n"
 
@@ -189,17 +190,24 @@ class RacingStorage(InMemoryTranscriptStorage):
         self.races = races
 
     def put_append(
-        self, agent_id: str, session_key: str, start: int, text: str, now: datetime, born: datetime | None
+        self,
+        agent_id: str,
+        session_key: str,
+        start: int,
+        text: str,
+        now: datetime,
+        born: datetime | None,
+        open_kind: str | None = None,
     ) -> bool:
         if self.races > 0:
             self.races -= 1
             super().put_append(agent_id, session_key, start, "X" * 5, now, born=None)
-        return super().put_append(agent_id, session_key, start, text, now, born)
+        return super().put_append(agent_id, session_key, start, text, now, born, open_kind)
 
 
 def test_an_append_that_loses_a_race_decides_again_from_what_the_winner_stored() -> None:
     storage = RacingStorage(races=1)
-    appender = TranscriptAppender(storage, chunk_chars=CHUNK, keep_chars=KEEP)
+    appender = TranscriptAppender(storage, chunk_chars=CHUNK, keep_chars=KEEP, carry_chars=KEEP)
     appender.append(AGENT, ME, 0, "hello", T0)  # the other writer's "XXXXX" landed first at 0
     # Then ours, sent from offset 0, overlaps it: only what lies past the winner's end is added
     assert text_of(storage) == "XXXXX"
@@ -211,7 +219,7 @@ def test_a_transcript_that_keeps_changing_gives_up_as_unavailable(
     appender: TranscriptAppender, storage: InMemoryTranscriptStorage
 ) -> None:
     # Given a position that is taken again each time this writer tries it
-    storage.put_append = lambda *args: False  # type: ignore[method-assign]
+    storage.put_append = lambda *args, **kwargs: False  # type: ignore[method-assign]
     # Then after MAX_ATTEMPTS decisions the hook is answered 503 (the client's spool resends it)
     with pytest.raises(StorageUnavailableError):
         appender.append(AGENT, ME, 0, "hello", T0)

@@ -33,7 +33,7 @@ def storage() -> InMemoryTranscriptStorage:
 
 @pytest.fixture
 def appender(storage: InMemoryTranscriptStorage) -> TranscriptAppender:
-    return TranscriptAppender(storage, chunk_chars=CHUNK, keep_chars=300)
+    return TranscriptAppender(storage, chunk_chars=CHUNK, keep_chars=300, carry_chars=300)
 
 
 @pytest.fixture

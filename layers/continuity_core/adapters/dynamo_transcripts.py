@@ -58,6 +58,7 @@ from continuity_core.names import TRANSCRIPT_APPEND_PREFIX as APPEND_PREFIX
 from continuity_core.ports import ChunkMove, Span, StoredAppend
 
 _APPENDS_END = APPEND_PREFIX + "~"
+_OPEN = "open"  # the kind of a redaction that runs to the append's end (logic/transcript_redact.py)
 # A head is kept this much longer than an append: the head is rewritten at least every 18 h while
 # appends come (logic/transcript_append.py, HEAD_REFRESH), so every append expires before its head
 # (a 6 h bucket rounds up) and the pruner, deleting the head, never cuts a transcript short.
@@ -200,9 +201,16 @@ class DynamoTranscriptStorage:
     # -- appends ---------------------------------------------------------------------------------
 
     def put_append(
-        self, agent_id: str, session_key: str, start: int, text: str, now: datetime, born: datetime | None
+        self,
+        agent_id: str,
+        session_key: str,
+        start: int,
+        text: str,
+        now: datetime,
+        born: datetime | None,
+        open_kind: str | None = None,
     ) -> bool:
-        item = {
+        item: dict[str, Any] = {
             PK: session_pk(agent_id, session_key),
             SK: append_sk(start),
             "end": start + len(text),
@@ -212,6 +220,8 @@ class DynamoTranscriptStorage:
             # (which outlives every append), DynamoDB may delete the appends for free.
             TTL_ATTRIBUTE: int(expiry(now, self._retention).prunable.timestamp()),
         }
+        if open_kind is not None:
+            item[_OPEN] = open_kind
         request: dict[str, Any] = {"ConditionExpression": f"attribute_not_exists({SK})"}
         if born is not None:
             request = {
@@ -221,17 +231,50 @@ class DynamoTranscriptStorage:
             }
         return write_if("put_item", TableName=self._table, Item=to_attributes(item), **request)
 
+    def replace_append(self, agent_id: str, session_key: str, append: StoredAppend, text: str) -> bool:
+        span = append.span
+        return write_if(
+            "update_item",
+            TableName=self._table,
+            Key=item_key(session_pk(agent_id, session_key), append_sk(span.start)),
+            UpdateExpression="SET z = :z",
+            ConditionExpression="#end = :end AND #at = :at",
+            ExpressionAttributeNames={"#end": "end", "#at": "at"},
+            ExpressionAttributeValues={
+                ":z": {"B": compress_text(text)},
+                ":end": {"N": str(span.end)},
+                ":at": {"N": str(span.at_ms)},
+            },
+        )
+
     def appends(self, agent_id: str, session_key: str, start: int, consistent: bool) -> list[StoredAppend]:
         request = self._appends_request(agent_id, session_key, start) | {"ConsistentRead": consistent}
         found: list[StoredAppend] = []
         while True:
             response = call_dynamodb("query", **request)
-            items = response.get("Items", [])
-            found += [StoredAppend(_span(item), decompress_text(item["z"]["B"])) for item in items]
+            found += [_stored_append(item) for item in response.get("Items", [])]
             last = response.get("LastEvaluatedKey")
             if not last:
                 return found
             request["ExclusiveStartKey"] = last
+
+    def latest_appends(self, agent_id: str, session_key: str, before: int, limit: int) -> list[StoredAppend]:
+        if before <= 0:
+            return []
+        response = call_dynamodb(
+            "query",
+            TableName=self._table,
+            KeyConditionExpression=f"{PK} = :pk AND {SK} BETWEEN :first AND :last",
+            ExpressionAttributeValues={
+                ":pk": {"S": session_pk(agent_id, session_key)},
+                ":first": {"S": append_sk(0)},
+                ":last": {"S": append_sk(before - 1)},
+            },
+            ScanIndexForward=False,
+            Limit=limit,
+            ConsistentRead=True,
+        )
+        return [_stored_append(item) for item in reversed(response.get("Items", []))]
 
     def newest_append(self, agent_id: str, session_key: str) -> Span | None:
         response = call_dynamodb(
@@ -314,6 +357,11 @@ _IDENTITY_FIELDS = {"session_key", "harness", "project", "project_normalized"}
 
 def _identity_fields(identity: SessionIdentity) -> dict[str, Any]:
     return identity.model_dump(include=_IDENTITY_FIELDS)
+
+
+def _stored_append(item: dict[str, Any]) -> StoredAppend:
+    open_kind = item.get(_OPEN, {}).get("S")
+    return StoredAppend(_span(item), decompress_text(item["z"]["B"]), open_kind)
 
 
 def _span(item: dict[str, Any]) -> Span:

@@ -51,7 +51,6 @@ from continuity_core.ports import (
     TranscriptHint,
     TranscriptLog,
 )
-from continuity_core.redaction import redact_same_length
 
 REMEMBER_CHARS = 500
 # The compaction nudge's fallback when the client reports no harness figure (older clients, harnesses
@@ -414,10 +413,11 @@ class HookService:
         if self._transcripts is None or hook.transcript is None:
             return
         delta = hook.transcript
-        # Same length: offsets are the client's characters. A secret split across two deltas is the
-        # known gap (clients send whole messages, so it is rare).
-        text, _ = redact_same_length(delta.text)
-        result = self._transcripts.append(agent_id, _identity(hook), delta.offset, text, self._clock(), hint)
+        # Raw: the appender redacts it with the stored text before it (a secret split across two
+        # deltas is found whole), keeping lengths, so offsets stay the client's characters.
+        result = self._transcripts.append(
+            agent_id, _identity(hook), delta.offset, delta.text, self._clock(), hint
+        )
         if result.hint is not None:  # the state's hint was wrong: the next prompt appends in one request
             self._states.set_transcript_hint(
                 agent_id, hook.session_key, result.hint.previous_end, result.hint.head_written_at

@@ -17,7 +17,13 @@ Incarnations: a transcript whose head passed its TTL starts over under the same 
 append of the earlier incarnation (written before the new head) is free to overwrite and is no text.
 The head is rewritten at least every ``HEAD_REFRESH`` while appends come, never on every append
 (a write is billed by the whole item). When an append passes a multiple of ``chunk_chars``, the
-appends since the last chunk, all but the last ``keep_chars``, move to one chunk.
+appends since the last chunk, all but the last ``keep_chars`` (at least ``CARRY_CHARS``), move to
+one chunk.
+
+Redaction: the client's text comes raw, and is redacted here with the stored tail before it
+(``logic/transcript_redact.py``): a secret split across two deltas is found whole, the part the
+previous append stored is rewritten in place (same length) before the new text is put. The fast
+path reads the latest append for that (one small consistent read); the careful path has it already.
 """
 
 from __future__ import annotations
@@ -25,8 +31,10 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta
 
+from continuity_core.logic.transcript_redact import CARRY_CHARS, redact_after
 from continuity_core.logic.transcripts import (
     AppendKind,
+    chain_to,
     chunk_cut,
     clean_text,
     crosses_chunk,
@@ -54,6 +62,9 @@ HEAD_REFRESH = timedelta(hours=18)
 # text grows by ~0.1 % in zlib), far below DynamoDB's 400 KB item.
 MAX_APPEND_CHARS = 65_536
 MAX_ATTEMPTS = 6
+# The fast path reads this many of the latest appends at a time to find the carried tail: a prompt's
+# delta is usually longer than the tail, so one read of two is nearly always all.
+TAIL_READ = 2
 
 
 def hint_fits(hint: TranscriptHint, offset: int, now: datetime) -> bool:
@@ -68,10 +79,14 @@ def hint_fits(hint: TranscriptHint, offset: int, now: datetime) -> bool:
 class TranscriptAppender:
     """``TranscriptLog``: the append protocol over a ``TranscriptStorage``."""
 
-    def __init__(self, storage: TranscriptStorage, chunk_chars: int, keep_chars: int) -> None:
+    def __init__(
+        self, storage: TranscriptStorage, chunk_chars: int, keep_chars: int, carry_chars: int = CARRY_CHARS
+    ) -> None:
         self._storage = storage
         self._chunk_chars = chunk_chars
-        self._keep_chars = keep_chars
+        self._carry_chars = carry_chars
+        # The carried tail is rewritten in DynamoDB when a secret straddles: it never moves to S3 first.
+        self._keep_chars = max(keep_chars, carry_chars)
 
     def append(
         self,
@@ -88,7 +103,8 @@ class TranscriptAppender:
         key = identity.session_key
         end = offset + len(text)
         if hint is not None and hint_fits(hint, offset, now):
-            if self._put(agent_id, key, offset, text, now, born=None):
+            tail = self._latest_tail(agent_id, key, offset)
+            if tail is not None and self._redact_and_put(agent_id, key, offset, text, tail, now, born=None):
                 self._chunk_if_crossed(agent_id, key, offset, end, now)
                 return AppendResult(end)
         elif (
@@ -96,7 +112,7 @@ class TranscriptAppender:
             and hint.previous_end < 0  # the state knows of no transcript: most likely a new one,
             and offset == 0  # so start it without reading first
             and self._storage.start_head(agent_id, identity, now)
-            and self._put(agent_id, key, 0, text, now, born=now)
+            and self._redact_and_put(agent_id, key, 0, text, [], now, born=now)
         ):
             self._chunk_if_crossed(agent_id, key, 0, end, now)
             return AppendResult(end, hint=TranscriptHint(end, now))
@@ -124,6 +140,7 @@ class TranscriptAppender:
 
         for _ in range(MAX_ATTEMPTS):
             head = self._storage.head(agent_id, key, now, consistent=True)
+            chain: list[StoredAppend] = []
             if head is None:
                 stored, born = 0, now
             else:
@@ -138,8 +155,14 @@ class TranscriptAppender:
                 if not self._storage.start_head(agent_id, identity, now):
                     continue  # another writer started it: decide again
                 head_at = now
-            if not self._put(agent_id, key, stored, plan.text, now, born=born):
-                continue  # another writer appended at the same place
+            # The appends holding the carried tail (an earlier layout's inline text is not one).
+            tail = [
+                a
+                for a in chain
+                if a.span.end > stored - self._carry_chars and head and a.span.start >= inline_end(head)
+            ]
+            if not self._redact_and_put(agent_id, key, stored, plan.text, tail, now, born=born):
+                continue  # another writer appended at the same place (or rewrote the tail)
             new_end = stored + len(plan.text)
             if (
                 head is not None
@@ -151,16 +174,89 @@ class TranscriptAppender:
             return result(new_end, head_at)
         raise StorageUnavailableError(f"transcript of {key} kept changing; retry")
 
+    def _latest_tail(self, agent_id: str, session_key: str, end: int) -> list[StoredAppend] | None:
+        """The appends holding the last ``carry_chars`` before ``end`` (fewer at the transcript's
+        start, or after an earlier layout's inline text); None when no append ends at ``end`` (the
+        hint was wrong: decide the careful way)."""
+        if end == 0 or self._carry_chars == 0:
+            return []
+        found: list[StoredAppend] = []
+        before, chain = end, list[StoredAppend]()
+        while True:
+            latest = self._storage.latest_appends(agent_id, session_key, before, TAIL_READ)
+            found = latest + found
+            longer = chain_to(found, end)
+            if not longer:
+                return None
+            if (
+                end - longer[0].span.start >= self._carry_chars
+                or longer[0].span.start == 0  # the transcript's start
+                or len(latest) < TAIL_READ  # all there is
+                or len(longer) == len(chain)  # nothing more joins it
+            ):
+                return longer
+            chain = longer
+            before = min(a.span.start for a in latest)
+
+    def _redact_and_put(
+        self,
+        agent_id: str,
+        session_key: str,
+        start: int,
+        text: str,
+        tail: list[StoredAppend],
+        now: datetime,
+        born: datetime | None,
+    ) -> bool:
+        """``text`` redacted after the stored ``tail`` (the appends ending at ``start``) and put at
+        ``start``; the tail rewritten first where a secret straddles, so no read ever joins a raw
+        piece stored before to one stored after. False when a position is taken or the tail changed
+        (the caller decides again from what is stored)."""
+        tail_text = "".join(a.text for a in tail)
+        carried = tail_text[-self._carry_chars :] if self._carry_chars else ""
+        cut = start - len(carried) > 0  # the carried text begins inside the transcript
+        redacted = redact_after(carried, text, tail[-1].open_kind if tail else None, cut)
+        if redacted.tail != carried and not self._rewrite(
+            agent_id, session_key, tail, tail_text[: len(tail_text) - len(carried)] + redacted.tail
+        ):
+            return False
+        return self._put(agent_id, session_key, start, redacted.text, now, born, redacted.open_kind)
+
+    def _rewrite(self, agent_id: str, session_key: str, tail: list[StoredAppend], text: str) -> bool:
+        """Each append of ``tail`` whose part of ``text`` (their text, more redacted) differs."""
+        at = 0
+        for append in tail:
+            new = text[at : at + len(append.text)]
+            at += len(append.text)
+            if new != append.text and not self._storage.replace_append(agent_id, session_key, append, new):
+                return False
+        return True
+
     def _put(
-        self, agent_id: str, session_key: str, start: int, text: str, now: datetime, born: datetime | None
+        self,
+        agent_id: str,
+        session_key: str,
+        start: int,
+        text: str,
+        now: datetime,
+        born: datetime | None,
+        open_kind: str | None = None,
     ) -> bool:
         """``text`` at ``start``, one stored append per ``MAX_APPEND_CHARS``; False as soon as one
-        position is taken (the caller decides again from what is stored: what was put is on the chain)."""
+        position is taken (the caller decides again from what is stored: what was put is on the chain).
+        ``open_kind`` goes with the last piece: the one the next append's tail ends with."""
+        pieces = range(0, len(text), MAX_APPEND_CHARS)
         return all(
             self._storage.put_append(
-                agent_id, session_key, start + at, text[at : at + MAX_APPEND_CHARS], now, born
+                agent_id,
+                session_key,
+                start + at,
+                text[at : at + MAX_APPEND_CHARS],
+                now,
+                born,
+                open_kind=open_kind if at == pieces[-1] else None,
             )
-            for at in range(0, len(text), MAX_APPEND_CHARS)
+            for at in pieces
         )
 
     def _since_flushed(self, agent_id: str, head: TranscriptHead) -> list[StoredAppend]:

@@ -66,6 +66,19 @@ def chain_from(appends: Iterable[StoredAppend], start: int, born: datetime) -> l
     return [by_start[span.start] for span in follow({k: a.span for k, a in by_start.items()}, start)]
 
 
+def chain_to(appends: Iterable[StoredAppend], end: int) -> list[StoredAppend]:
+    """The appends that make up the text before ``end``, back as far as they join, in position order.
+    Of two appends ending at one position, the newer is on the chain (the other is an earlier
+    incarnation's, left until its TTL)."""
+    by_end = {a.span.end: a for a in sorted(appends, key=lambda a: a.span.at_ms)}
+    chain = []
+    position = end
+    while (found := by_end.get(position)) is not None and found.span.start < position:
+        chain.append(found)
+        position = found.span.start
+    return chain[::-1]
+
+
 def since_flushed(head: TranscriptHead, appends: Iterable[StoredAppend]) -> list[StoredAppend]:
     """The text after the head's ``flushed``, as a chain: a head of the earlier layout kept its text
     in itself (``inline``), the appends go on from where that text ends. ``appends``: those stored

@@ -7,20 +7,28 @@ with ``[REDACTED:<kind>]``; ``redact_with_report`` also counts them per kind (fo
 
 from continuity_core.redaction.engine import (
     KINDS,
+    continued_length,
+    fill_spans,
     marker,
     redact,
     redact_same_length,
     redact_strings,
     redact_value,
     redact_with_report,
+    runs_on,
+    secret_spans,
 )
 
 __all__ = [
     "KINDS",
+    "continued_length",
+    "fill_spans",
     "marker",
     "redact",
     "redact_same_length",
     "redact_strings",
     "redact_value",
     "redact_with_report",
+    "runs_on",
+    "secret_spans",
 ]

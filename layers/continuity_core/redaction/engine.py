@@ -9,7 +9,12 @@ from typing import Any, TypeVar
 
 from continuity_core.redaction.context import CONTEXT_RULES, keyword_hits, name_class
 from continuity_core.redaction.literals import MARKER_OPEN, looks_like_secret_literal
-from continuity_core.redaction.providers import Finding, ProviderScanner
+from continuity_core.redaction.providers import (
+    Finding,
+    ProviderScanner,
+    private_key_goes_on,
+    private_key_rest,
+)
 
 KINDS = (
     "aws_access_key_id",
@@ -31,6 +36,11 @@ KINDS = (
     "env_secret",
     "high_entropy",
 )
+
+# What can continue a secret cut short at the end of the text before: every provider token, value,
+# password and credential character, up to whitespace, a quote, a JSON escape or a closing bracket
+# (what ends a value in the rules that found it). A bound like theirs.
+_CONTINUATION = re.compile(r"""[^\s"'`<>\\,;(){}\[\]|]{1,4096}""")
 
 T = TypeVar("T")
 _MARKER = re.compile(r"\[REDACTED:[a-z_]{1,40}\]")
@@ -90,18 +100,18 @@ class Redactor:
             found = _outside_markers(found, _marker_spans(text))
         return found
 
+    def spans(self, text: str) -> list[tuple[int, int, str]]:
+        """Where the secrets are: ``(start, end, kind)``, overlapping findings merged, in order."""
+        found = self.findings(text)
+        return _merge(found) if found else []
+
     def redact_same_length(self, text: str) -> tuple[str, dict[str, int]]:
         """Like ``redact_with_report``, but each secret's replacement has the secret's length
         (the marker padded with ``*``, or cut), so character offsets into the text still hold."""
-        found = self.findings(text)
-        if not found:
+        spans = self.spans(text)
+        if not spans:
             return text, {}
-        chars = list(text)
-        report: dict[str, int] = {}
-        for start, end, kind in _merge(found):
-            chars[start:end] = fitted_marker(kind, end - start)
-            report[kind] = report.get(kind, 0) + 1
-        return "".join(chars), report
+        return fill_spans(text, spans), _counts(spans)
 
     def redact_with_report(self, text: str) -> tuple[str, dict[str, int]]:
         found = self.findings(text)
@@ -117,6 +127,51 @@ class Redactor:
             position = end
         parts.append(text[position:])
         return "".join(parts), report
+
+
+def _counts(spans: list[tuple[int, int, str]]) -> dict[str, int]:
+    report: dict[str, int] = {}
+    for _, _, kind in spans:
+        report[kind] = report.get(kind, 0) + 1
+    return report
+
+
+def fill_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """``text`` with each span replaced by a marker of the span's length (``fitted_marker``)."""
+    parts: list[str] = []
+    position = 0
+    for start, end, kind in sorted(spans):
+        start = max(start, position)  # spans from different scans may overlap: the first one wins
+        if end <= start:
+            continue
+        parts.append(text[position:start])
+        parts.append(fitted_marker(kind, end - start))
+        position = end
+    parts.append(text[position:])
+    return "".join(parts)
+
+
+def continued_length(kind: str, text: str) -> int:
+    """How many leading characters of ``text`` continue a secret of ``kind`` that the text before
+    it ended inside (``ghp_…`` cut after 40 of its 46 characters): redacted with it."""
+    if kind == "private_key":
+        return private_key_rest(text)
+    match = _CONTINUATION.match(text)
+    return match.end() if match else 0
+
+
+def runs_on(kind: str, secret: str, rest: str) -> bool:
+    """Whether a secret of ``kind`` (found as ``secret``, with only ``rest`` after it to the end of
+    the text) may go on in text that comes later: nothing follows it, or only what could continue
+    it (a JWT's last ``.``, a key body's escaped line break cut after its backslash)."""
+    if kind == "private_key":
+        return not secret.rstrip().endswith("-----") and private_key_goes_on(rest)  # no END line yet
+    return continued_length(kind, rest + "n") > len(rest)
+
+
+def secret_spans(text: str) -> list[tuple[int, int, str]]:
+    """Where ``redact`` would replace something: ``(start, end, kind)``, in order."""
+    return default_redactor().spans(text)
 
 
 def fitted_marker(kind: str, length: int) -> str:

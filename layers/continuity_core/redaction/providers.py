@@ -163,6 +163,33 @@ def private_keys(text: str) -> Iterator[Finding]:
         yield begin.start(), stop, PRIORITY_PROVIDER, "private_key"
 
 
+# The rest of an END line cut short before the text (``…PRIVATE KEY-----``), and its start cut
+# short at the text's end (``-----EN``).
+_END_REST = re.compile(r"[A-Z0-9 _\-]{0,60}?-{1,5}(?![A-Za-z0-9\-])")
+_END_START = re.compile(r"-{1,5}(?:E(?:N(?:D[A-Z0-9 _\-]{0,60})?)?)?|\\")
+
+
+def private_key_rest(text: str) -> int:
+    """How much of ``text`` is the rest of a private key block cut short before it: the rest of its
+    END line, or the armoured body and the END line, if it is there."""
+    body = _PRIVATE_KEY_BODY.match(text)
+    assert body is not None  # the body pattern matches the empty string
+    end = _PRIVATE_KEY_END.match(text, body.end())
+    if end is not None:
+        return end.end()
+    rest = _END_REST.match(text)
+    return rest.end() if rest is not None else body.end()
+
+
+def private_key_goes_on(rest: str) -> bool:
+    """Whether ``rest``, after a private key's body to the end of the text, could be followed by
+    more of the block: it is more body, then nothing, a cut escape or the start of the END line."""
+    body = _PRIVATE_KEY_BODY.match(rest)
+    assert body is not None
+    after = rest[body.end() :]
+    return not after or _END_START.fullmatch(after) is not None
+
+
 class ProviderScanner:
     def __init__(self) -> None:
         self._rules = _rules()
