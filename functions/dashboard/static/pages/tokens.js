@@ -19,7 +19,9 @@ export async function tokensPage(root) {
 }
 
 function createForm(created, refresh) {
-  const scopes = ["read", "hooks", "admin"].map((s) => h("label", { class: "check" }, h("input", { type: "checkbox", name: "scopes", value: s, checked: s === "read" }), ` ${s}`));
+  const scopes = ["read", "hooks", "admin"].map((s) =>
+    h("label", { class: "check" }, h("input", { type: "checkbox", name: "scopes", value: s, checked: s === "read" }), ` ${s}`),
+  );
   const submit = async (event) => {
     event.preventDefault();
     const form = new FormData(event.target);
@@ -49,7 +51,12 @@ function createForm(created, refresh) {
   return h(
     "form",
     { class: "filters", onsubmit: submit, "aria-label": "Create a token" },
-    h("label", { class: "field" }, "Agent id", h("input", { name: "agent_id", required: true, pattern: "[A-Za-z0-9._-]{1,64}", value: "default", size: 14 })),
+    h(
+      "label",
+      { class: "field" },
+      "Agent id",
+      h("input", { name: "agent_id", required: true, pattern: "[A-Za-z0-9._-]{1,64}", value: "default", size: 14 }),
+    ),
     h("label", { class: "field" }, "Name", h("input", { name: "name", maxlength: 128, size: 16 })),
     h("fieldset", { class: "field" }, h("legend", {}, "Scopes"), scopes),
     h("label", { class: "field" }, "Expires in days", h("input", { name: "days", type: "number", min: 1, max: 3650, size: 6 })),
@@ -72,7 +79,15 @@ function table(tokens, refresh) {
   return h(
     "table",
     { class: "rows" },
-    h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, c)))),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        head.map((c) => h("th", { scope: "col" }, c)),
+      ),
+    ),
     h(
       "tbody",
       {},
@@ -85,8 +100,20 @@ function table(tokens, refresh) {
           h("td", { "data-label": "Scopes" }, t.scopes.join(", ")),
           h("td", { "data-label": "Created" }, when(t.created_at)),
           h("td", { "data-label": "Expires" }, t.expires_at ? when(t.expires_at) : "never"),
-          h("td", { "data-label": "State" }, t.revoked_at ? h("span", { class: "status ended" }, `revoked ${when(t.revoked_at)}`) : h("span", { class: "status active" }, "valid")),
-          h("td", {}, t.revoked_at ? null : h("button", { type: "button", onclick: revoke(t), "aria-label": `Revoke ${t.name || t.token_id}` }, "Revoke")),
+          h(
+            "td",
+            { "data-label": "State" },
+            t.revoked_at
+              ? h("span", { class: "status ended" }, `revoked ${when(t.revoked_at)}`)
+              : h("span", { class: "status active" }, "valid"),
+          ),
+          h(
+            "td",
+            {},
+            t.revoked_at
+              ? null
+              : h("button", { type: "button", onclick: revoke(t), "aria-label": `Revoke ${t.name || t.token_id}` }, "Revoke"),
+          ),
         ),
       ),
     ),
