@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 STAGE ?= dev
 PORT ?= 8787
 
-.PHONY: background-model setup js-tools browser run test test-harness test-plugins screenshots lint typecheck format bench synth layer invoke openapi config-table clean \
+.PHONY: background-model setup js-tools browser run test test-harness test-plugins screenshots lint typecheck format bench synth layer invoke openapi config-table measured-table clean \
 	deploy deploy-dry destroy bootstrap smoke redrive restore-drill
 
 setup: $(VENV)/.installed
@@ -79,6 +79,7 @@ format: setup js-tools
 
 bench: setup
 	$(PY) -m bench.run
+	$(PY) -m bench.readme_table
 
 # The background term model recovery ranks sentences against (layers/continuity_core/data/), rebuilt
 # from ../shared/corpus and English word frequencies; the file is committed, the service only reads it.
@@ -103,6 +104,10 @@ client: setup
 # The README's configuration table, from the config model (a test fails when it differs).
 config-table: setup
 	$(PY) -m infra.config_table
+
+# The README's measured table, from bench/results.json (a test fails when it differs; make bench runs it).
+measured-table: setup
+	$(PY) -m bench.readme_table
 
 # Invoke one function in-process on moto with a sample payload: make invoke FN=hooks EVENT=events/user-prompt-submit.json
 invoke: setup
