@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 STAGE ?= dev
 PORT ?= 8787
 
-.PHONY: background-model setup browser run test test-harness test-plugins screenshots lint typecheck format bench synth layer invoke openapi config-table clean \
+.PHONY: background-model setup js-tools browser run test test-harness test-plugins screenshots lint typecheck format bench synth layer invoke openapi config-table measured-table clean \
 	deploy deploy-dry destroy bootstrap smoke redrive restore-drill migrate-project-keys
 
 setup: $(VENV)/.installed
@@ -18,6 +18,14 @@ $(VENV)/.installed: pyproject.toml client/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]' -e ./client
+	touch $@
+
+# The JS linter and formatter (Biome, pinned in package.json and package-lock.json) in ./node_modules;
+# nothing global. Development only: the dashboard and the plugins ship without a build step or a dependency.
+js-tools: node_modules/.installed
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $@
 
 # Debian's chromium for the dashboard's browser tests (Playwright drives it; nothing is downloaded
@@ -37,8 +45,9 @@ run: setup
 test: setup browser lint typecheck test-plugins
 	$(PY) -m pytest -q
 
+# The plugins under node's test runner, and the dashboard's router (no DOM in it).
 test-plugins:
-	node --test tests/plugins/
+	node --test tests/plugins/ tests/dashboard/
 
 # The dashboard's screenshots in docs/dashboard/, taken by its browser tests.
 screenshots: setup browser
@@ -48,19 +57,29 @@ screenshots: setup browser
 test-harness: setup
 	$(PY) -m pytest -q -m harness tests/harness
 
-lint: setup
+# Python (ruff), the JS we ship and its tests (Biome: lint and format, biome.json), and the
+# CloudFormation template as `cdk synth` makes it (cfn-lint, .cfnlintrc.yaml; a synth of ~8 s).
+lint: setup js-tools
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	node_modules/.bin/biome ci --colors=off .
+	$(PY) -m infra.synth_template build/cfn-lint >/dev/null
+	$(VENV)/bin/cfn-lint -- build/cfn-lint/*.template.json
 
+# The client runs on the agent's machine with Python 3.10+ (client/pyproject.toml): checked against
+# 3.10's standard library too, its own modules only (the server's need 3.11).
 typecheck: setup
 	$(VENV)/bin/mypy layers functions infra client bench
+	$(VENV)/bin/mypy --python-version 3.10 --follow-imports=silent client
 
-format: setup
+format: setup js-tools
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
+	node_modules/.bin/biome check --write .
 
 bench: setup
 	$(PY) -m bench.run
+	$(PY) -m bench.readme_table
 
 # The background term model recovery ranks sentences against (layers/continuity_core/data/), rebuilt
 # from ../shared/corpus and English word frequencies; the file is committed, the service only reads it.
@@ -85,6 +104,10 @@ client: setup
 # The README's configuration table, from the config model (a test fails when it differs).
 config-table: setup
 	$(PY) -m infra.config_table
+
+# The README's measured table, from bench/results.json (a test fails when it differs; make bench runs it).
+measured-table: setup
+	$(PY) -m bench.readme_table
 
 # Invoke one function in-process on moto with a sample payload: make invoke FN=hooks EVENT=events/user-prompt-submit.json
 invoke: setup

@@ -1,6 +1,6 @@
 """Recovery quality: what the recovery block brings back after a compaction and after ``/clear``.
 
-Twelve scripted Claude Code sessions (``bench/recovery_scenarios.py``: backend, frontend, data,
+Twelve scripted Claude Code sessions (``bench/scenarios/main.json``: backend, frontend, data,
 infra, docs, mobile, ML, security, devtools, embedded; 20 to 180 prompts, real transcript turns
 as filler) are played against a local stack of its own over HTTP (``bench/recovery_suite.py``).
 
@@ -19,13 +19,13 @@ as filler) are played against a local stack of its own over HTTP (``bench/recove
 A per-scenario table and every missed fact with its probe go to stderr.
 
 The fact extractor was tuned while looking at those twelve, so their figures may flatter it. Five
-held-out scenarios (``bench/recovery_heldout.py``: game netcode, compiler, e-commerce search,
+held-out scenarios (``bench/scenarios/heldout.json``: game netcode, compiler, e-commerce search,
 healthcare integration, CI/CD migration; 28 to 165 prompts) are then played on a stack of their own
 and scored the same way: recovery_fact_recall_heldout, recovery_fact_recall_clear_heldout and
 recovery_stale_rate_heldout, with their own table and misses on stderr.
 
 The extractor was then tuned on the held-out misses too, so a second held-out set
-(``bench/recovery_heldout2.py``: browser extension, scientific simulation, school admin, bike
+(``bench/scenarios/heldout2.json``: browser extension, scientific simulation, school admin, bike
 routing, video transcoding; 29 to 158 prompts) is played last, on a stack of its own, into
 recovery_fact_recall_heldout2, recovery_fact_recall_clear_heldout2 and recovery_stale_rate_heldout2,
 with its own table and misses on stderr.
@@ -35,8 +35,7 @@ from __future__ import annotations
 
 import sys
 
-from bench.recovery_heldout import HELDOUT
-from bench.recovery_heldout2 import HELDOUT2
+from bench.recovery_scenarios import HELDOUT, HELDOUT2
 from bench.recovery_sealed import figures as sealed_figures
 from bench.recovery_sealed import report as sealed_report
 from bench.recovery_sealed import run_sealed

@@ -1,4 +1,4 @@
-"""The recovery-quality suite: play the scripted sessions of ``bench/recovery_scenarios.py`` against
+"""The recovery-quality suite: play the scripted sessions of ``bench/scenarios/*.json`` against
 a running service over HTTP, as Claude Code and the ``continuity`` client would, and score the
 recovery blocks the service answers after the compaction and after ``/clear``.
 
@@ -598,7 +598,7 @@ def run_scenarios(
 
     ``tag`` makes session ids and projects unique (a shared stack, a second run); ``pause=False``
     skips the waits for periodic checkpoints; ``scenarios`` picks the set (the main one by default,
-    ``bench.recovery_heldout.HELDOUT`` for the held-out one).
+    ``bench.recovery_scenarios.HELDOUT`` or ``HELDOUT2`` for a held-out one).
     """
     client = ServiceClient(url, token)
     return [Player(client, script, pause).play() for script in scripts(names, tag, scenarios)]

@@ -37,6 +37,20 @@ GOALS: dict[str, tuple[str, float]] = {
     "recovery_fact_recall_clear": (">=", 0.95),
     "recovery_stale_rate": ("<=", 0.05),
     "recovery_stale_rate_clear": ("<=", 0.05),
+    # The same bars on the held-out sets; the sealed set's recall bar is 0.90.
+    **{
+        f"recovery_fact_recall{case}_{held}": (">=", 0.95)
+        for held in ("heldout", "heldout2")
+        for case in ("", "_clear")
+    },
+    **{f"recovery_stale_rate_{held}": ("<=", 0.05) for held in ("heldout", "heldout2", "sealed")},
+    "recovery_fact_recall_sealed": (">=", 0.90),
+    "recovery_fact_recall_clear_sealed": (">=", 0.90),
+    **{
+        f"recovery_{what}{suffix}": ("<=", 0)
+        for what in ("wrong_closures", "duplicate_file_lines")
+        for suffix in ("", "_heldout", "_heldout2", "_sealed")
+    },
     "injection_over_cap": ("<=", 0),
     "recovery_wrong_session_rate": ("<=", 0),
     "isolation_wrong_tenant_records": ("<=", 0),

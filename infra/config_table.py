@@ -17,6 +17,7 @@ import annotated_types
 from pydantic.fields import FieldInfo
 
 from continuity_core.config import ContinuityConfig, camel_case, environment_variable
+from infra.generated import replace_section
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 START = (
@@ -81,11 +82,7 @@ def table() -> str:
 
 def render(readme: str) -> str:
     """``readme`` with the text between the markers replaced by the generated table."""
-    before, start, rest = readme.partition(START)
-    _, end, after = rest.partition(END)
-    if not start or not end:
-        raise ValueError(f"README.md has no {START!r} ... {END!r} markers around its configuration table")
-    return f"{before}{START}\n{table()}{END}{after}"
+    return replace_section(readme, START, END, table())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -148,21 +148,11 @@ def sources_hash(root: Path = REPO_ROOT) -> str:
 
 
 def synthesize() -> StackAccess:
-    """Synthesize the app as ``cdk synth`` would (cdk.json's context, cdk-nag on, no Docker), with
-    empty stand-ins for the layers (their content does not change a policy), and read the grants."""
-    os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
-    os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
-    from infra.app import DOCKER_FREE, build_app, cdk_json_context
-    from infra.build_layer import LayerPaths
+    """Synthesize the app as ``cdk synth`` would (``infra.synth_template``) and read the grants."""
+    from infra.synth_template import synthesize as synthesize_template
 
     with tempfile.TemporaryDirectory(prefix="continuity-access-") as scratch:
-        layers = LayerPaths(deps=Path(scratch, "deps"), core=Path(scratch, "core"))
-        for layer in (layers.deps, layers.core):
-            (layer / "python").mkdir(parents=True)
-        app, stack = build_app(
-            {**cdk_json_context(), **DOCKER_FREE}, layers=layers, outdir=str(Path(scratch, "cdk.out"))
-        )
-        template = app.synth().get_stack_by_name(stack.stack_name).template
+        template, _, stack = synthesize_template(Path(scratch, "cdk.out"))
         return from_template(template, stack)
 
 

@@ -161,6 +161,36 @@ def test_the_sessions_page_shows_a_session_whose_first_hook_arrives_while_it_is_
     page.locator(f"tr[data-session='{newcomer}']").wait_for(timeout=10_000)
 
 
+def test_leaving_the_sessions_page_before_its_sessions_arrive_stops_its_refresh(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded
+) -> None:
+    asked: list[str] = []
+    held: list[Any] = []
+
+    def hold_the_first_answer(route: Any) -> None:
+        asked.append(route.request.url)
+        if len(asked) == 1:
+            held.append(route)  # answered once the page has been left
+        else:
+            route.continue_()
+
+    page.clock.install()
+    page.route("**/api/sessions/overview?*", hold_the_first_answer)
+    sign_in(page, local_stack, f"#/sessions?project={seeded.project}&every=2")
+    page.get_by_text("Loading sessions…").wait_for()
+    page.evaluate("location.hash = '#/search'")
+    page.get_by_role("heading", name="Search").wait_for()
+
+    with page.expect_response("**/api/sessions/overview?*"):
+        held[0].continue_()
+    page.wait_for_timeout(300)  # the left page reads its late answer
+    page.clock.run_for(10_000)  # five refreshes, were it still refreshing
+    page.wait_for_timeout(500)  # for any such request to reach the route
+
+    assert len(asked) == 1, asked
+    assert page.get_by_role("heading", name="Search").is_visible()
+
+
 def test_a_session_shows_its_timeline_digest_and_transcript_with_markup_as_plain_text(
     page: Any, local_stack: LocalStackProcess, seeded: Seeded
 ) -> None:

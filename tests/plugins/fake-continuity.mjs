@@ -8,7 +8,7 @@ import { appendFileSync, readFileSync } from "node:fs";
 const argv = process.argv.slice(2);
 const event = argv[1];
 const payload = JSON.parse(readFileSync(0, "utf8") || "{}");
-appendFileSync(process.env.FAKE_CONTINUITY_LOG, JSON.stringify({ argv, payload }) + "\n");
+appendFileSync(process.env.FAKE_CONTINUITY_LOG, `${JSON.stringify({ argv, payload })}\n`);
 const sleep = Number(process.env.FAKE_CONTINUITY_SLEEP_MS || 0);
 if (sleep) await new Promise((resolve) => setTimeout(resolve, sleep));
 const answers = JSON.parse(process.env.FAKE_CONTINUITY_ANSWERS || "{}");

@@ -14,15 +14,48 @@ import { eventually, fakeContinuity } from "./support.mjs";
 // The typed hook names the shipped SDK accepts (PluginHookName, openclaw 2026.9.6); any other
 // name is "ignored" with a warning.
 const HOST_HOOKS = new Set([
-  "before_model_resolve", "agent_turn_prepare", "before_prompt_build", "before_agent_reply", "model_call_started",
-  "model_call_ended", "llm_input", "llm_output", "before_agent_finalize", "agent_end", "before_compaction",
-  "after_compaction", "before_reset", "inbound_claim", "channel_pairing_requested", "message_received",
-  "message_sending", "reply_payload_sending", "message_sent", "before_tool_call", "after_tool_call",
-  "tool_result_persist", "before_message_write", "session_start", "session_end", "subagent_delivery_target",
-  "subagent_spawned", "subagent_progress", "subagent_ended", "gateway_start", "gateway_stop",
-  "heartbeat_prompt_contribution", "cron_reconciled", "cron_changed", "skill_proposal_evaluate",
-  "skill_proposal_changed", "skill_changed", "before_dispatch", "reply_dispatch", "before_install",
-  "before_agent_run", "resolve_exec_env",
+  "before_model_resolve",
+  "agent_turn_prepare",
+  "before_prompt_build",
+  "before_agent_reply",
+  "model_call_started",
+  "model_call_ended",
+  "llm_input",
+  "llm_output",
+  "before_agent_finalize",
+  "agent_end",
+  "before_compaction",
+  "after_compaction",
+  "before_reset",
+  "inbound_claim",
+  "channel_pairing_requested",
+  "message_received",
+  "message_sending",
+  "reply_payload_sending",
+  "message_sent",
+  "before_tool_call",
+  "after_tool_call",
+  "tool_result_persist",
+  "before_message_write",
+  "session_start",
+  "session_end",
+  "subagent_delivery_target",
+  "subagent_spawned",
+  "subagent_progress",
+  "subagent_ended",
+  "gateway_start",
+  "gateway_stop",
+  "heartbeat_prompt_contribution",
+  "cron_reconciled",
+  "cron_changed",
+  "skill_proposal_evaluate",
+  "skill_proposal_changed",
+  "skill_changed",
+  "before_dispatch",
+  "reply_dispatch",
+  "before_install",
+  "before_agent_run",
+  "resolve_exec_env",
 ]);
 const WORKSPACE = "/home/me/.openclaw/workspace";
 const MAIN = "agent:main:main";
@@ -49,16 +82,31 @@ function load(fake) {
   return { fire: (name, event, ctx) => handlers[name](event, ctx) };
 }
 
-const agent = (sessionKey, extra = {}) => ({ agentId: sessionKey.split(":")[1], sessionKey, sessionId: `${sessionKey}-id`, workspaceDir: WORKSPACE, trigger: "user", ...extra });
+const agent = (sessionKey, extra = {}) => ({
+  agentId: sessionKey.split(":")[1],
+  sessionKey,
+  sessionId: `${sessionKey}-id`,
+  workspaceDir: WORKSPACE,
+  trigger: "user",
+  ...extra,
+});
 const build = (text, id) => ({ prompt: text, currentUserMessage: text, currentUserMessageId: id, messages: [] });
 
 test("the plugin registers only hooks the host knows (subagent_spawning is gone from it)", () => {
   const handlers = register({ command: ["continuity"] });
-  assert.deepEqual([...handlers.keys()].filter((name) => !HOST_HOOKS.has(name)), []);
   assert.deepEqual(
-    [...handlers.keys()].sort(),
-    ["after_compaction", "before_compaction", "before_prompt_build", "session_end", "session_start", "subagent_ended", "subagent_spawned"],
+    [...handlers.keys()].filter((name) => !HOST_HOOKS.has(name)),
+    [],
   );
+  assert.deepEqual([...handlers.keys()].sort(), [
+    "after_compaction",
+    "before_compaction",
+    "before_prompt_build",
+    "session_end",
+    "session_start",
+    "subagent_ended",
+    "subagent_spawned",
+  ]);
 });
 
 test("the hooks run the command install wrote into the plugin's config", async () => {
@@ -68,7 +116,10 @@ test("the hooks run the command install wrote into the plugin's config", async (
 
   await handlers.get("subagent_ended")({ targetSessionKey: "agent:coder:subagent:9", targetKind: "subagent", reason: "done" }, {});
 
-  assert.deepEqual(fake.calls().map((call) => call.argv.slice(0, 4)), [["hook", "session-end", "--harness", "openclaw"]]);
+  assert.deepEqual(
+    fake.calls().map((call) => call.argv.slice(0, 4)),
+    [["hook", "session-end", "--harness", "openclaw"]],
+  );
 });
 
 test("the first prompt starts the session in its workspace and gets the recovery block", async () => {
@@ -81,7 +132,10 @@ test("the first prompt starts the session in its workspace and gets the recovery
   assert.equal(result.prependSystemContext, "## Session Recovery Context\nthe plan");
   assert.equal(result.prependContext, undefined);
   const [start, prompt] = await eventually(() => (fake.calls().length === 2 ? fake.calls() : null));
-  assert.deepEqual([start.event, start.harness, start.session_id, start.cwd, start.source], ["session-start", "openclaw", MAIN, WORKSPACE, "startup"]);
+  assert.deepEqual(
+    [start.event, start.harness, start.session_id, start.cwd, start.source],
+    ["session-start", "openclaw", MAIN, WORKSPACE, "startup"],
+  );
   assert.deepEqual([prompt.event, prompt.prompt], ["user-prompt-submit", "fix the flaky test"]);
 });
 
@@ -110,7 +164,13 @@ test("a rebuild of the same request, a heartbeat or another session's message is
 
   await eventually(() => fake.calls().length >= 2);
   await new Promise((resolve) => setTimeout(resolve, 300));
-  assert.deepEqual(fake.calls().filter((call) => call.event === "user-prompt-submit").map((call) => call.prompt), ["deploy it"]);
+  assert.deepEqual(
+    fake
+      .calls()
+      .filter((call) => call.event === "user-prompt-submit")
+      .map((call) => call.prompt),
+    ["deploy it"],
+  );
 });
 
 test("/new ends the session as a clear, and the next session recovers it", async () => {
@@ -123,7 +183,12 @@ test("/new ends the session as a clear, and the next session recovers it", async
   const result = await fire("before_prompt_build", build("go on", "u2"), agent(MAIN));
 
   const events = fake.calls().map((call) => [call.event, call.reason ?? call.source ?? null]);
-  assert.deepEqual(events.slice(0, 4), [["session-start", "startup"], ["user-prompt-submit", null], ["session-end", "clear"], ["session-start", "clear"]]);
+  assert.deepEqual(events.slice(0, 4), [
+    ["session-start", "startup"],
+    ["user-prompt-submit", null],
+    ["session-end", "clear"],
+    ["session-start", "clear"],
+  ]);
   assert.equal(result.prependSystemContext, "## Session Recovery Context\nwhat was cleared");
 });
 
@@ -136,8 +201,14 @@ test("session_end passes its reason on, except a compaction's (before_compaction
   await fire("session_end", { sessionId: "s-9", sessionKey: "agent:main:other", messageCount: 1, reason: "shutdown" }, {});
 
   await eventually(() => fake.calls().length === 2);
-  const ends = fake.calls().map((call) => [call.event, call.session_id, call.reason]).sort();
-  assert.deepEqual(ends, [["session-end", MAIN, "idle"], ["session-end", "agent:main:other", "shutdown"]]);
+  const ends = fake
+    .calls()
+    .map((call) => [call.event, call.session_id, call.reason])
+    .sort();
+  assert.deepEqual(ends, [
+    ["session-end", MAIN, "idle"],
+    ["session-end", "agent:main:other", "shutdown"],
+  ]);
 });
 
 test("compaction writes the checkpoint first and brings a fresh block after", async () => {
@@ -150,7 +221,14 @@ test("compaction writes the checkpoint first and brings a fresh block after", as
   const result = await fire("before_prompt_build", build("continue", "u2"), agent(MAIN));
 
   const events = fake.calls().map((call) => [call.event, call.source ?? null]);
-  assert.deepEqual(events.filter(([event]) => event !== "user-prompt-submit"), [["session-start", "startup"], ["pre-compaction", null], ["session-start", "compact"]]);
+  assert.deepEqual(
+    events.filter(([event]) => event !== "user-prompt-submit"),
+    [
+      ["session-start", "startup"],
+      ["pre-compaction", null],
+      ["session-start", "compact"],
+    ],
+  );
   assert.equal(result.prependSystemContext, "fresh block");
 });
 
@@ -181,7 +259,11 @@ test("a spawn announced after the child started posts subagent-start with the pa
   const { fire } = load(fake);
 
   await fire("before_prompt_build", build("the task", "c-u1"), agent(child));
-  await fire("subagent_spawned", { childSessionKey: child, agentId: "coder", mode: "run", threadRequested: false, runId: "r1" }, { requesterSessionKey: MAIN });
+  await fire(
+    "subagent_spawned",
+    { childSessionKey: child, agentId: "coder", mode: "run", threadRequested: false, runId: "r1" },
+    { requesterSessionKey: MAIN },
+  );
   const result = await fire("before_prompt_build", build("more", "c-u2"), agent(child));
 
   const spawned = fake.calls().find((call) => call.event === "subagent-start");
@@ -193,7 +275,11 @@ test("subagent_ended ends the child's session with its outcome", async () => {
   const fake = fakeContinuity();
   const { fire } = load(fake);
 
-  await fire("subagent_ended", { targetSessionKey: "agent:coder:subagent:1", targetKind: "subagent", reason: "completed", outcome: "ok" }, {});
+  await fire(
+    "subagent_ended",
+    { targetSessionKey: "agent:coder:subagent:1", targetKind: "subagent", reason: "completed", outcome: "ok" },
+    {},
+  );
 
   const [end] = fake.calls();
   assert.deepEqual([end.event, end.session_id, end.reason], ["session-end", "agent:coder:subagent:1", "ok"]);

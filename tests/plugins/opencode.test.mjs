@@ -98,7 +98,10 @@ test("a sub-agent's session.created starts its session with the parent OpenCode 
 });
 
 test("the recovery block stays in every request until a compaction brings a fresh one", async () => {
-  const fake = fakeContinuity({ "session-start": "## Session Recovery Context\nold", "session-start:compact": "## Session Recovery Context\nafter compaction" });
+  const fake = fakeContinuity({
+    "session-start": "## Session Recovery Context\nold",
+    "session-start:compact": "## Session Recovery Context\nafter compaction",
+  });
   const hooks = await load(fake);
   await hooks.event({ event: { type: "session.created", properties: { info: session("ses_1") } } });
 
@@ -110,7 +113,13 @@ test("the recovery block stays in every request until a compaction brings a fres
 
   assert.ok(after.includes("## Session Recovery Context\nafter compaction"));
   assert.ok(!after.includes("## Session Recovery Context\nold"));
-  assert.deepEqual(fake.calls().map((call) => [call.event, call.source]), [["session-start", "startup"], ["session-start", "compact"]]);
+  assert.deepEqual(
+    fake.calls().map((call) => [call.event, call.source]),
+    [
+      ["session-start", "startup"],
+      ["session-start", "compact"],
+    ],
+  );
 });
 
 test("the request right after a compaction waits for the fresh block", async () => {
@@ -133,13 +142,25 @@ test("a user's message is posted with its words only and the finished transcript
     ses_1: [
       user("m1", "ses_1", [
         { type: "text", text: "Fix the flaky payment test" },
-        { type: "text", text: "Called the Read tool with {\"filePath\": \"mock.py\"}", synthetic: true },
+        { type: "text", text: 'Called the Read tool with {"filePath": "mock.py"}', synthetic: true },
       ]),
       assistant("m2", "ses_1", [
         { type: "step-start" },
         { type: "reasoning", text: "thinking", time: { start: 1 } },
         { type: "text", text: "The mock's clock is not frozen." },
-        { type: "tool", callID: "c1", tool: "read", state: { status: "completed", input: { filePath: "/work/shop/mock.py" }, output: "x".repeat(9000), title: "mock.py", metadata: {}, time: { start: 1, end: 2 } } },
+        {
+          type: "tool",
+          callID: "c1",
+          tool: "read",
+          state: {
+            status: "completed",
+            input: { filePath: "/work/shop/mock.py" },
+            output: "x".repeat(9000),
+            title: "mock.py",
+            metadata: {},
+            time: { start: 1, end: 2 },
+          },
+        },
         { type: "step-finish", reason: "stop", cost: 0, tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } } },
       ]),
       assistant("m3", "ses_1", [{ type: "text", text: "I'll patch" }], { time: { created: 5 } }),
@@ -150,14 +171,23 @@ test("a user's message is posted with its words only and the finished transcript
   await hooks.event({ event: { type: "session.created", properties: { info: session("ses_1") } } });
 
   // When the user's next message arrives (not awaited by OpenCode's turn)
-  const next = user("m4", "ses_1", [{ type: "text", text: "Now run the tests" }, { type: "text", text: "<file>…</file>", synthetic: true }]);
+  const next = user("m4", "ses_1", [
+    { type: "text", text: "Now run the tests" },
+    { type: "text", text: "<file>…</file>", synthetic: true },
+  ]);
   await hooks["chat.message"]({ sessionID: "ses_1", agent: "build" }, { message: next.info, parts: next.parts });
   const prompt = await eventually(() => fake.calls().find((call) => call.event === "user-prompt-submit"));
 
   // Then the prompt is the user's words, and the transcript copy holds the finished messages only
   assert.equal(prompt.prompt, "Now run the tests");
-  const lines = readFileSync(prompt.transcript_path, "utf8").trim().split("\n").map((line) => JSON.parse(line));
-  assert.deepEqual(lines.map((line) => line.info.id), ["m1", "m2"]);
+  const lines = readFileSync(prompt.transcript_path, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(
+    lines.map((line) => line.info.id),
+    ["m1", "m2"],
+  );
   assert.equal(lines[1].parts[3].state.output.length, 4000); // long tool output is cut in the copy
   assert.equal(prompt.transcript_path, join(fake.env.CONTINUITY_HOME, "opencode", "ses_1.jsonl"));
   // And the answer (a nudge) joins the requests of this turn, and only this turn
@@ -190,8 +220,14 @@ test("the user's prompt reaches the transcript copy whole, though OpenCode saves
 
   // Then the copy holds the prompt with its words, once, before the reply
   const stop = fake.calls().find((call) => call.event === "stop");
-  const lines = readFileSync(stop.transcript_path, "utf8").trim().split("\n").map((line) => JSON.parse(line));
-  assert.deepEqual(lines.map((line) => line.info.id), ["m1", "m2"]);
+  const lines = readFileSync(stop.transcript_path, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  assert.deepEqual(
+    lines.map((line) => line.info.id),
+    ["m1", "m2"],
+  );
   assert.deepEqual(lines[0].parts, [{ type: "text", text: '"We must never edit the vendored folder. Add zstd support."' }]);
 });
 
@@ -207,7 +243,10 @@ test("the transcript copy only grows: a finished message is appended once, acros
 
   const idles = fake.calls().filter((call) => call.event === "stop");
   assert.equal(idles.length, 2);
-  const ids = readFileSync(idles[1].transcript_path, "utf8").trim().split("\n").map((line) => JSON.parse(line).info.id);
+  const ids = readFileSync(idles[1].transcript_path, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line).info.id);
   assert.deepEqual(ids, ["m1", "m2"]);
 });
 
@@ -233,7 +272,10 @@ test("idle and deleted sessions post stop and session-end with the transcript", 
   await hooks.event({ event: { type: "session.deleted", properties: { info: session("ses_1") } } });
 
   const calls = fake.calls();
-  assert.deepEqual(calls.map((call) => call.event), ["session-start", "stop", "session-end"]);
+  assert.deepEqual(
+    calls.map((call) => call.event),
+    ["session-start", "stop", "session-end"],
+  );
   assert.equal(calls[2].reason, "deleted");
   assert.ok(calls[1].transcript_path && calls[2].transcript_path);
 });
@@ -258,7 +300,10 @@ test("a session's hooks reach the client in the order they happened", async () =
   await hooks["chat.message"]({ sessionID: "ses_3" }, { message: {}, parts: [{ type: "text", text: "hello" }] });
   await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_3" } } });
 
-  assert.deepEqual(fake.calls().map((call) => call.event), ["session-start", "user-prompt-submit", "stop"]);
+  assert.deepEqual(
+    fake.calls().map((call) => call.event),
+    ["session-start", "user-prompt-submit", "stop"],
+  );
 });
 
 test("a client that is missing or hangs never holds the agent", async () => {

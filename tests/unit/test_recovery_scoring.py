@@ -11,13 +11,13 @@ import io
 
 import pytest
 
-from bench.recovery_heldout import HELDOUT
-from bench.recovery_heldout2 import HELDOUT2
 from bench.recovery_scenarios import (
     AGENT,
     ANSWERED,
     CURRENT,
     DIGEST,
+    HELDOUT,
+    HELDOUT2,
     REMEMBER,
     SCENARIOS,
     SUPERSEDED,

@@ -145,7 +145,7 @@ def _recv(sock: socket.socket, deadline: float) -> bytes:
     sock.settimeout(_remaining(deadline))
     try:
         return sock.recv(65536)
-    except TimeoutError:  # on 3.9, socket.timeout is caught as OSError by request()
+    except TimeoutError:
         raise TransportError("timed out") from None
 
 

@@ -24,7 +24,7 @@ const COMMAND_FILE = "command.json";
 export function resolveCommand(option, env = process.env, here = dirname(fileURLToPath(import.meta.url))) {
   if (Array.isArray(option) && option.length && option.every((part) => typeof part === "string")) return option;
   if (typeof option === "string" && option.trim()) return [option.trim()];
-  if (env.CONTINUITY_COMMAND && env.CONTINUITY_COMMAND.trim()) return [env.CONTINUITY_COMMAND.trim()];
+  if (env.CONTINUITY_COMMAND?.trim()) return [env.CONTINUITY_COMMAND.trim()];
   try {
     const saved = JSON.parse(readFileSync(join(here, COMMAND_FILE), "utf8")).command;
     if (Array.isArray(saved) && saved.length && saved.every((part) => typeof part === "string")) return saved;

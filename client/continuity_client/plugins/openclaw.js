@@ -59,7 +59,17 @@ export function createContinuity({ command, env = process.env, timeoutMs, log } 
   function session(key) {
     let known = sessions.get(key);
     if (!known) {
-      known = { workspace: null, source: "startup", previous: null, parent: null, started: null, startedWith: null, block: null, nudge: null, prompts: new Set() };
+      known = {
+        workspace: null,
+        source: "startup",
+        previous: null,
+        parent: null,
+        started: null,
+        startedWith: null,
+        block: null,
+        nudge: null,
+        prompts: new Set(),
+      };
       sessions.set(key, known);
     }
     return known;
@@ -100,7 +110,12 @@ export function createContinuity({ command, env = process.env, timeoutMs, log } 
       const clearing = CLEARING.has(reason);
       const next = event?.nextSessionKey;
       const done = queue.run(key, () =>
-        hook("session-end", key, { reason: clearing ? "clear" : reason, hook_event_name: "session_end" }, { detached: LEAVING.has(reason) }),
+        hook(
+          "session-end",
+          key,
+          { reason: clearing ? "clear" : reason, hook_event_name: "session_end" },
+          { detached: LEAVING.has(reason) },
+        ),
       );
       const known = session(key);
       Object.assign(known, { started: null, block: null, nudge: null, source: clearing ? "clear" : "startup" });
@@ -168,11 +183,11 @@ export function createContinuity({ command, env = process.env, timeoutMs, log } 
       if (text && fromUser(ctx) && !(id && known.prompts.has(id))) {
         if (id) known.prompts.add(id); // a rebuild or retry of the same request is one prompt
         // Not awaited: the turn goes on; the answer (a nudge) comes with the next prompt build.
-        queue.run(key, () => hook("user-prompt-submit", key, { prompt: text, hook_event_name: "before_prompt_build" })).then(
-          (answer) => {
+        queue
+          .run(key, () => hook("user-prompt-submit", key, { prompt: text, hook_event_name: "before_prompt_build" }))
+          .then((answer) => {
             if (answer) known.nudge = answer;
-          },
-        );
+          });
       }
       return compact({ prependSystemContext: known.block, prependContext: nudge });
     },

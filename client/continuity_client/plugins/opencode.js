@@ -100,13 +100,7 @@ async function server(input, options = {}) {
   const root = worktree && worktree !== "/" ? worktree : directory;
 
   const hook = (event, id, fields) =>
-    runHook(
-      command,
-      event,
-      HARNESS,
-      compact({ session_id: id, cwd: sessions.get(id)?.root || root, ...fields }),
-      { env, timeoutMs },
-    );
+    runHook(command, event, HARNESS, compact({ session_id: id, cwd: sessions.get(id)?.root || root, ...fields }), { env, timeoutMs });
 
   function session(id) {
     let known = sessions.get(id);
@@ -150,8 +144,7 @@ async function server(input, options = {}) {
     const known = session(id);
     try {
       if (!known.written) known.written = readWritten(known.file);
-      const read = async (limit) =>
-        (await client.session.messages({ path: { id }, query: limit ? { limit } : undefined }))?.data ?? [];
+      const read = async (limit) => (await client.session.messages({ path: { id }, query: limit ? { limit } : undefined }))?.data ?? [];
       let messages = await read(known.written.size ? RECENT_MESSAGES : 0);
       if (messages.length >= RECENT_MESSAGES && !known.written.has(messages[0]?.info?.id)) messages = await read(0);
       const lines = [];
@@ -164,7 +157,7 @@ async function server(input, options = {}) {
       }
       if (lines.length) {
         mkdirSync(dir, { recursive: true, mode: 0o700 });
-        appendFileSync(known.file, lines.join("\n") + "\n", { mode: 0o600 });
+        appendFileSync(known.file, `${lines.join("\n")}\n`, { mode: 0o600 });
       }
       return known.file;
     } catch {

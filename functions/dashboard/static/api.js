@@ -20,7 +20,7 @@ async function call(method, path, body) {
   let response;
   try {
     response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch (error) {
+  } catch {
     throw new ApiError(0, "The service did not answer. Is it running?");
   }
   const data = await response.json().catch(() => ({}));
@@ -32,7 +32,8 @@ async function call(method, path, body) {
 }
 
 function messageFor(status, detail) {
-  if (status === 401 || status === 403) return `Not allowed: ${detail}. Sign in with a token that has the scope this page needs (read; admin for tokens and health).`;
+  if (status === 401 || status === 403)
+    return `Not allowed: ${detail}. Sign in with a token that has the scope this page needs (read; admin for tokens and health).`;
   if (status === 429) return "Rate limit reached; the page tries again shortly.";
   return detail;
 }

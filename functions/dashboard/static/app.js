@@ -10,11 +10,12 @@ import { injectionsPage, previewPage } from "./pages/injections.js";
 import { lineagePage } from "./pages/lineage.js";
 import { ledgerPage } from "./pages/ledger.js";
 import { tokensPage } from "./pages/tokens.js";
+import { createRouter } from "./router.js";
 import { healthPage } from "./pages/health.js";
 
 const root = document.getElementById("app");
 const nav = document.getElementById("nav");
-let leave = () => {};
+const router = createRouter();
 
 export function route() {
   const [path, query] = location.hash.replace(/^#/, "").split("?");
@@ -46,9 +47,10 @@ function signIn(next) {
 }
 
 async function render() {
-  leave();
-  leave = () => {};
-  if (!token.get()) return signIn(render);
+  if (!token.get()) {
+    router.leave();
+    return signIn(render);
+  }
   nav.hidden = false;
   const { page, args, params } = route();
   for (const link of nav.querySelectorAll("a")) {
@@ -67,8 +69,10 @@ async function render() {
     health: healthPage,
   };
   const open = pages[page] || sessionsPage;
-  leave = (await open(root, args, params)) || (() => {});
-  root.focus({ preventScroll: true });
+  // Each visit draws into its own view: a page left before it finished loading draws nowhere visible.
+  const view = h("div", { class: "view" });
+  show(root, view);
+  if (await router.visit((signal) => open(view, args, params, signal))) root.focus({ preventScroll: true });
 }
 
 document.getElementById("sign-out").addEventListener("click", () => {

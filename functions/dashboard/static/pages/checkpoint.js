@@ -18,14 +18,34 @@ export async function checkpointPage(root, [sessionKey, sequence]) {
   show(
     root,
     h("h1", {}, `Checkpoint #${cp.sequence} `, h("span", { class: "badge" }, cp.trigger.replace("_", " "))),
-    h("p", { class: "meta" }, "Session ", h("a", { href: `#/session/${key(sessionKey)}` }, sessionKey), ` · ${when(cp.created_at)} · prompts ${cp.first_prompt ?? "?"}–${cp.last_prompt ?? "?"}`),
-    h("nav", { class: "pager", "aria-label": "Checkpoints" }, link(view.previous_sequence, "← previous"), " ", link(view.next_sequence, "next →")),
+    h(
+      "p",
+      { class: "meta" },
+      "Session ",
+      h("a", { href: `#/session/${key(sessionKey)}` }, sessionKey),
+      ` · ${when(cp.created_at)} · prompts ${cp.first_prompt ?? "?"}–${cp.last_prompt ?? "?"}`,
+    ),
+    h(
+      "nav",
+      { class: "pager", "aria-label": "Checkpoints" },
+      link(view.previous_sequence, "← previous"),
+      " ",
+      link(view.next_sequence, "next →"),
+    ),
     h(
       "section",
       { class: "card", id: "diff", "aria-labelledby": "diff-h" },
-      h("h2", { id: "diff-h" }, view.previous_sequence ? `Since checkpoint #${view.previous_sequence}` : "First checkpoint: everything is new"),
+      h(
+        "h2",
+        { id: "diff-h" },
+        view.previous_sequence ? `Since checkpoint #${view.previous_sequence}` : "First checkpoint: everything is new",
+      ),
       group("Added", "added", diff.added),
-      group("Superseded or closed", "superseded", diff.superseded.map((c) => c.fact)),
+      group(
+        "Superseded or closed",
+        "superseded",
+        diff.superseded.map((c) => c.fact),
+      ),
       group("Dropped (evicted by the size bound)", "dropped", diff.dropped),
       h("p", { class: "hint" }, `${diff.unchanged} unchanged.`),
     ),
@@ -35,11 +55,22 @@ export async function checkpointPage(root, [sessionKey, sequence]) {
       h("h2", { id: "digest-h" }, "Digest"),
       h("pre", { class: "digest" }, text(cp.digest)),
       cp.summary ? h("p", {}, h("strong", {}, "Summary: "), text(cp.summary)) : null,
-      cp.next_steps.length ? h("ul", {}, cp.next_steps.map((s) => h("li", {}, text(s)))) : null,
+      cp.next_steps.length
+        ? h(
+            "ul",
+            {},
+            cp.next_steps.map((s) => h("li", {}, text(s))),
+          )
+        : null,
     ),
   );
 }
 
 function group(title, name, facts) {
-  return h("div", { class: `change ${name}`, "data-change": name }, h("h3", {}, `${title} (${facts.length})`), facts.length ? factList(facts) : empty("None."));
+  return h(
+    "div",
+    { class: `change ${name}`, "data-change": name },
+    h("h3", {}, `${title} (${facts.length})`),
+    facts.length ? factList(facts) : empty("None."),
+  );
 }

@@ -27,7 +27,13 @@ export async function healthPage(root) {
         h("h2", { id: "queues-h" }, "Checkpoint queue"),
         depth("Queue", data.checkpoint_queue),
         depth("Dead-letter queue", dlq),
-        dlq.visible > 0 ? h("p", { class: "flag truncated", role: "alert" }, `${dlq.visible} checkpoint request(s) failed five times: make redrive sends them back.`) : h("p", { class: "flag whole" }, "No failed checkpoint requests."),
+        dlq.visible > 0
+          ? h(
+              "p",
+              { class: "flag truncated", role: "alert" },
+              `${dlq.visible} checkpoint request(s) failed five times: make redrive sends them back.`,
+            )
+          : h("p", { class: "flag whole" }, "No failed checkpoint requests."),
       ),
       h(
         "section",
@@ -49,7 +55,11 @@ export async function healthPage(root) {
         h(
           "thead",
           {},
-          h("tr", {}, ["Minute", "Requests", "4xx", "5xx", ""].map((c) => h("th", { scope: "col" }, c))),
+          h(
+            "tr",
+            {},
+            ["Minute", "Requests", "4xx", "5xx", ""].map((c) => h("th", { scope: "col" }, c)),
+          ),
         ),
         h(
           "tbody",
@@ -69,7 +79,16 @@ export async function healthPage(root) {
       ),
     ),
     lastHooks(data.last_hooks),
-    h("section", { class: "card", "aria-labelledby": "missing-h" }, h("h2", { id: "missing-h" }, "Not shown here"), h("ul", {}, data.not_shown.map((t) => h("li", {}, t)))),
+    h(
+      "section",
+      { class: "card", "aria-labelledby": "missing-h" },
+      h("h2", { id: "missing-h" }, "Not shown here"),
+      h(
+        "ul",
+        {},
+        data.not_shown.map((t) => h("li", {}, t)),
+      ),
+    ),
   );
 }
 
@@ -81,7 +100,15 @@ function lastHooks(hooks) {
     h(
       "table",
       { class: "rows" },
-      h("thead", {}, h("tr", {}, ["Harness", "Event", "Last received"].map((c) => h("th", { scope: "col" }, c)))),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          ["Harness", "Event", "Last received"].map((c) => h("th", { scope: "col" }, c)),
+        ),
+      ),
       h(
         "tbody",
         {},
@@ -108,5 +135,10 @@ function bar(share) {
 }
 
 function depth(label, q) {
-  return h("p", { "data-queue": label }, h("strong", {}, `${label}: `), `${q.visible} waiting, ${q.in_flight} in flight, ${q.delayed} delayed (debounce)`);
+  return h(
+    "p",
+    { "data-queue": label },
+    h("strong", {}, `${label}: `),
+    `${q.visible} waiting, ${q.in_flight} in flight, ${q.delayed} delayed (debounce)`,
+  );
 }

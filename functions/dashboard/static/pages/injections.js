@@ -18,7 +18,13 @@ export async function injectionsPage(root, [sessionKey]) {
   show(
     root,
     h("h1", {}, "Injections of ", h("code", {}, sessionKey)),
-    h("p", { class: "meta" }, h("a", { href: `#/session/${key(sessionKey)}` }, "← the session"), " · ", h("a", { href: `#/lineage/${key(sessionKey)}` }, "lineage")),
+    h(
+      "p",
+      { class: "meta" },
+      h("a", { href: `#/session/${key(sessionKey)}` }, "← the session"),
+      " · ",
+      h("a", { href: `#/lineage/${key(sessionKey)}` }, "lineage"),
+    ),
     injectionList(data.injections, true),
   );
 }
@@ -26,7 +32,11 @@ export async function injectionsPage(root, [sessionKey]) {
 // Newest first; ``open``: the blocks shown unfolded (the inspector's own view).
 export function injectionList(injections, open = false) {
   if (!injections.length) return empty("No injection stored: this session's start came before the inspector, or has expired.");
-  return h("ol", { class: "injections", id: "injections" }, injections.map((r) => h("li", {}, injectionCard(r, open))));
+  return h(
+    "ol",
+    { class: "injections", id: "injections" },
+    injections.map((r) => h("li", {}, injectionCard(r, open))),
+  );
 }
 
 export function injectionCard(r, open = false) {
@@ -40,7 +50,12 @@ export function injectionCard(r, open = false) {
     sections(r.sections),
     r.text === null || r.text === undefined
       ? empty("Nothing was injected.")
-      : h("details", { open }, h("summary", {}, `The block (${r.chars.toLocaleString()} characters)`), h("pre", { class: "block-text" }, text(r.text))),
+      : h(
+          "details",
+          { open },
+          h("summary", {}, `The block (${r.chars.toLocaleString()} characters)`),
+          h("pre", { class: "block-text" }, text(r.text)),
+        ),
   );
 }
 
@@ -50,16 +65,26 @@ function sizeLine(r) {
     "p",
     { class: "size" },
     `${r.chars.toLocaleString()} of ${r.cap_chars.toLocaleString()} characters (the harness's cap, ${share}%) `,
-    r.truncated ? h("span", { class: "flag truncated", role: "note" }, "truncated: something was cut to fit") : h("span", { class: "flag whole" }, "nothing cut"),
+    r.truncated
+      ? h("span", { class: "flag truncated", role: "note" }, "truncated: something was cut to fit")
+      : h("span", { class: "flag whole" }, "nothing cut"),
   );
 }
 
 function sections(list) {
-  if (!list || !list.length) return null;
+  if (!list?.length) return null;
   return h(
     "ul",
     { class: "sections" },
-    list.map((s) => h("li", { "data-section": s.name }, h("span", { class: "badge" }, s.name), ` ${s.chars.toLocaleString()} chars`, s.truncated ? h("span", { class: "flag truncated" }, " cut") : null)),
+    list.map((s) =>
+      h(
+        "li",
+        { "data-section": s.name },
+        h("span", { class: "badge" }, s.name),
+        ` ${s.chars.toLocaleString()} chars`,
+        s.truncated ? h("span", { class: "flag truncated" }, " cut") : null,
+      ),
+    ),
   );
 }
 
@@ -67,10 +92,27 @@ function links(r) {
   const items = [];
   if (r.recovered_session_key) {
     const own = r.recovered_session_key === r.session_key;
-    items.push(h("li", {}, own ? "Recovered this session's own checkpoint" : ["Recovered ", h("a", { href: `#/session/${key(r.recovered_session_key)}` }, r.recovered_session_key)], ` — ${(r.recovery_source || "").replace("_", " ")}`));
+    items.push(
+      h(
+        "li",
+        {},
+        own
+          ? "Recovered this session's own checkpoint"
+          : ["Recovered ", h("a", { href: `#/session/${key(r.recovered_session_key)}` }, r.recovered_session_key)],
+        ` — ${(r.recovery_source || "").replace("_", " ")}`,
+      ),
+    );
   }
   if (r.parent_session_key) {
-    items.push(h("li", {}, "Inherited from parent ", h("a", { href: `#/session/${key(r.parent_session_key)}` }, r.parent_session_key), ` — found by ${r.parent_found_by}`));
+    items.push(
+      h(
+        "li",
+        {},
+        "Inherited from parent ",
+        h("a", { href: `#/session/${key(r.parent_session_key)}` }, r.parent_session_key),
+        ` — found by ${r.parent_found_by}`,
+      ),
+    );
   }
   return items.length ? h("ul", { class: "links" }, items) : null;
 }
@@ -81,11 +123,27 @@ export async function previewPage(root, _args, params) {
   const out = h("div", { id: "preview", "aria-live": "polite" });
   const form = routeForm(
     "preview",
-    h("label", { class: "field" }, "Project", h("input", { name: "project", value: project, placeholder: "/work/app", required: true, size: 30 })),
-    h("label", { class: "field" }, "Harness cap (chars)", h("input", { name: "cap", value: cap, type: "number", min: 200, max: 100000, placeholder: "9000" })),
+    h(
+      "label",
+      { class: "field" },
+      "Project",
+      h("input", { name: "project", value: project, placeholder: "/work/app", required: true, size: 30 }),
+    ),
+    h(
+      "label",
+      { class: "field" },
+      "Harness cap (chars)",
+      h("input", { name: "cap", value: cap, type: "number", min: 200, max: 100000, placeholder: "9000" }),
+    ),
     h("button", { type: "submit" }, "Preview"),
   );
-  show(root, h("h1", {}, "Preview"), h("p", { class: "hint" }, "What a session starting now in this project would be given (nothing is written)."), form, out);
+  show(
+    root,
+    h("h1", {}, "Preview"),
+    h("p", { class: "hint" }, "What a session starting now in this project would be given (nothing is written)."),
+    form,
+    out,
+  );
   if (!project) return;
   show(out, h("p", { class: "state", role: "status" }, "Loading the preview…"));
   try {

@@ -8,7 +8,12 @@ export async function ledgerPage(root, _args, params) {
   const out = h("div", { id: "ledger", "aria-live": "polite" });
   const form = routeForm(
     "ledger",
-    h("label", { class: "field" }, "Project", h("input", { name: "project", value: project, placeholder: "/work/app", required: true, size: 30 })),
+    h(
+      "label",
+      { class: "field" },
+      "Project",
+      h("input", { name: "project", value: project, placeholder: "/work/app", required: true, size: 30 }),
+    ),
     h("button", { type: "submit" }, "Show"),
   );
   show(root, h("h1", {}, "Decision ledger"), form, out);
@@ -21,7 +26,13 @@ export async function ledgerPage(root, _args, params) {
       out,
       entries.length
         ? [
-            Object.keys(page.forks).length ? h("p", { class: "flag fork", role: "note" }, `${Object.keys(page.forks).length} sessions decided side by side: their decisions are flagged as forks.`) : null,
+            Object.keys(page.forks).length
+              ? h(
+                  "p",
+                  { class: "flag fork", role: "note" },
+                  `${Object.keys(page.forks).length} sessions decided side by side: their decisions are flagged as forks.`,
+                )
+              : null,
             h(
               "ol",
               { class: "decisions" },
@@ -32,7 +43,13 @@ export async function ledgerPage(root, _args, params) {
                   { class: `decision${fork ? " fork" : ""}`, "data-session": e.session_key },
                   h("p", {}, text(e.decision), fork ? h("span", { class: "flag fork" }, ` fork — alongside ${fork.join(", ")}`) : null),
                   e.rationale ? h("p", { class: "hint" }, "Why: ", text(e.rationale)) : null,
-                  h("p", { class: "hint" }, h("time", { datetime: e.created_at }, when(e.created_at)), " · ", h("a", { href: `#/session/${key(e.session_key)}` }, e.session_key)),
+                  h(
+                    "p",
+                    { class: "hint" },
+                    h("time", { datetime: e.created_at }, when(e.created_at)),
+                    " · ",
+                    h("a", { href: `#/session/${key(e.session_key)}` }, e.session_key),
+                  ),
                 );
               }),
             ),

@@ -22,7 +22,8 @@ export async function lineagePage(root, [sessionKey]) {
 }
 
 export function lineageList(data) {
-  if (!data.links.length) return empty("No links: this session neither continued another nor inherited from a parent, and started no sub-agent the service saw.");
+  if (!data.links.length)
+    return empty("No links: this session neither continued another nor inherited from a parent, and started no sub-agent the service saw.");
   const session = (k) => (k === data.session_key ? h("strong", {}, k) : h("a", { href: `#/session/${key(k)}` }, k));
   return h(
     "ol",

@@ -19,7 +19,12 @@ export async function searchPage(root, _args, params) {
   if (!project && !session) return show(results, empty("Give a project or a session to search in."));
   show(results, h("p", { class: "state", role: "status" }, "Searching…"));
   try {
-    const found = await post("/api/sessions/search", { query, project: project || undefined, session_key: session || undefined, limit: 20 });
+    const found = await post("/api/sessions/search", {
+      query,
+      project: project || undefined,
+      session_key: session || undefined,
+      limit: 20,
+    });
     show(
       results,
       found.results.length

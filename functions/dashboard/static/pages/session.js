@@ -41,9 +41,21 @@ export async function sessionPage(root, [sessionKey]) {
             `${s.compactions} compactions · ${s.subagents} sub-agents · ${s.project || ""}`,
         )
       : null,
-    h("div", { class: "columns" },
-      h("section", { "aria-labelledby": "timeline-h", class: "card" }, h("h2", { id: "timeline-h" }, "Timeline"), timeline(sessionKey, data.events)),
-      h("section", { "aria-labelledby": "digest-h", class: "card" }, h("h2", { id: "digest-h" }, "Rolling digest"), digest(sessionKey, data)),
+    h(
+      "div",
+      { class: "columns" },
+      h(
+        "section",
+        { "aria-labelledby": "timeline-h", class: "card" },
+        h("h2", { id: "timeline-h" }, "Timeline"),
+        timeline(sessionKey, data.events),
+      ),
+      h(
+        "section",
+        { "aria-labelledby": "digest-h", class: "card" },
+        h("h2", { id: "digest-h" }, "Rolling digest"),
+        digest(sessionKey, data),
+      ),
     ),
     h(
       "div",
@@ -51,7 +63,12 @@ export async function sessionPage(root, [sessionKey]) {
       h(
         "section",
         { "aria-labelledby": "injections-h", class: "card" },
-        h("h2", { id: "injections-h" }, "Injected at start ", h("a", { class: "hint", href: `#/injections/${key(sessionKey)}` }, "(inspector)")),
+        h(
+          "h2",
+          { id: "injections-h" },
+          "Injected at start ",
+          h("a", { class: "hint", href: `#/injections/${key(sessionKey)}` }, "(inspector)"),
+        ),
         settled(injectionsAnswer, (d) => injectionList(d.injections.slice(0, 3))),
       ),
       h(
@@ -98,7 +115,11 @@ export function factList(facts) {
         h("span", { class: "badge" }, f.kind.replace("_", " ")),
         " ",
         text(f.text),
-        h("span", { class: "provenance" }, ` — ${f.source.replace("_", " ")}${f.prompt ? `, prompt ${f.prompt}` : ""}, ${when(f.at)}${f.seen > 1 ? `, said ${f.seen}×` : ""}${f.status !== "active" ? `, ${f.status}${f.ended_by ? ` by “${f.ended_by}”` : ""}` : ""}`),
+        h(
+          "span",
+          { class: "provenance" },
+          ` — ${f.source.replace("_", " ")}${f.prompt ? `, prompt ${f.prompt}` : ""}, ${when(f.at)}${f.seen > 1 ? `, said ${f.seen}×` : ""}${f.status !== "active" ? `, ${f.status}${f.ended_by ? ` by “${f.ended_by}”` : ""}` : ""}`,
+        ),
       ),
     ),
   );
@@ -112,7 +133,13 @@ function digest(sessionKey, data) {
   return h(
     "div",
     { id: "digest" },
-    h("p", { class: "hint" }, "As of ", h("a", { href: `#/checkpoint/${key(sessionKey)}/${data.digest_sequence}` }, `checkpoint #${data.digest_sequence}`), `, ${d.prompts} prompts read.`),
+    h(
+      "p",
+      { class: "hint" },
+      "As of ",
+      h("a", { href: `#/checkpoint/${key(sessionKey)}/${data.digest_sequence}` }, `checkpoint #${data.digest_sequence}`),
+      `, ${d.prompts} prompts read.`,
+    ),
     d.last_instruction ? h("p", {}, h("strong", {}, "Last instruction: "), text(d.last_instruction.text)) : null,
     d.summary ? h("p", {}, h("strong", {}, "Agent's summary: "), text(d.summary.text)) : null,
     factList(active),
@@ -129,10 +156,23 @@ function transcript(data) {
       h(
         "article",
         { class: "turn", "aria-label": `Turn ${turn.number}` },
-        h("h3", {}, turn.number ? `Turn ${turn.number}` : "Before the first prompt", h("time", { datetime: turn.at || "" }, ` · ${when(turn.at)}`)),
-        turn.blocks.map((b) => h("div", { class: `block ${b.label.toLowerCase()}` }, h("span", { class: "label" }, b.label), h("pre", {}, text(b.text)))),
+        h(
+          "h3",
+          {},
+          turn.number ? `Turn ${turn.number}` : "Before the first prompt",
+          h("time", { datetime: turn.at || "" }, ` · ${when(turn.at)}`),
+        ),
+        turn.blocks.map((b) =>
+          h("div", { class: `block ${b.label.toLowerCase()}` }, h("span", { class: "label" }, b.label), h("pre", {}, text(b.text))),
+        ),
       ),
     ),
-    data.transcript_next_offset ? h("p", { class: "hint" }, `The transcript goes on past ${data.transcript_next_offset} characters (read it through /api/sessions/…/transcript).`) : null,
+    data.transcript_next_offset
+      ? h(
+          "p",
+          { class: "hint" },
+          `The transcript goes on past ${data.transcript_next_offset} characters (read it through /api/sessions/…/transcript).`,
+        )
+      : null,
   );
 }

@@ -7,7 +7,7 @@ import { ago, empty, failure, h, routeForm, show, when } from "../dom.js";
 export const REFRESH_MS = 10_000;
 const PROJECT_KEY = "continuity.project";
 
-export async function sessionsPage(root, _args, params) {
+export async function sessionsPage(root, _args, params, signal) {
   const project = params.get("project") || sessionStorage.getItem(PROJECT_KEY) || "";
   const filters = {
     project,
@@ -20,13 +20,14 @@ export async function sessionsPage(root, _args, params) {
   show(root, h("h1", {}, "Sessions"), filterForm(filters), stamp, list);
   if (!project) {
     show(list, empty("Enter a project path (the directory the agent works in) to see its sessions."));
-    return () => {};
+    return;
   }
   sessionStorage.setItem(PROJECT_KEY, project);
   show(list, h("p", { class: "state", role: "status" }, "Loading sessions…"));
   const every = Math.max(2000, Number(params.get("every")) * 1000 || REFRESH_MS);
-  let timer = null;
+  let loading = false;
   const refresh = async () => {
+    loading = true;
     try {
       const page = await get("/api/sessions/overview", {
         project,
@@ -39,18 +40,22 @@ export async function sessionsPage(root, _args, params) {
       stamp.textContent = `Updated ${new Date().toLocaleTimeString()}; refreshes every ${every / 1000} s.`;
     } catch (error) {
       show(list, failure(error));
+    } finally {
+      loading = false;
     }
   };
   const tick = () => {
-    if (document.visibilityState === "visible") refresh();
+    if (document.visibilityState === "visible" && !loading) refresh();
   };
+  // Stopped when the page is left, registered before the first await: leaving while the first
+  // answer is on its way stops the refresh too.
+  const timer = setInterval(tick, every);
+  signal.addEventListener("abort", () => clearInterval(timer), { once: true });
   await refresh();
-  timer = setInterval(tick, every);
-  return () => clearInterval(timer);
 }
 
 function filterForm(filters) {
-  const field = (name, label, control) => h("label", { class: "field" }, label, control);
+  const field = (label, control) => h("label", { class: "field" }, label, control);
   const status = h(
     "select",
     { name: "status" },
@@ -58,10 +63,10 @@ function filterForm(filters) {
   );
   return routeForm(
     "sessions",
-    field("project", "Project", h("input", { name: "project", value: filters.project, placeholder: "/work/app", required: true, size: 30 })),
-    field("harness", "Harness", h("input", { name: "harness", value: filters.harness, placeholder: "any", size: 12 })),
-    field("status", "Status", status),
-    field("since", "Active since", h("input", { name: "since", type: "date", value: filters.since })),
+    field("Project", h("input", { name: "project", value: filters.project, placeholder: "/work/app", required: true, size: 30 })),
+    field("Harness", h("input", { name: "harness", value: filters.harness, placeholder: "any", size: 12 })),
+    field("Status", status),
+    field("Active since", h("input", { name: "since", type: "date", value: filters.since })),
     h("button", { type: "submit" }, "Show"),
   );
 }
@@ -71,7 +76,15 @@ function table(sessions) {
   return h(
     "table",
     { class: "rows" },
-    h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, c)))),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        head.map((c) => h("th", { scope: "col" }, c)),
+      ),
+    ),
     h(
       "tbody",
       {},

@@ -20,7 +20,9 @@ export async function tokensPage(root) {
 }
 
 function createForm(created, refresh) {
-  const scopes = ["read", "hooks", "admin"].map((s) => h("label", { class: "check" }, h("input", { type: "checkbox", name: "scopes", value: s, checked: s === "read" }), ` ${s}`));
+  const scopes = ["read", "hooks", "admin"].map((s) =>
+    h("label", { class: "check" }, h("input", { type: "checkbox", name: "scopes", value: s, checked: s === "read" }), ` ${s}`),
+  );
   const submit = async (event) => {
     event.preventDefault();
     const form = new FormData(event.target);
@@ -71,7 +73,15 @@ function table(tokens, refresh) {
   return h(
     "table",
     { class: "rows" },
-    h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, c)))),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        head.map((c) => h("th", { scope: "col" }, c)),
+      ),
+    ),
     h(
       "tbody",
       {},
@@ -84,8 +94,20 @@ function table(tokens, refresh) {
           h("td", { "data-label": "Scopes" }, t.scopes.join(", ")),
           h("td", { "data-label": "Created" }, when(t.created_at)),
           h("td", { "data-label": "Expires" }, t.expires_at ? when(t.expires_at) : "never"),
-          h("td", { "data-label": "State" }, t.revoked_at ? h("span", { class: "status ended" }, `revoked ${when(t.revoked_at)}`) : h("span", { class: "status active" }, "valid")),
-          h("td", {}, t.revoked_at ? null : h("button", { type: "button", onclick: revoke(t), "aria-label": `Revoke ${t.name || t.token_id}` }, "Revoke")),
+          h(
+            "td",
+            { "data-label": "State" },
+            t.revoked_at
+              ? h("span", { class: "status ended" }, `revoked ${when(t.revoked_at)}`)
+              : h("span", { class: "status active" }, "valid"),
+          ),
+          h(
+            "td",
+            {},
+            t.revoked_at
+              ? null
+              : h("button", { type: "button", onclick: revoke(t), "aria-label": `Revoke ${t.name || t.token_id}` }, "Revoke"),
+          ),
         ),
       ),
     ),
