@@ -146,6 +146,7 @@ def next_steps(
         "continuity token create --scopes hooks,read    # a token of the default agent",
         f"continuity operator --stage {stage} tenant create {agent}    # another agent: its admin token",
         f"continuity operator --stage {stage} migrate-tokens    # once, upgrading from before tenant admins",
+        f"make migrate-project-keys STAGE={stage}    # once, upgrading from path-keyed projects",
     ]
 
 
