@@ -40,9 +40,9 @@ def bearer(token: str, spaces: int = 1) -> dict[str, str]:
 
 
 def test_a_created_token_works_until_revoked(local_stack: LocalStackProcess, tmp_path: Path) -> None:
-    # Given a hooks-only token made with the CLI
+    # Given a hooks-only token of the admin's own agent, made with the CLI
     created = continuity(
-        local_stack, tmp_path, "create", "--agent", "e2e-agent", "--scopes", "hooks", "--expires", "30d"
+        local_stack, tmp_path, "create", "--name", "e2e-hooks", "--scopes", "hooks", "--expires", "30d"
     )
     assert created.returncode == 0, created.stderr
     token = created.stdout.strip().splitlines()[-1]
@@ -59,7 +59,7 @@ def test_a_created_token_works_until_revoked(local_stack: LocalStackProcess, tmp
 
     # When it is revoked
     listed = continuity(local_stack, tmp_path, "list", "--json")
-    record = next(t for t in json.loads(listed.stdout)["tokens"] if t["agent_id"] == "e2e-agent")
+    record = next(t for t in json.loads(listed.stdout)["tokens"] if t.get("name") == "e2e-hooks")
     assert token not in listed.stdout
     assert continuity(local_stack, tmp_path, "revoke", record["token_id"]).returncode == 0
 

@@ -46,7 +46,7 @@ def test_the_health_shows_each_minutes_answers_over_400_and_the_last_hook_of_eac
     reader = HealthReader(in_memory_stores(clock).tokens, Source(counter), clock)
 
     # When an admin reads the health
-    health = reader.health()
+    health = reader.health("default")
 
     # Then the minutes hold the requests and the answers over 400, oldest first
     minutes = [(m.requests, m.client_errors, m.server_errors) for m in health.requests_per_minute]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from continuity_core.logic.injection import fit
 from continuity_core.logic.paths import names_a_file
 from continuity_core.logic.rolling import ASKED, CONCLUSION, fact_key, score, strongest_action
-from continuity_core.logic.salience import rare_terms, salience, select, topic_terms
+from continuity_core.logic.salience import rare_terms, salience, select, term_set, topic_terms
 from continuity_core.logic.sticky import FileAction
 from continuity_core.logic.terms import snippet
 from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
@@ -136,8 +136,23 @@ def ended_line(fact: Fact) -> str:
     by = f" by: {fact.ended_by}" if fact.ended_by else ""
     # A closed question's gist is enough (its answer is what counts); a decision keeps its words, as a
     # sentence may hold another decision that still stands.
-    text = snippet(fact.text, ENDED_TEXT_CHARS) if fact.kind is FactKind.QUESTION else fact.text
+    text = _gist(fact.text, fact.ended_by or "") if fact.kind is FactKind.QUESTION else fact.text
     return f"- ~~{text}~~ — {what}{when}{by}"
+
+
+def _gist(question: str, answer: str) -> str:
+    """A long question cut to ``ENDED_TEXT_CHARS`` around what its answer speaks of, so the reader
+    sees what links the two."""
+    flat = snippet(question, 10 * ENDED_TEXT_CHARS) or ""
+    if len(flat) <= ENDED_TEXT_CHARS:
+        return flat
+    lowered = flat.lower()
+    found = [lowered.find(t) for t in term_set(answer) & term_set(flat) if lowered.find(t) >= 0]
+    head = snippet(flat, ENDED_TEXT_CHARS) or ""
+    if not found or min(found) < len(head) - 20:
+        return head
+    start = max(0, min(found) - ENDED_TEXT_CHARS // 3)
+    return "…" + (snippet(flat[start:], ENDED_TEXT_CHARS - 1) or "")
 
 
 def _clip_visibly(text: str, room: int) -> str:

@@ -629,7 +629,7 @@ def _supersede_by_value(
         other_value = bool(new_values - old_values) and bool(old_values - new_values)
         chosen = fact.kind is FactKind.DECISION or _is_choice(fact.text)
         if dismissal_only:
-            replaced = not _RULE_LIKE.search(fact.text) and _dismisses(text, fact.text)
+            replaced = not _RULE_LIKE.search(fact.text) and _dismisses(text, fact.text, strict=True)
         else:
             replaced = (
                 (same_subject and other_value and chosen)
@@ -644,6 +644,9 @@ def _supersede_by_value(
 _DISMISS = re.compile(
     r"(?:no|not|never|forget|scrap|drop|ditch|nvm|nevermind|instead|rather|replace|don'?t|dont|nope)",
     re.IGNORECASE,
+)
+_SET_ASIDE = re.compile(
+    r"(?:scrap(?:ped)?|drop(?:ped)?|ditch(?:ed)?|replaced?|removed?|instead|rather)", re.IGNORECASE
 )
 # A sentence with the grammar of a rule is not set aside by a later "no …" on its subject.
 _RULE_LIKE = re.compile(
@@ -664,7 +667,7 @@ def _new_value(new: str, old: str) -> bool:
     return bool(fresh or tokens)
 
 
-def _dismisses(new: str, old: str) -> bool:
+def _dismisses(new: str, old: str, *, strict: bool = False) -> bool:
     """A later sentence on the same subject that sets the older one's value aside ("no jwt", "forget
     redis", "offset is too slow") and names something new."""
     shared = term_set(new) & term_set(old)
@@ -676,7 +679,9 @@ def _dismisses(new: str, old: str) -> bool:
             continue
         before = [w for w, _ in words[max(0, at - DISMISS_REACH) : at]]
         after = " ".join(w for w, _ in words[at + 1 : at + 4])
-        if any(_DISMISS.fullmatch(w) for w in before) and "if" not in before:
+        # the agent's prose says "not" and "no" of everything: a report sets aside only by a verb
+        dismissal = _SET_ASIDE if strict else _DISMISS
+        if any(dismissal.fullmatch(w) for w in before) and "if" not in before:
             return True
         if _SET_ASIDE_AFTER.match(after):
             return True
@@ -869,8 +874,9 @@ def _excerpt(by: str, subject: str) -> str:
     flat = snippet(by, 10 * ENDED_BY_CHARS) or ""
     if len(flat) <= ENDED_BY_CHARS:
         return flat
-    lowered = flat.lower()
-    found = [lowered.find(t) for t in key_terms(subject) if lowered.find(t) >= 0]
+    # where it first names a term of the fact (a whole word: "use" is no hit inside "because")
+    shared = term_set(flat) & term_set(subject)
+    found = [m.start() for m in _WORD_TOKEN.finditer(flat) if _term_of(m.group(0)) in shared]
     start = max(0, min(found) - ENDED_BY_CHARS // 3) if found else 0
     if start == 0:
         return snippet(flat, ENDED_BY_CHARS) or ""

@@ -122,10 +122,16 @@ def _stem(word: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _term(word: str) -> str | None:
-    lowered = word.lower().strip(".-'\u2019")
+    lowered = word.lower().replace("\u2019", "'").strip(".-'")
+    # A contraction or a possessive is its base word: "don't" is "do", "it's" "it", "user's" "user"
+    # (typographic apostrophes too), so everyday words never pass for rare ones.
+    if lowered.endswith("n't"):
+        lowered = {"ca": "can", "wo": "will", "sha": "shall"}.get(lowered[:-3], lowered[:-3])
+    elif "'" in lowered:
+        lowered = lowered.split("'", 1)[0]
     if len(lowered) < 3 or lowered in _PLAIN:
         return None
-    return _stem(lowered.replace("\u2019", "'"))
+    return _stem(lowered)
 
 
 def terms_of(text: str) -> list[str]:

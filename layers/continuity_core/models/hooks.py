@@ -125,6 +125,7 @@ class HookRequest(BaseModel):
     )
     transcript_chars: int | None = Field(
         None,
+        strict=True,  # a JSON number: "12" is a client bug, not a figure
         ge=0,
         le=MAX_SAFE_INTEGER,
         validation_alias=_choices("transcript_chars", "transcriptChars"),
@@ -132,6 +133,7 @@ class HookRequest(BaseModel):
     )
     context_tokens: int | None = Field(
         None,
+        strict=True,  # a JSON number: "12" is a client bug, not a figure
         ge=0,
         le=100_000_000,
         validation_alias=_choices("context_tokens", "contextTokens"),
@@ -140,6 +142,7 @@ class HookRequest(BaseModel):
     )
     injection_cap_chars: int | None = Field(
         None,
+        strict=True,  # a JSON number: "12" is a client bug, not a figure
         ge=200,
         le=100_000,
         validation_alias=_choices("injection_cap_chars", "injectionCapChars"),

@@ -94,8 +94,19 @@ def _blank_is_none(value: object) -> object:
     return None if isinstance(value, str) and not value.strip() else value
 
 
-# An optional one: blank (some harnesses send "" for "none") is none.
-OptionalSessionId = Annotated[SessionId | None, BeforeValidator(_blank_is_none)]
+# An optional one: blank (some harnesses send "" for "none") is none; documented as such, so a
+# client reading the OpenAPI document sends what is accepted (surrounding spaces are stripped).
+OPTIONAL_SESSION_ID_PATTERN = rf"^\s*(?:[A-Za-z0-9][{SESSION_ID_CHARS}]{{0,{SESSION_ID_MAX - 1}}})?\s*$"
+OptionalSessionId = Annotated[
+    Annotated[
+        str,
+        StringConstraints(strip_whitespace=True),
+        _checked(SESSION_ID_PATTERN, SESSION_ID_RULE),
+        _documented(OPTIONAL_SESSION_ID_PATTERN, f"{SESSION_ID_RULE}, or blank for none"),
+    ]
+    | None,
+    BeforeValidator(_blank_is_none),
+]
 AgentId = Annotated[
     str, _checked(AGENT_ID_PATTERN, AGENT_ID_RULE), _documented(AGENT_ID_PATTERN, AGENT_ID_RULE)
 ]
