@@ -73,6 +73,7 @@ TRANSCRIPT_HEAD_AT = "transcript_head_at"
 # 64 to 128 hooks (trimmed by 64 at a time, so not every prompt pays for a trim).
 MAX_HOOK_KEYS = 64
 HOOK_KEYS = "hook_keys"
+KEY_DIGEST_CHARS = 9
 BODY_DIGEST_CHARS = 3
 _TIME_FIELDS = (
     "started_at",
@@ -392,7 +393,9 @@ class DynamoStateStore:
         once = HookDigests(
             hook_key_digest(idempotency_key), hook_body_digest(body_fingerprint) if body_fingerprint else None
         )
-        update.conditions.append(f"NOT contains({update.name(HOOK_KEYS)}, {update.value(once.key)})")
+        keys, legacy = update.name(HOOK_KEYS), update.value(legacy_hook_key_digest(idempotency_key))
+        update.conditions.append(f"NOT contains({keys}, {update.value(once.key)})")
+        update.conditions.append(f"NOT contains({keys}, {legacy})")
         update.append(HOOK_KEYS, [once.key] if once.body is None else [once.key, once.body])
         return once
 
@@ -482,8 +485,16 @@ class DynamoStateStore:
 
 
 def hook_key_digest(idempotency_key: str) -> str:
-    """12 characters (72 bits) stand for a client's key (~60): the state item, which every prompt
-    rewrites and pays for by size, stays small; a collision among 128 keys is ~1e-18."""
+    """9 characters (54 bits) stand for a client's key (~60): the state item, which every prompt
+    rewrites and pays for by size, stays small (a key and its body digest take 14 bytes, one more
+    than the 12-character key digest alone took); a collision among 128 keys is ~5e-13."""
+    return legacy_hook_key_digest(idempotency_key)[:KEY_DIGEST_CHARS]
+
+
+def legacy_hook_key_digest(idempotency_key: str) -> str:
+    """The 12 characters a key was stored as before body digests: still refused as a replay, so a
+    hook spooled across the deploy is not counted twice (a state stops holding them once 128 newer
+    hooks came, or when it expires)."""
     digest = hashlib.blake2b(idempotency_key.encode("utf-8"), digest_size=9).digest()
     return base64.urlsafe_b64encode(digest).decode("ascii")
 
