@@ -49,8 +49,8 @@ def test_a_hook_key_reused_with_another_body_answers_409_and_changes_nothing(
 
 def test_the_same_hook_again_replays_with_another_transcript_part(service: InProcessService) -> None:
     # Given a prompt stored with its transcript part
-    hook = prompt("s1", 1) | {"idempotency_key": "k1", "transcript": {"offset": 0, "text": "0123456789"}}
-    hook |= {"transcript_chars": 10, "context_tokens": 900}
+    hook: dict[str, Any] = {**prompt("s1", 1), "idempotency_key": "k1", "transcript_chars": 10}
+    hook |= {"transcript": {"offset": 0, "text": "0123456789"}, "context_tokens": 900}
     assert service.hook("user-prompt-submit", hook)[0] == 200
 
     # When the client sends it again as its spool kept it (no part), then with the next part
