@@ -46,6 +46,7 @@ SESSION_PROMPTS = 40
 COMPACT_AFTER = SESSION_PROMPTS // 2
 TRANSCRIPT_CHARS_PER_PROMPT = 8_000  # readable transcript (tool results trimmed) per turn
 PROMPT_CHARS = 300
+CLIENT_ORIGIN = "0123456789abcdef"  # the client's random id (its ``origin`` file) in every hook key
 # The session's 320,000 characters pass one S3 chunk of this size: a move to S3 every 33 prompts,
 # four times as often as the default chunk (1 Mi characters), so its share is an upper bound.
 BENCH_CHUNK_CHARS = 262_144
@@ -405,6 +406,8 @@ class Session:
             "project_normalized": PROJECT,
             **fields,
         }
+        # The client's key (``{session}:{event}:{origin}.{seq}``): the state item keeps its digests.
+        body["idempotency_key"] = f"{self.key}:{event}:{CLIENT_ORIGIN}.{self.hooks + 1}"
         if transcript:
             body["transcript"] = {"offset": self.offset, "text": transcript}
             self.offset += len(transcript)

@@ -56,7 +56,13 @@ class StateChangedError(Exception):
 
 
 class DuplicateHookError(Exception):
-    """A hook with this idempotency key was already applied."""
+    """A hook with this idempotency key was already applied. ``same_body``: whether it came with the
+    body fingerprint this one has (False: the key is reused for another request; None: unknown, the
+    key was stored without one)."""
+
+    def __init__(self, session_key: str, same_body: bool | None = None) -> None:
+        super().__init__(session_key)
+        self.same_body = same_body
 
 
 class IdempotencyKeyConflictError(ValueError):
@@ -95,6 +101,7 @@ class SessionDeletedError(Exception):
 class PromptRecord:
     snippet: str | None  # the prompt, cut; its key terms are derived from it when a checkpoint is due
     idempotency_key: str | None = None
+    body_fingerprint: str | None = None  # what "the same request" means (logic/idempotency.py)
     transcript_chars: int | None = None
     transcript_end: int | None = None  # where the transcript delta this hook carries ends
     context_tokens: int | None = None  # the context size the harness recorded, when the client sent it
@@ -137,7 +144,8 @@ class StateStore(Protocol):
     def record_prompt(
         self, agent_id: str, identity: SessionIdentity, prompt: PromptRecord, now: datetime
     ) -> SessionState:
-        """Atomically count one prompt and append its terms and snippet. DuplicateHookError on replay."""
+        """Atomically count one prompt and append its terms and snippet. A key already held changes
+        nothing and raises DuplicateHookError, saying whether it came with the same fingerprint."""
         ...
 
     def record_remember(
@@ -147,6 +155,7 @@ class StateStore(Protocol):
         content: str,
         now: datetime,
         idempotency_key: str | None = None,
+        body_fingerprint: str | None = None,
     ) -> SessionState: ...
 
     def claim_flush(

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from continuity_client.agent import api
-from continuity_client.hook import spool
+from continuity_client.hook import refusals, spool
 from continuity_client.setup import doctor
 from tests.client.client_support import log_text, run_cli, run_hook, spooled
 from tests.client.real_service import ADMIN_TOKEN, RealService
@@ -283,3 +283,71 @@ def test_the_same_digest_sent_twice_is_stored_once(real_env: dict[str, str], tmp
     assert [c["trigger"] for c in checkpoints_of(real_env, "s-digest")] == ["agent"]
     ledger = client.call("GET", "/api/ledger", query={"project": str(project)})
     assert [e["decision"] for e in ledger["entries"]] == ["Amounts are Decimal"]
+
+
+# -- a hook sent again under its key ---------------------------------------------------------------
+
+
+TRANSCRIPT_FIXTURE = Path(__file__).parent / "fixtures" / "claude_transcript.jsonl"
+
+
+def delivered_then_spooled_again(
+    real_env: dict[str, str], real_service: RealService, tmp_path: Path, home: Path
+) -> dict:
+    """A prompt with its transcript part, spooled while the service was away, then delivered by
+    ``continuity flush``; answers the record as it was spooled."""
+    project = project_dir(tmp_path)
+    path = tmp_path / "transcripts" / "s-again.jsonl"
+    path.parent.mkdir()
+    path.write_text(TRANSCRIPT_FIXTURE.read_text(encoding="utf-8"), encoding="utf-8")
+    real_service.stop()
+    body = {"session_id": "s-again", "cwd": str(project), "transcript_path": str(path), "prompt": "fix it"}
+    run_hook(["user-prompt-submit"], body, real_env)
+    [record] = spooled(home)
+    assert "transcript" in record["body"]  # the part went into the spool with the hook
+    real_service.restart()
+    assert run_cli(["flush"], real_env).returncode == 0
+    return record
+
+
+def spool_again(home: Path, record: dict) -> None:
+    spool.append(str(home), record["body"]["session_id"], record, 1 << 20)
+
+
+def test_a_spooled_retry_of_a_delivered_prompt_replays_without_its_transcript_part(
+    real_env: dict[str, str], real_service: RealService, tmp_path: Path, home: Path
+) -> None:
+    # Given a prompt the service took, with its transcript part
+    record = delivered_then_spooled_again(real_env, real_service, tmp_path, home)
+
+    # When the client sends it again as its watchdog spools a hook before the part is read (same key,
+    # no part, no figures read with it)
+    volatile = ("transcript", "transcript_chars", "context_tokens")
+    spool_again(home, {**record, "body": {k: v for k, v in record["body"].items() if k not in volatile}})
+    done = run_cli(["flush"], real_env)
+
+    # Then the service takes it for the replay it is: delivered, not refused, counted once
+    assert done.returncode == 0, done.stdout
+    assert spooled(home) == [] and refusals.recent(str(home), 0) == []
+    assert run_cli(["checkpoint", "--session", "s-again"], real_env).returncode == 0
+    [written] = checkpoints_of(real_env, "s-again")
+    assert written["prompt_count"] == 1
+
+
+def test_a_key_reused_for_another_prompt_is_dropped_and_reported_by_doctor(
+    real_env: dict[str, str], real_service: RealService, tmp_path: Path, home: Path
+) -> None:
+    # Given a prompt the service took
+    record = delivered_then_spooled_again(real_env, real_service, tmp_path, home)
+
+    # When a record under its key carries another prompt (a client bug, or an edited spool)
+    spool_again(home, {**record, "body": {**record["body"], "prompt": "something else"}})
+    run_cli(["flush"], real_env)
+
+    # Then it is refused for good, not retried, and doctor says why
+    assert spooled(home) == []
+    [refused] = refusals.recent(str(home), 0)
+    assert "HTTP 409: idempotency key 's-again:user-prompt-submit:" in refused["reason"]
+    out = io.StringIO()
+    doctor.main([], env=real_env, out=out)
+    assert "was already used for a different request" in out.getvalue()

@@ -58,6 +58,54 @@ def test_a_replayed_idempotency_key_is_refused_and_counts_nothing(stores: StoreS
     assert (state.total_prompts, state.pending_snippets, state.pending_remembers) == (1, ["one"], [])
 
 
+def keyed(key: str, body: str | None, snippet: str = "p") -> PromptRecord:
+    return PromptRecord(snippet=snippet, idempotency_key=key, body_fingerprint=body)
+
+
+def replay_of(stores: StoreSet, agent: str, record: PromptRecord) -> bool | None:
+    with pytest.raises(DuplicateHookError) as refused:
+        stores.states.record_prompt(agent, me(), record, LATER)
+    return refused.value.same_body
+
+
+def test_a_key_sent_again_with_its_first_body_is_a_replay(stores: StoreSet, agent: str) -> None:
+    first = stores.states.record_prompt(agent, me(), keyed("k1", "body-a", "one"), T0)
+    assert replay_of(stores, agent, keyed("k1", "body-a", "one")) is True
+    assert stores.states.get(agent, "s1") == first
+
+
+def test_a_key_sent_again_with_another_body_says_so_and_changes_nothing(stores: StoreSet, agent: str) -> None:
+    first = stores.states.record_prompt(agent, me(), keyed("k1", "body-a", "one"), T0)
+    stores.states.record_prompt(agent, me(), keyed("k2", "body-b", "two"), T0)
+    held = stores.states.get(agent, "s1")
+
+    assert replay_of(stores, agent, keyed("k1", "body-other", "other")) is False
+    with pytest.raises(DuplicateHookError) as remembered:
+        stores.states.record_remember(agent, me(), "note", LATER, idempotency_key="k2", body_fingerprint="x")
+    assert remembered.value.same_body is False
+    assert stores.states.get(agent, "s1") == held
+    assert held is not None and (held.total_prompts, held.pending_snippets) == (2, ["one", "two"])
+    assert first.version < held.version
+
+
+def test_a_key_stored_without_a_body_is_a_replay_whatever_the_body(stores: StoreSet, agent: str) -> None:
+    # A state written before body fingerprints holds its keys alone: a resend is taken for a replay.
+    stores.states.record_prompt(agent, me(), keyed("old", None), T0)
+    stores.states.record_prompt(agent, me(), keyed("new", "body-n"), T0)
+    assert replay_of(stores, agent, keyed("old", "body-a")) is None
+    assert replay_of(stores, agent, keyed("new", "body-n")) is True
+
+
+def test_the_newest_keys_keep_their_bodies_past_the_trim(stores: StoreSet, agent: str) -> None:
+    for n in range(140):
+        stores.states.record_prompt(agent, me(), keyed(f"k{n}", f"body-{n}"), T0)
+    assert replay_of(stores, agent, keyed("k139", "body-139")) is True
+    assert replay_of(stores, agent, keyed("k139", "body-0")) is False
+    assert replay_of(stores, agent, keyed("k76", "body-x")) is False  # the oldest 64 kept, at least
+    state = stores.states.get(agent, "s1")
+    assert state is not None and state.total_prompts == 140
+
+
 def test_a_prompt_sets_the_transcript_hint_and_returns_where_it_ended_before(
     stores: StoreSet, agent: str
 ) -> None:

@@ -52,7 +52,7 @@ def system_clock() -> datetime:
 class _Stored:
     values: dict[str, Any]  # the item's attributes, by SessionState's field names
     ttl_epoch: int | None = None
-    hook_keys: list[str] = field(default_factory=list)
+    hook_keys: dict[str, str | None] = field(default_factory=dict)  # key digest -> body fingerprint
     idle_at: datetime | None = None  # its place in the idle index (names.IDLE_SK), if any
 
 
@@ -138,7 +138,7 @@ class InMemoryStateStore:
                 values["transcript_prev_end"] = values.get("transcript_end", -1)
                 values["transcript_end"] = prompt.transcript_end
 
-        return self._apply(agent_id, identity, now, change, prompt.idempotency_key)
+        return self._apply(agent_id, identity, now, change, prompt.idempotency_key, prompt.body_fingerprint)
 
     def record_remember(
         self,
@@ -147,13 +147,14 @@ class InMemoryStateStore:
         content: str,
         now: datetime,
         idempotency_key: str | None = None,
+        body_fingerprint: str | None = None,
     ) -> SessionState:
         def change(values: dict[str, Any]) -> None:
             values["pending_remembers"] = [*values.get("pending_remembers", []), content]
             _add(values, "version", 1)
             self._enter_idle_index(agent_id, identity.session_key, now)
 
-        return self._apply(agent_id, identity, now, change, idempotency_key)
+        return self._apply(agent_id, identity, now, change, idempotency_key, body_fingerprint)
 
     def record_digest(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
         def change(values: dict[str, Any]) -> None:
@@ -276,16 +277,20 @@ class InMemoryStateStore:
         now: datetime,
         change: Callable[[dict[str, Any]], None] | None = None,
         idempotency_key: str | None = None,
+        body_fingerprint: str | None = None,
     ) -> SessionState:
         """One atomic update, as the adapter's UpdateItem: activity, then the change; a replayed
-        idempotency key changes nothing and raises DuplicateHookError."""
+        idempotency key changes nothing and raises DuplicateHookError (saying whether its body is the
+        one the key was first stored with)."""
         digest = hook_key_digest(idempotency_key) if idempotency_key else None
         created = (agent_id, identity.session_key) not in self._memory.states
         stored = self._memory.states.setdefault((agent_id, identity.session_key), _Stored({}))
         if TOMBSTONE in stored.values:
             raise SessionDeletedError(identity.session_key)  # the update's other condition
-        if digest is not None and digest in stored.hook_keys:
-            raise DuplicateHookError(identity.session_key)  # the update's condition: nothing changes
+        if digest is not None and digest in stored.hook_keys:  # the update's condition: nothing changes
+            first = stored.hook_keys[digest]
+            same = None if first is None or body_fingerprint is None else first == body_fingerprint
+            raise DuplicateHookError(identity.session_key, same)
         self.writes += 1
         values = stored.values
         for name, value in identity.model_dump().items():
@@ -297,9 +302,10 @@ class InMemoryStateStore:
         if change is not None:
             change(values)
         if digest is not None:
-            stored.hook_keys.append(digest)
-            if len(stored.hook_keys) > 2 * MAX_HOOK_KEYS:
-                del stored.hook_keys[:MAX_HOOK_KEYS]
+            stored.hook_keys[digest] = body_fingerprint
+            if len(stored.hook_keys) > 2 * MAX_HOOK_KEYS:  # the oldest 64 go (dicts keep their order)
+                for oldest in list(stored.hook_keys)[:MAX_HOOK_KEYS]:
+                    del stored.hook_keys[oldest]
         if created and identity.project_normalized:
             noted = self._memory.project_sessions.setdefault((agent_id, identity.project_normalized), {})
             noted[identity.session_key] = stored.ttl_epoch

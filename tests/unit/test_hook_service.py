@@ -18,7 +18,7 @@ from continuity_core.logic.writer import CheckpointWriter
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, TranscriptDelta
 from continuity_core.models.state import FLUSH_WHEN_PENDING
-from continuity_core.ports import TranscriptGapError
+from continuity_core.ports import IdempotencyKeyConflictError, TranscriptGapError
 from tests.fakes.stores import Stores, in_memory_stores
 from tests.fakes.transcripts import InMemoryTranscriptStorage
 from tests.support.clock import Clock
@@ -53,6 +53,9 @@ class Core:
 
     def prompt(self, session: str = "s1", n: int = 1, **fields: Any) -> Any:
         return self.hook(HookEvent.USER_PROMPT_SUBMIT, session, prompt=f"step {n}: fix the writer", **fields)
+
+    def remember_with_key(self, key: str, text: str) -> Any:
+        return self.hook(HookEvent.REMEMBER, "s1", content=text, idempotency_key=key)
 
     def prompts(self, session: str, numbers: range) -> None:
         for n in numbers:
@@ -151,6 +154,40 @@ def test_a_replayed_hook_counts_once(core: Core) -> None:
     state = core.stores.states.get(AGENT, "s1")
     assert (first.duplicate, again.duplicate) == (False, True)
     assert state is not None and state.total_prompts == 1
+
+
+def test_a_key_reused_for_another_prompt_answers_409_naming_it_and_stores_nothing(core: Core) -> None:
+    # Given a prompt stored under a key, with its transcript part
+    core.prompt("s1", 1, idempotency_key="s1:prompt:1", transcript=delta(0, "0123456789"))
+    held = core.stores.states.get(AGENT, "s1")
+    # When another prompt comes under the same key
+    with pytest.raises(IdempotencyKeyConflictError) as refused:
+        core.prompt("s1", 2, idempotency_key="s1:prompt:1", transcript=delta(10, "more text"))
+    # Then the answer names the key, and neither the state nor the transcript changed
+    assert "idempotency key 's1:prompt:1' was already used for a different request" in str(refused.value)
+    assert core.stores.states.get(AGENT, "s1") == held
+    assert [a.text for a in core.transcripts.appends(AGENT, "s1", 0, True)] == ["0123456789"]
+
+
+def test_a_reused_key_is_named_redacted_and_cut(core: Core) -> None:
+    key = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" + "-" * 80
+    core.remember_with_key(key, "first note")
+    with pytest.raises(IdempotencyKeyConflictError) as refused:
+        core.remember_with_key(key, "another note")
+    detail = str(refused.value)
+    assert "ghp_A1b2" not in detail and "[REDACTED:github_token]" in detail
+    assert len(detail.split("'")[1]) == 65  # 64 characters and the ellipsis
+
+
+def test_a_spooled_prompt_without_its_transcript_part_is_a_replay_not_a_conflict(core: Core) -> None:
+    # Given a prompt the service stored with its transcript part and figures
+    figures = {"transcript_chars": 10, "context_tokens": 900, "compacted": True}
+    core.prompt("s1", 1, idempotency_key="k1", transcript=delta(0, "0123456789"), **figures)
+    # When the client replays the record its watchdog spooled before the part was read
+    again = core.prompt("s1", 1, idempotency_key="k1")
+    # Then it is the same hook: counted once
+    state = core.stores.states.get(AGENT, "s1")
+    assert again.duplicate and state is not None and state.total_prompts == 1
 
 
 def test_pending_lists_stay_bounded_by_checkpointing_early_never_by_dropping() -> None:

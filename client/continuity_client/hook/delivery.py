@@ -3,15 +3,16 @@
 A record is ``{"event", "key", "at", "body"}``: the hook as first seen, with its idempotency key
 ``"{session}:{event}:{seq}"``, so a replay is counted once by the server. The outcome of a post:
 
-- SENT: a 2xx (the parsed answer goes with it), or a 409 on a replay (the hook's effect happened;
-  the next live hook mends the transcript's gap);
+- SENT: a 2xx (the parsed answer goes with it), or a 409 gap on a replay (the hook's effect
+  happened; the next live hook mends the transcript's gap);
 - GAP: a live hook's 409 with the service's ``stored_length`` (the caller resends from there);
 - RETRY: what a later attempt can fix (network, 5xx, 401, 403, 408, 429): the service is marked
   down for its Retry-After or the configured back-off, except after a refused connection (nothing
   listened: it cost no time, and the service may be back a moment later, when the next
   session-start must reach it for its recovery). 401 and 403 are about the token, not the hook:
   the hooks wait in the spool (within its cap) until the token is fixed;
-- DROPPED: any other 4xx (a later attempt would be refused the same way), or a hook the service
+- DROPPED: any other 4xx (a later attempt would be refused the same way: a 409 without
+  ``stored_length`` is an idempotency key used for another request), or a hook the service
   failed on ``refusals.MAX_SERVER_ERRORS`` times (not counting 503s): logged and noted for
   ``continuity doctor`` (``refusals``).
 
@@ -145,10 +146,14 @@ class Delivery:
         return request("POST", self.settings.url, path, body, headers, timeout, self.env)
 
     def _gap(self, record: dict, response: Response, replayed: bool) -> tuple[str, object]:
-        """A 409: GAP with the stored length for a live hook; on a replay (or without a length) the
-        hook's effect happened, and the next live hook mends the transcript's gap."""
+        """A 409: GAP with the stored length for a live hook; on a replay the hook's effect happened,
+        and the next live hook mends the transcript's gap. A 409 without a length is no gap: the key
+        was used for another request (DROPPED, for ``doctor``: a resend would be refused the same)."""
         stored = stored_length(response.body)
-        if stored is None or replayed:
+        if stored is None:
+            reason = describe_error(response.status, _json(response.body), response.body)
+            return self._drop(record, f"the service refused it ({reason})")
+        if replayed:
             self.log(f"{record['key']}: transcript gap (stored {stored}); delivered otherwise", "INFO")
             return spool.SENT, None
         return GAP, stored

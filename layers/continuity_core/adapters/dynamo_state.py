@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -67,8 +68,13 @@ if TYPE_CHECKING:
 TRANSCRIPT_END = "transcript_end"
 TRANSCRIPT_PREV_END = "transcript_prev_end"
 TRANSCRIPT_HEAD_AT = "transcript_head_at"
-# Idempotency keys of recent hooks, so a client's replay of a spooled hook never double counts.
+# Idempotency keys of recent hooks, so a client's replay of a spooled hook never double counts:
+# ``hook_keys`` holds each key's digest followed by its body's (``hook_body_digest``), the last
+# 64 to 128 hooks (trimmed by 64 at a time, so not every prompt pays for a trim).
 MAX_HOOK_KEYS = 64
+HOOK_KEYS = "hook_keys"
+KEY_DIGEST_CHARS = 9
+BODY_DIGEST_CHARS = 3
 _TIME_FIELDS = (
     "started_at",
     "last_activity_at",
@@ -209,8 +215,8 @@ class DynamoStateStore:
             end, previous = update.name(TRANSCRIPT_END), update.name(TRANSCRIPT_PREV_END)
             update.sets.append(f"{previous} = if_not_exists({end}, {update.value(-1)})")
             update.sets.append(f"{end} = {update.value(prompt.transcript_end)}")
-        self._once(update, prompt.idempotency_key)
-        return self._apply(agent_id, identity, update, now)
+        once = self._once(update, prompt.idempotency_key, prompt.body_fingerprint)
+        return self._apply(agent_id, identity, update, now, once)
 
     def record_remember(
         self,
@@ -219,13 +225,14 @@ class DynamoStateStore:
         content: str,
         now: datetime,
         idempotency_key: str | None = None,
+        body_fingerprint: str | None = None,
     ) -> SessionState:
         update = self._activity(agent_id, identity, now)
         update.append("pending_remembers", [content])
         update.add("version", 1)
         _enter_idle_index(update, agent_id, identity.session_key, now)
-        self._once(update, idempotency_key)
-        return self._apply(agent_id, identity, update, now)
+        once = self._once(update, idempotency_key, body_fingerprint)
+        return self._apply(agent_id, identity, update, now, once)
 
     def record_digest(self, agent_id: str, identity: SessionIdentity, now: datetime) -> SessionState:
         update = self._activity(agent_id, identity, now)
@@ -376,18 +383,31 @@ class DynamoStateStore:
         return update
 
     @staticmethod
-    def _once(update: UpdateBuilder, idempotency_key: str | None) -> None:
+    def _once(
+        update: UpdateBuilder, idempotency_key: str | None, body_fingerprint: str | None
+    ) -> HookDigests | None:
+        """The key's digest must be new (the condition matches whole list elements, so the key has an
+        element of its own); its body's digest follows it, for the duplicate path to compare."""
         if not idempotency_key:
-            return
-        keys = update.name("hook_keys")
-        digest = hook_key_digest(idempotency_key)
-        update.conditions.append(f"NOT contains({keys}, {update.value(digest)})")
-        update.append("hook_keys", [digest])
+            return None
+        once = HookDigests(
+            hook_key_digest(idempotency_key), hook_body_digest(body_fingerprint) if body_fingerprint else None
+        )
+        keys, legacy = update.name(HOOK_KEYS), update.value(legacy_hook_key_digest(idempotency_key))
+        update.conditions.append(f"NOT contains({keys}, {update.value(once.key)})")
+        update.conditions.append(f"NOT contains({keys}, {legacy})")
+        update.append(HOOK_KEYS, [once.key] if once.body is None else [once.key, once.body])
+        return once
 
     def _apply(
-        self, agent_id: str, identity: SessionIdentity, update: UpdateBuilder, now: datetime
+        self,
+        agent_id: str,
+        identity: SessionIdentity,
+        update: UpdateBuilder,
+        now: datetime,
+        once: HookDigests | None = None,
     ) -> SessionState:
-        state = self._update(agent_id, identity.session_key, update)
+        state = self._update(agent_id, identity.session_key, update, once=once)
         assert state is not None  # only conditional updates that tolerate failure answer None
         if identity.project_normalized and state.started_at == parse_timestamp(timestamp(now)):
             self._note_in_project(agent_id, identity, now)  # this write created the state
@@ -411,7 +431,12 @@ class DynamoStateStore:
         return key | to_attributes(values)
 
     def _update(
-        self, agent_id: str, session_key: str, update: UpdateBuilder, tolerate_condition: bool = False
+        self,
+        agent_id: str,
+        session_key: str,
+        update: UpdateBuilder,
+        tolerate_condition: bool = False,
+        once: HookDigests | None = None,
     ) -> SessionState | None:
         from botocore.exceptions import ClientError
 
@@ -428,18 +453,30 @@ class DynamoStateStore:
                 raise
             if tolerate_condition:
                 return None
-            if self.deleted(agent_id, session_key):  # the other condition: read only when one failed
+            # Which condition failed: one read, only when one did (a replay is rare).
+            held = self._call(
+                "get_item",
+                TableName=self._table,
+                Key=_key(agent_id, session_key),
+                ConsistentRead=True,
+                ProjectionExpression=f"{DELETED_AT_ATTRIBUTE}, {HOOK_KEYS}",
+            ).get("Item", {})
+            if DELETED_AT_ATTRIBUTE in held:
                 raise SessionDeletedError(session_key) from error
-            raise DuplicateHookError(session_key) from error
+            stored = [element["S"] for element in held.get(HOOK_KEYS, {}).get("L", [])]
+            raise DuplicateHookError(session_key, same_body(stored, once)) from error
         state = state_from_item(response["Attributes"])
-        if len(response["Attributes"].get("hook_keys", {}).get("L", [])) > 2 * MAX_HOOK_KEYS:
+        if len(response["Attributes"].get(HOOK_KEYS, {}).get("L", [])) > 4 * MAX_HOOK_KEYS:
             self._trim_hook_keys(agent_id, session_key, state.version)
         return state
 
     def _trim_hook_keys(self, agent_id: str, session_key: str, version: int) -> None:
+        """The oldest 64 hooks' elements go (a key and its body digest each; a state written before
+        body digests holds keys alone, and a cut between a key and its body digest leaves a body
+        digest no key refers to, which is never read)."""
         update = UpdateBuilder()
-        name = update.name("hook_keys")
-        update.removes.extend(f"{name}[{index}]" for index in range(MAX_HOOK_KEYS))
+        name = update.name(HOOK_KEYS)
+        update.removes.extend(f"{name}[{index}]" for index in range(2 * MAX_HOOK_KEYS))
         update.conditions.append(f"{update.name('version')} = {update.value(version)}")
         self._update(agent_id, session_key, update, tolerate_condition=True)
 
@@ -448,10 +485,45 @@ class DynamoStateStore:
 
 
 def hook_key_digest(idempotency_key: str) -> str:
-    """12 characters (72 bits) stand for a client's key (~60): the state item, which every prompt
-    rewrites and pays for by size, stays small; a collision among 128 keys is ~1e-18."""
+    """9 characters (54 bits) stand for a client's key (~60): the state item, which every prompt
+    rewrites and pays for by size, stays small (a key and its body digest take 14 bytes, one more
+    than the 12-character key digest alone took); a collision among 128 keys is ~5e-13."""
+    return legacy_hook_key_digest(idempotency_key)[:KEY_DIGEST_CHARS]
+
+
+def legacy_hook_key_digest(idempotency_key: str) -> str:
+    """The 12 characters a key was stored as before body digests: still refused as a replay, so a
+    hook spooled across the deploy is not counted twice (a state stops holding them once 128 newer
+    hooks came, or when it expires)."""
     digest = hashlib.blake2b(idempotency_key.encode("utf-8"), digest_size=9).digest()
     return base64.urlsafe_b64encode(digest).decode("ascii")
+
+
+def hook_body_digest(body_fingerprint: str) -> str:
+    """3 characters (18 bits) of the body's fingerprint: 4 bytes more per hook in the state item; a
+    different body goes unnoticed (taken for a replay, as before) once in 262,144."""
+    digest = hashlib.blake2b(body_fingerprint.encode("utf-8"), digest_size=3).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii")[:BODY_DIGEST_CHARS]
+
+
+@dataclass(frozen=True)
+class HookDigests:
+    """What a keyed hook stores in ``hook_keys``: its key's digest and its body's (if it has one)."""
+
+    key: str
+    body: str | None
+
+
+def same_body(stored: list[str], once: HookDigests | None) -> bool | None:
+    """Whether the key in ``stored`` came with the same body digest; None when that is not known (no
+    key given, the key trimmed meanwhile, or stored before body digests)."""
+    if once is None or once.body is None or once.key not in stored:
+        return None
+    after = len(stored) - stored[::-1].index(once.key)
+    held = stored[after] if after < len(stored) else None
+    if held is None or len(held) != BODY_DIGEST_CHARS:
+        return None
+    return held == once.body
 
 
 def _live_state(item: dict[str, Any] | None, now: datetime) -> bool:

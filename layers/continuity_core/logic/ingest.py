@@ -9,6 +9,7 @@ from datetime import datetime
 from continuity_core.config import ContinuityConfig
 from continuity_core.logic.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
 from continuity_core.logic.digest import render_pre_compaction_digest
+from continuity_core.logic.idempotency import hook_fingerprint, key_reused
 from continuity_core.logic.injection import MAX_INJECTION_CHARS, Injection, Section, assemble
 from continuity_core.logic.lineage import session_links
 from continuity_core.logic.recovery import (
@@ -135,7 +136,9 @@ class HookService:
             raise SessionDeletedError(hook.session_key)
         try:
             return handler(agent_id, hook)
-        except DuplicateHookError:
+        except DuplicateHookError as replay:
+            if replay.same_body is False:  # another request under a used key: nothing more is stored
+                raise key_reused(hook.idempotency_key or "") from replay
             # A replay (spool, or a resend after a 409): the hook's effect already happened, but the
             # transcript delta it carries may be exactly what the service is missing.
             self._append_transcript(agent_id, hook)
@@ -212,6 +215,7 @@ class HookService:
         record = PromptRecord(
             snippet=snippet(hook.prompt, SNIPPET_CHARS),
             idempotency_key=hook.idempotency_key,
+            body_fingerprint=_fingerprint(hook),
             transcript_chars=hook.transcript_chars,
             context_tokens=hook.context_tokens,
             transcript_end=_delta_end(hook),
@@ -258,7 +262,7 @@ class HookService:
         content = snippet(hook.content or hook.prompt, REMEMBER_CHARS)
         if content:
             state = self._states.record_remember(
-                agent_id, _identity(hook), content, self._clock(), hook.idempotency_key
+                agent_id, _identity(hook), content, self._clock(), hook.idempotency_key, _fingerprint(hook)
             )
             early = self._flush_if_full(agent_id, state)
             return HookOutcome(HookResponse(event=hook.event), checkpoint_written=_written(early))
@@ -560,6 +564,11 @@ def _delta_end(hook: Hook) -> int | None:
     if hook.transcript is None or not hook.transcript.text:
         return None
     return hook.transcript.offset + len(hook.transcript.text)
+
+
+def _fingerprint(hook: Hook) -> str | None:
+    """Only a hook with a key needs one (hashing the prompt costs microseconds, not a write)."""
+    return hook_fingerprint(hook) if hook.idempotency_key else None
 
 
 def _identity(hook: Hook) -> SessionIdentity:
