@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from continuity_core.adapters.dynamo_state import MAX_HOOK_KEYS
 from continuity_core.models.state import FLUSH_WHEN_PENDING, SessionIdentity
 from continuity_core.ports import DuplicateHookError, PromptRecord
 from tests.contract.conftest import T0, StoreSet
@@ -101,7 +102,8 @@ def test_the_newest_keys_keep_their_bodies_past_the_trim(stores: StoreSet, agent
         stores.states.record_prompt(agent, me(), keyed(f"k{n}", f"body-{n}"), T0)
     assert replay_of(stores, agent, keyed("k139", "body-139")) is True
     assert replay_of(stores, agent, keyed("k139", "body-0")) is False
-    assert replay_of(stores, agent, keyed("k76", "body-x")) is False  # the oldest 64 kept, at least
+    oldest_kept = 140 - MAX_HOOK_KEYS  # at least the newest MAX_HOOK_KEYS hooks are kept
+    assert replay_of(stores, agent, keyed(f"k{oldest_kept}", "body-x")) is False
     state = stores.states.get(agent, "s1")
     assert state is not None and state.total_prompts == 140
 

@@ -303,7 +303,7 @@ class InMemoryStateStore:
             change(values)
         if digest is not None:
             stored.hook_keys[digest] = body_fingerprint
-            if len(stored.hook_keys) > 2 * MAX_HOOK_KEYS:  # the oldest 64 go (dicts keep their order)
+            if len(stored.hook_keys) > 2 * MAX_HOOK_KEYS:  # the oldest go (dicts keep their order)
                 for oldest in list(stored.hook_keys)[:MAX_HOOK_KEYS]:
                     del stored.hook_keys[oldest]
         if created and identity.project_normalized:

@@ -70,8 +70,11 @@ TRANSCRIPT_PREV_END = "transcript_prev_end"
 TRANSCRIPT_HEAD_AT = "transcript_head_at"
 # Idempotency keys of recent hooks, so a client's replay of a spooled hook never double counts:
 # ``hook_keys`` holds each key's digest followed by its body's (``hook_body_digest``), the last
-# 64 to 128 hooks (trimmed by 64 at a time, so not every prompt pays for a trim).
-MAX_HOOK_KEYS = 64
+# 16 to 32 hooks (trimmed by 16 at a time, so not every prompt pays for a trim). The client resends
+# a hook whose answer it lost before any later hook of that session (its spool keeps their order), so
+# a replay arrives within a few hooks; every prompt pays for these bytes (the state item is billed by
+# size on each update: 64 to 128 hooks cost ~0.5 write units a prompt).
+MAX_HOOK_KEYS = 16
 HOOK_KEYS = "hook_keys"
 KEY_DIGEST_CHARS = 9
 BODY_DIGEST_CHARS = 3
@@ -471,9 +474,9 @@ class DynamoStateStore:
         return state
 
     def _trim_hook_keys(self, agent_id: str, session_key: str, version: int) -> None:
-        """The oldest 64 hooks' elements go (a key and its body digest each; a state written before
-        body digests holds keys alone, and a cut between a key and its body digest leaves a body
-        digest no key refers to, which is never read)."""
+        """The oldest ``MAX_HOOK_KEYS`` hooks' elements go (a key and its body digest each; a state
+        written before body digests holds keys alone, and a cut between a key and its body digest
+        leaves a body digest no key refers to, which is never read)."""
         update = UpdateBuilder()
         name = update.name(HOOK_KEYS)
         update.removes.extend(f"{name}[{index}]" for index in range(2 * MAX_HOOK_KEYS))
