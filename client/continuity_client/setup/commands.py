@@ -131,12 +131,18 @@ def install_mcp(args: argparse.Namespace) -> int:
         if args.uninstall:
             result = mcp_install.uninstall(path, args.harness, os.environ)
         else:
-            result = mcp_install.install(path, args.harness, os.environ, command=args.command)
+            portable = args.scope == "project" and not args.mcp_file
+            result = mcp_install.install(
+                path, args.harness, os.environ, command=args.command, portable=portable
+            )
     except installer.InstallError as error:
         print(f"continuity install: {error}", file=sys.stderr)
         return 1
     print(result.describe())
     if result.changed and not args.uninstall:
-        for note in mcp_install.notes(args.harness, args.scope):
+        notes = mcp_install.notes(args.harness, args.scope)
+        if args.scope == "project" and not args.mcp_file:
+            notes += installer.portable_notes(args.command, "MCP server")
+        for note in notes:
             print(f"note: {note}")
     return 0
