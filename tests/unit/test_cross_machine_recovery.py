@@ -160,3 +160,18 @@ def test_another_agent_sees_nothing_of_the_project(core: Core) -> None:
     # Then it recovers nothing
     assert answer.recovery is None and answer.response.additional_context is None
     assert AGENT != "other-agent"
+
+
+def test_a_sessions_row_shows_its_machine_branch_and_harness(core: Core) -> None:
+    from continuity_core.logic.dashboard import session_row
+
+    # Given a session that ran in Codex on the desktop, on fix/refunds
+    worked(core, "desktop-1", harness="codex", **DESKTOP, branch="fix/refunds")
+
+    # When the sessions page describes it
+    state = core.stores.states.get(AGENT, "desktop-1")
+    row = session_row(state, core.clock.now)
+
+    # Then it says where it ran, not only which project
+    assert (row.machine_name, row.branch, row.harness) == ("ana-desktop", "fix/refunds", "codex")
+    assert row.project_path == "/home/ana/code/shop"
