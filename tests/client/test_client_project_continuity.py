@@ -4,10 +4,11 @@ project is its repository."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
-from tests.client.client_support import run_hook
+from tests.client.client_support import run_cli, run_hook
 from tests.client.real_service import RealService
 from tests.client.test_client_project_id import git, repository
 
@@ -62,11 +63,14 @@ def test_work_stored_under_the_folders_path_is_recovered_once_the_project_is_the
     # When the folder is a clone of a remote (its project is now github.com/acme/shop) and a session starts
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=folder, check=True)
     git("remote", "add", "origin", "git@github.com:acme/shop.git", cwd=folder)
+    shown = run_cli(["preview", "--json"], real_env, cwd=folder)
     context = started(real_env, folder, "after-upgrade")
 
-    # Then the path-keyed work is recovered
+    # Then the path-keyed work is recovered, and `continuity preview` says so beforehand
     assert "session path-keyed-session" in context
     assert "refund order 10 twice" in context
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["session_key"] == "path-keyed-session"
 
 
 def test_another_agents_token_gets_nothing_of_the_project(

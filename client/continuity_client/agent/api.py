@@ -18,7 +18,7 @@ import time
 import urllib.parse
 from collections.abc import Mapping
 
-from continuity_client.hook import current, delivery, project_id, spool, transcript_cursor
+from continuity_client.hook import current, delivery, machine, project_id, spool, transcript_cursor
 from continuity_client.hook.transport import TransportError, request
 from continuity_client.setup import config
 
@@ -221,10 +221,14 @@ class Client:
         query = {"project": project, "limit": limit, "next_token": next_token}
         return self.call("GET", "/api/ledger", query=query)
 
-    def preview(self, project: str, cap: int | None = None) -> dict:
+    def preview(self, project: str | Target, cap: int | None = None) -> dict:
         """What a session starting now in ``project`` would be given, within ``cap`` characters (the
-        harness's injection cap; the service's default when None). Nothing is written."""
-        query = {"project": project, "injection_cap_chars": cap}
+        harness's injection cap; the service's default when None). Nothing is written. Given a
+        target, the preview carries what its session-start hook would: the folder, branch and user."""
+        query: dict = {"project": project, "injection_cap_chars": cap}
+        if isinstance(project, Target):
+            query.update(project=project.project, project_path=project.folder, branch=project.branch)
+            query["user"] = machine.user(self.env, self.settings.file_values)
         return self.call("GET", "/api/preview", query=query)
 
     def forget_session(self, session: str) -> dict:
