@@ -99,6 +99,11 @@ ROWS: tuple[Row, ...] = (
     ),
     Row("compaction nudge before Claude Code compacts (real sessions)", ("nudge_fired_before_compaction",)),
     Row(
+        "a second clone (another path, the same remote) recovers the project's work / another branch is"
+        " handed it",
+        ("cross_machine_recovery_rate", "cross_branch_handed_rate"),
+    ),
+    Row(
         "tenants at once: records in a wrong tenant / valid hooks refused / records lost or doubled",
         ("isolation_wrong_tenant_records", "isolation_valid_hooks_401", "isolation_records_lost_or_doubled"),
         0,

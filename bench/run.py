@@ -67,6 +67,10 @@ GOALS: dict[str, tuple[str, float]] = {
     "search_cold_ms_200_local": ("<=", 1000),
     # Issue 22 part 5: one token over its limit on several instances (bench/bench_rate_limit.py)
     "rate_limit_overshoot_ratio": ("<=", 0.05),
+    # Issue 23 part 2: a second clone (another path, the same remote) recovers the project's work
+    "cross_machine_recovery_rate": (">=", 1.0),
+    "cross_branch_handed_rate": ("<=", 0),
+    "cross_machine_ids_split": ("<=", 0),
 }
 # The load harness's figures, one key per fault kind (``load_hooks_lost_kill``): goals by prefix.
 LOAD_GOALS: dict[str, tuple[str, float]] = {

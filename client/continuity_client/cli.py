@@ -19,6 +19,9 @@ set-up:
                       add (or remove) Continuity's hooks (OpenCode, OpenClaw: its plugin) and MCP server
   doctor              check configuration, service, clock, installed hooks and spool
   logout              remove the saved URL and token
+  config machine|user [VALUE | --unset]
+                      name this machine (shown as "from NAME") or its user (automatic recovery
+                      across sessions stays with one user); without VALUE: print it
   uninstall [HARNESS...] [--scope user|project|all] [--purge]
                       remove what install wrote: every harness by default, or those named
                       (--purge: ~/.continuity too)
@@ -65,6 +68,7 @@ COMMANDS = {
     "install": ("continuity_client.setup.commands", "install"),
     "doctor": ("continuity_client.setup.doctor", "main"),
     "logout": ("continuity_client.setup.remove", "logout"),
+    "config": ("continuity_client.setup.commands", "configure"),
     "uninstall": ("continuity_client.setup.remove", "uninstall"),
     "flush": ("continuity_client.hook.flush", "main"),
     "status": ("continuity_client.agent.commands", "status"),

@@ -13,7 +13,9 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from continuity_core.http import ERROR_RESPONSES, StoredSessionKey, caller, create_app, resolve
 from continuity_core.logic.paths import normalize_project
 from continuity_core.models.checkpoint import CheckpointList
+from continuity_core.models.hooks import MAX_LABEL
 from continuity_core.models.recovery import PreviewAnswer
+from continuity_core.models.state import SessionOrigin
 from continuity_core.models.tokens import Scope
 from continuity_core.observability import logger, metrics
 from continuity_core.services import checkpoint_reader, start_preview
@@ -56,11 +58,19 @@ def session_checkpoints(session_key: StoredSessionKey) -> CheckpointList:
 def preview(
     project: Annotated[str, Query(min_length=1, max_length=4096)],
     injection_cap_chars: Annotated[int | None, Query(ge=200, le=100_000)] = None,
+    project_path: Annotated[str | None, Query(max_length=4096)] = None,
+    branch: Annotated[str | None, Query(max_length=MAX_LABEL)] = None,
+    user: Annotated[str | None, Query(max_length=MAX_LABEL)] = None,
 ) -> PreviewAnswer:
     """What a session starting now in ``project`` would be given at its start: the same recovery
-    composition as the session-start hook, for a new session, writing nothing."""
+    composition as the session-start hook, for a new session, writing nothing. ``project_path``,
+    ``branch`` and ``user`` are what the session-start hook would carry (the folder's path, for
+    work stored under it; the branch and person, for the choice across sessions)."""
     agent_id = caller(app, Scope.READ).agent_id
-    return start_preview().preview(agent_id, normalize_project(project) or project, injection_cap_chars)
+    origin = SessionOrigin(project_path=normalize_project(project_path), branch=branch, user=user)
+    return start_preview().preview(
+        agent_id, normalize_project(project) or project, injection_cap_chars, origin
+    )
 
 
 @logger.inject_lambda_context(clear_state=True)

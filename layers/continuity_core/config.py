@@ -90,6 +90,12 @@ class ContinuityConfig(BaseModel):
         "`recoveryWindowHours`, marked with its key and age); `false`: no carry-over (a /clear and an "
         "explicit `previous_session_key` still recover)",
     )
+    cross_person_recovery: bool = Field(
+        False,
+        description="a new session also recovers the latest session of another person in the project "
+        "(sessions name their person with the client's `continuity config user`); `false`: only its own "
+        "person's, or a session naming no person (a hand-off is the way across)",
+    )
     context_window_tokens: int = Field(
         200_000,
         ge=8_000,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -32,9 +31,31 @@ def test_claude_code_project_scope_writes_the_projects_mcp_json(
     assert done.returncode == 0, done.stderr
     config = json.loads((project / ".mcp.json").read_text())
     server = config["mcpServers"]["continuity"]
-    assert server["type"] == "stdio" and server["args"] == ["mcp"]
-    assert Path(server["command"]).name == "continuity" or server["command"] == sys.executable
+    # The committed file names no path of this machine: it runs `continuity` from the PATH, like the hooks
+    assert server == {"type": "stdio", "command": "continuity", "args": ["mcp"], "env": server.get("env", {})}
     assert "approve `continuity`" in done.stdout
+
+
+def test_a_project_install_says_when_continuity_is_not_on_this_machines_path(
+    tmp_path: Path, client_env: dict[str, str]
+) -> None:
+    # Given a PATH without `continuity` on it
+    project = tmp_path / "repo"
+    project.mkdir()
+    empty = tmp_path / "bin"
+    empty.mkdir()
+
+    # When the project-scope install runs
+    done = cli(
+        ["install", "claude-code", "--scope", "project", "--project-dir", str(project)],
+        client_env | {"PATH": str(empty)},
+    )
+
+    # Then the server entry is still portable, and the installer says it cannot start here
+    assert done.returncode == 0, done.stderr
+    server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["continuity"]
+    assert server["command"] == "continuity"
+    assert "the MCP server cannot start here" in done.stdout
 
 
 def test_claude_code_user_scope_keeps_the_rest_of_claude_json_and_comes_back_byte_identical(

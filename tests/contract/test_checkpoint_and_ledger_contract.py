@@ -122,6 +122,21 @@ def test_a_checkpoint_reads_back_as_written(stores: StoreSet, agent: str) -> Non
     assert stores.checkpoints.recent_for_session(agent, "s1", 1) == [written]
 
 
+def test_a_checkpoint_keeps_where_its_session_ran_in_the_project_listing(
+    stores: StoreSet, agent: str
+) -> None:
+    origin = {
+        "project_path": "/home/ana/shop",
+        "branch": "fix/refunds",
+        "machine_id": "a" * 32,
+        "machine_name": "ana-laptop",
+        "user": "ana",
+    }
+    written = checkpoint("s1", minutes(1)).model_copy(update=origin)
+    stores.checkpoints.put(agent, written, minutes(1), evict=[])
+    assert stores.checkpoints.project_snapshot(agent, PROJECT, T0, 5).checkpoints == [written]
+
+
 def test_the_project_snapshot_has_checkpoints_since_newest_first_and_the_newest_decisions(
     stores: StoreSet, agent: str
 ) -> None:

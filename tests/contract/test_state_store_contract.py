@@ -40,6 +40,21 @@ def test_a_session_keeps_the_identity_and_start_of_its_first_hook(stores: StoreS
     assert stores.states.get(agent, "s1") == state
 
 
+def test_a_session_keeps_where_it_runs_from_its_first_hook_that_says(stores: StoreSet, agent: str) -> None:
+    # Given a session whose first hook came from an older client (no origin), then hooks that say
+    origin = {"project_path": "/home/ana/shop", "branch": "fix/refunds", "machine_id": "a" * 32}
+    stores.states.touch(agent, me(project="github.com/acme/shop"), T0)
+    stores.states.touch(
+        agent, me().model_copy(update=origin | {"machine_name": "ana-laptop", "user": "ana"}), T0
+    )
+    state = stores.states.touch(agent, me().model_copy(update={"branch": "main", "machine_name": "x"}), LATER)
+
+    # Then the first values stay, as its identity does
+    assert (state.project_path, state.branch, state.machine_id) == tuple(origin.values())
+    assert (state.machine_name, state.user) == ("ana-laptop", "ana")
+    assert stores.states.get(agent, "s1") == state
+
+
 def test_a_prompt_is_counted_with_its_snippet_and_moves_the_version(stores: StoreSet, agent: str) -> None:
     first = stores.states.record_prompt(agent, me(), prompt("one"), T0)
     second = stores.states.record_prompt(agent, me(), prompt("two"), LATER)

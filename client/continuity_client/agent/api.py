@@ -18,7 +18,7 @@ import time
 import urllib.parse
 from collections.abc import Mapping
 
-from continuity_client.hook import current, delivery, spool, transcript_cursor
+from continuity_client.hook import current, delivery, machine, project_id, spool, transcript_cursor
 from continuity_client.hook.transport import TransportError, request
 from continuity_client.setup import config
 
@@ -36,12 +36,19 @@ class ServiceError(Exception):
 
 
 class Target:
-    """The session and project a call is about."""
+    """The session and project a call is about: ``project`` is the project's id (what the service
+    keys it by, ``hook.project_id``), ``folder`` the real path it was derived from (what the local
+    current-session files and data written before project ids are keyed by)."""
 
-    __slots__ = ("harness", "project", "session", "source")
+    __slots__ = ("branch", "folder", "harness", "project", "session", "source")
 
-    def __init__(self, project: str, session: str | None, harness: str | None, source: str) -> None:
-        self.project = project
+    def __init__(
+        self, folder: str, session: str | None, harness: str | None, source: str, env: Mapping[str, str]
+    ) -> None:
+        identity = project_id.derive(folder, env)
+        self.folder = folder
+        self.project = identity.id
+        self.branch = identity.branch
         self.session = session
         self.harness = harness
         self.source = source  # how the session was found, for messages
@@ -57,13 +64,13 @@ class Target:
         start = current.project_root(env, project)
         root, seen = current.find(home, start) if not project else (start, current.read(home, start))
         if session:
-            return cls(root, session, seen.get("harness") if seen else None, "given")
+            return cls(root, session, seen.get("harness") if seen else None, "given", env)
         from_env = env.get("CONTINUITY_SESSION_ID")
         if from_env:
-            return cls(root, from_env, seen.get("harness") if seen else None, "CONTINUITY_SESSION_ID")
+            return cls(root, from_env, seen.get("harness") if seen else None, "CONTINUITY_SESSION_ID", env)
         if seen is not None:
-            return cls(root, str(seen["session_id"]), seen.get("harness"), "last hook")
-        return cls(start, None, None, "none")
+            return cls(root, str(seen["session_id"]), seen.get("harness"), "last hook", env)
+        return cls(start, None, None, "none", env)
 
     def need_session(self) -> str:
         if not self.session:
@@ -139,7 +146,7 @@ class Client:
         """POST the agent's digest; ``digest`` holds summary, decisions, next_steps, ..."""
         session = target.need_session()
         body = {k: v for k, v in digest.items() if v not in (None, [], "")}
-        body.update(project=target.project, project_normalized=target.project)
+        body.update(project=target.folder, project_normalized=target.project)
         if target.harness:
             body["harness"] = target.harness
         # Named by its content: the same digest sent again (the agent retrying after a cut answer or
@@ -164,8 +171,9 @@ class Client:
         key = spool.hook_key(self.home, session, "remember")
         body = {
             "session_id": session,
-            "cwd": target.project,
+            "cwd": target.folder,
             "project_normalized": target.project,
+            "project_path": target.folder,
             "harness": target.harness or "claude-code",
             "content": content,
             "idempotency_key": key,
@@ -213,10 +221,14 @@ class Client:
         query = {"project": project, "limit": limit, "next_token": next_token}
         return self.call("GET", "/api/ledger", query=query)
 
-    def preview(self, project: str, cap: int | None = None) -> dict:
+    def preview(self, project: str | Target, cap: int | None = None) -> dict:
         """What a session starting now in ``project`` would be given, within ``cap`` characters (the
-        harness's injection cap; the service's default when None). Nothing is written."""
-        query = {"project": project, "injection_cap_chars": cap}
+        harness's injection cap; the service's default when None). Nothing is written. Given a
+        target, the preview carries what its session-start hook would: the folder, branch and user."""
+        query: dict = {"project": project, "injection_cap_chars": cap}
+        if isinstance(project, Target):
+            query.update(project=project.project, project_path=project.folder, branch=project.branch)
+            query["user"] = machine.user(self.env, self.settings.file_values)
         return self.call("GET", "/api/preview", query=query)
 
     def forget_session(self, session: str) -> dict:

@@ -151,7 +151,7 @@ def preview(argv: list[str]) -> int:
             if chosen
             else None
         )
-        answer = client.preview(target.project, cap)
+        answer = client.preview(target, cap)
     except api.ServiceError as error:
         return fail("preview", error)
     if args.json:

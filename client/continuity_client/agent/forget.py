@@ -60,9 +60,14 @@ def main(argv: list[str]) -> int:
             answer = client.forget_session(args.session_key)
         else:
             answer = client.forget_project(target.project)
+            if target.folder != target.project:  # what was written before project ids, under the path
+                older = client.forget_project(target.folder)
+                answer["sessions"] = [*(answer.get("sessions") or []), *(older.get("sessions") or [])]
+                counts, more = answer.get("deleted") or {}, older.get("deleted") or {}
+                answer["deleted"] = {k: counts.get(k, 0) + more.get(k, 0) for k in {*counts, *more}}
     except api.ServiceError as error:
         return fail("forget", error)
-    local = _forget_locally(client.home, answer.get("sessions") or [], target.project)
+    local = _forget_locally(client.home, answer.get("sessions") or [], target.folder)
     if args.json:
         print(json.dumps(answer, indent=2))
         return 0

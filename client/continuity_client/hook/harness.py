@@ -57,6 +57,7 @@ from __future__ import annotations
 import os
 
 from continuity_client.hook import fastjson as json
+from continuity_client.hook import machine, project_id
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
@@ -286,9 +287,35 @@ def build_body(
     env_name = PROJECT_DIR_ENV.get(harness)
     project = (env.get(env_name, "") if env_name else "") or cwd
     if project:
-        body["project_normalized"] = normalize_project(project)
+        path = normalize_project(project)
+        identity = project_id.derive(path, env)
+        # The id keys the project on the service; the real path is what it was keyed by before
+        # (the service reads both) and what the local current-session file is keyed by.
+        body["project_normalized"] = identity.id
+        body["project_path"] = path
+        if identity.branch:
+            body["branch"] = identity.branch
     body["harness"] = harness
     return body
+
+
+def add_origin(body: dict, home: str, env: Mapping[str, str], file_config: Mapping[str, object]) -> None:
+    """The machine and person a session runs for (``machine``), for display and ranking."""
+    found = machine.machine_id(home)
+    if found:
+        body["machine_id"] = found
+    name = machine.machine_name(env, file_config)
+    if name:
+        body["machine_name"] = name
+    person = machine.user(env, file_config)
+    if person:
+        body["user"] = person
+
+
+def local_project(body: Mapping[str, object]) -> str:
+    """The folder the local current-session file is keyed by (older bodies: the project itself)."""
+    found = body.get("project_path") or body.get("project_normalized")
+    return found if isinstance(found, str) else ""
 
 
 def route_subagent(body: dict, event: str, harness: str) -> None:

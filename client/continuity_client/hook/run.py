@@ -238,6 +238,7 @@ class HookRun:
         if self.rest and "content" not in payload:
             payload["content"] = " ".join(self.rest)
         body = harness.build_body(payload, self.harness, self.env)
+        harness.add_origin(body, self.home, self.env, settings.file_values)
         harness.route_subagent(body, self.event, self.harness)
         self.link_origin(body)
         if self.event == "remember" and not body.get("session_id") and not self.find_session(body):
@@ -498,8 +499,8 @@ class HookRun:
             origin = transcript_cursor.continued_from(path, session) if isinstance(path, str) else None
         except Exception as error:  # a transcript that cannot be read must not cost the hook
             self.log(f"transcript not read for the session's origin: {type(error).__name__}: {error}")
-        project = body.get("project_normalized")
-        if origin is None and source == "fork" and isinstance(project, str):
+        project = harness.local_project(body)
+        if origin is None and source == "fork" and project:
             last = current.read(self.home, project)
             seen = str(last.get("session_id") or "") if last else ""
             origin = seen if seen and seen != session else None
@@ -509,7 +510,7 @@ class HookRun:
     def find_session(self, body: dict) -> bool:
         """A ``remember`` run by hand: the project's current session (what its hooks last saw), as
         every other command finds it; False, said on stderr, when there is none."""
-        project = str(body.get("project_normalized") or "")
+        project = harness.local_project(body)
         root, seen = current.find(self.home, project) if project else (project, None)
         if seen is not None:
             body["session_id"] = str(seen["session_id"])
@@ -524,10 +525,10 @@ class HookRun:
         return False
 
     def note_session(self, body: dict) -> None:
-        project = body.get("project_normalized")
+        project = harness.local_project(body)
         if harness.SUBAGENT_KEY_PART in self.session:
             return  # a sub-agent's own hook: the project's current session stays its parent
-        if isinstance(project, str) and self.session:
+        if project and self.session:
             path = body.get("transcript_path")
             current.record(
                 self.home, project, self.session, self.harness, path if isinstance(path, str) else None

@@ -119,6 +119,39 @@ def install(argv: list[str]) -> int:
     return 0
 
 
+def configure(argv: list[str]) -> int:
+    """``continuity config machine|user [VALUE | --unset]``: the labels sessions carry (hook.machine)."""
+    from continuity_client.hook import machine
+
+    parser = argparse.ArgumentParser(
+        prog="continuity config", description="Name this machine, or its user, as sessions show them."
+    )
+    parser.add_argument("key", choices=("machine", "user"))
+    parser.add_argument("value", nargs="?", help="the name (without it: print the current one)")
+    parser.add_argument(
+        "--unset", action="store_true", help="remove the name (machine: the host's name again)"
+    )
+    args = parser.parse_args(argv)
+    settings = config.Settings(os.environ)
+    if args.value is None and not args.unset:
+        current = (
+            machine.machine_name(os.environ, settings.file_values)
+            if args.key == "machine"
+            else machine.user(os.environ, settings.file_values)
+        )
+        print(current or f"(no {args.key} set)")
+        return 0
+    value = None if args.unset else machine.clean_name(args.value)
+    if not args.unset and value is None:
+        parser.error(f"an empty {args.key} name")
+    path = config.write_value(os.environ, args.key, value)
+    print(f"{args.key} {'unset' if value is None else value!r} in {path}")
+    overridden = machine.MACHINE_ENV if args.key == "machine" else machine.USER_ENV
+    if os.environ.get(overridden):
+        print(f"note: {overridden} is set in this shell and wins over the file")
+    return 0
+
+
 def install_mcp(args: argparse.Namespace) -> int:
     """Register (or remove) ``continuity mcp`` with the harness; only when the SDK is installed."""
     from continuity_client.setup import mcp_install
@@ -131,12 +164,18 @@ def install_mcp(args: argparse.Namespace) -> int:
         if args.uninstall:
             result = mcp_install.uninstall(path, args.harness, os.environ)
         else:
-            result = mcp_install.install(path, args.harness, os.environ, command=args.command)
+            portable = args.scope == "project" and not args.mcp_file
+            result = mcp_install.install(
+                path, args.harness, os.environ, command=args.command, portable=portable
+            )
     except installer.InstallError as error:
         print(f"continuity install: {error}", file=sys.stderr)
         return 1
     print(result.describe())
     if result.changed and not args.uninstall:
-        for note in mcp_install.notes(args.harness, args.scope):
+        notes = mcp_install.notes(args.harness, args.scope)
+        if args.scope == "project" and not args.mcp_file:
+            notes += installer.portable_notes(args.command, "MCP server")
+        for note in notes:
             print(f"note: {note}")
     return 0

@@ -94,6 +94,7 @@ class Settings:
         "background",
         "backoff_s",
         "config_file",
+        "file_values",
         "home",
         "injection_cap_chars",
         "sources",
@@ -108,6 +109,7 @@ class Settings:
         self.home = home_dir(env)
         self.config_file = os.path.join(self.home, CONFIG_FILE)
         self._file = read_file_config(self.config_file)
+        self.file_values: dict = self._file  # read-only use: the machine's name, the user (hook.machine)
         self.sources: dict[str, str] = {}
         self.url = self._text("url", "CONTINUITY_URL").rstrip("/")
         self.token = self._text("token", "CONTINUITY_TOKEN")
@@ -182,6 +184,20 @@ def write_login(env: Mapping[str, str], url: str, token: str) -> str:
     data = read_file_config(path)
     data["url"] = url.strip().rstrip("/")
     data["token"] = token.strip()
+    _write_private(path, data)
+    return path
+
+
+def write_value(env: Mapping[str, str], key: str, value: str | None) -> str:
+    """Set (or, with None, remove) one key of the user config file; keep the others."""
+    home = home_dir(env)
+    os.makedirs(home, mode=0o700, exist_ok=True)
+    path = os.path.join(home, CONFIG_FILE)
+    data = read_file_config(path)
+    if value is None:
+        data.pop(key, None)
+    else:
+        data[key] = value
     _write_private(path, data)
     return path
 

@@ -358,16 +358,17 @@ def revert_edit(
     return Result(path, action, changed=True, backup=saved)
 
 
-def portable_notes(command: str | None) -> list[str]:
+def portable_notes(command: str | None, what: str = "hooks") -> list[str]:
     """After a project-scope install: whether the shared command runs on this machine."""
     import shutil
 
     chosen = command or PORTABLE_COMMAND
-    if shutil.which(chosen):
+    if shutil.which(chosen.split()[0] if chosen.split() else chosen):
         return []
+    effect = "the hooks do nothing here" if what == "hooks" else f"the {what} cannot start here"
     return [
         f"the project file runs `{chosen}` from the PATH so it works on a teammate's machine too; it is "
-        f"not on this machine's PATH, so the hooks do nothing here: `pipx install ./client`, or put "
+        f"not on this machine's PATH, so {effect}: `pipx install ./client`, or put "
         f"{os.path.dirname(sys.executable)} on the PATH"
     ]
 

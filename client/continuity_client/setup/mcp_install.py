@@ -12,6 +12,9 @@ Claude Code's entry is ``{"type": "stdio", "command", "args", "env"}``, Gemini C
 ``{"command", "args"}``, OpenCode's ``{"type": "local", "command": [argv], "enabled": true}``,
 Codex's a ``[mcp_servers.continuity]`` table with ``command`` and ``args``.
 
+A project-scope file is committed and shared, so its entry runs ``continuity`` from the PATH, like
+the project's hooks (``install``), not this machine's absolute path to it.
+
 The server is registered under the name ``continuity``; an entry of that name is ours. JSON files
 keep their formatting (``jsonfile``); the TOML table is edited as text, leaving the rest of the
 file as it was. Backups and the byte-identical round trip work as for the hooks (``install``).
@@ -118,8 +121,13 @@ def _without_server(data: dict, harness: str) -> dict:
     return stripped
 
 
-def install(path: str, harness: str, env: Mapping[str, str], command: str | None = None) -> installer.Result:
-    argv = server_argv(command)
+def install(
+    path: str, harness: str, env: Mapping[str, str], command: str | None = None, portable: bool = False
+) -> installer.Result:
+    """Register the server in ``path``. ``portable`` (a project file shared with a team): it runs
+    ``continuity`` from the PATH (or ``command``), as the project's hooks do, never this machine's
+    path to it."""
+    argv = server_argv(command or (installer.PORTABLE_COMMAND if portable else None))
     if harness == CODEX:
         return _install_toml(path, argv, env)
 

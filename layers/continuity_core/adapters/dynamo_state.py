@@ -370,10 +370,8 @@ class DynamoStateStore:
     def _activity(self, agent_id: str, identity: SessionIdentity, now: datetime) -> UpdateBuilder:
         """Activity moves the state's expiry (and its expiry bucket) to ``now`` + retention."""
         update = UpdateBuilder()
-        update.set_if_missing("session_key", identity.session_key)
-        update.set_if_missing("harness", identity.harness)
-        update.set_if_missing("project", identity.project)
-        update.set_if_missing("project_normalized", identity.project_normalized)
+        for name, value in identity.model_dump().items():  # the session's identity, on first sight
+            update.set_if_missing(name, value)
         update.set_if_missing("started_at", timestamp(now))
         update.set("last_activity_at", timestamp(now))
         until = expiry(now, self._ttl)

@@ -14,6 +14,7 @@ from continuity_core.models.session_digest import SessionDigest
 from continuity_core.models.state import (
     MAX_PENDING_QUERIES,
     SessionState,
+    origin_values,
 )
 from continuity_core.ports import CheckpointStore
 
@@ -66,6 +67,7 @@ def build_checkpoint(
         summary=state.pending_snippets[-1] if state.pending_snippets else None,
         created_at=now,
         session_digest=session_digest,
+        **origin_values(state),
     )
 
 

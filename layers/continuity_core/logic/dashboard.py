@@ -29,7 +29,7 @@ from continuity_core.models.dashboard import (
 )
 from continuity_core.models.injections import InjectionList, InjectionRecord, Lineage, LineageLink
 from continuity_core.models.session_digest import FactSource
-from continuity_core.models.state import SessionState
+from continuity_core.models.state import SessionState, origin_values
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 from continuity_core.names import SUBAGENT_KEY_PART
 from continuity_core.ports import CheckpointStore, Clock, InjectionLog, StateStore, TranscriptStore
@@ -90,6 +90,7 @@ def session_row(
         subagents=state.subagents if state else 0,
         last_checkpoint_trigger=state.last_checkpoint_trigger if state else None,
         transcript_chars=chars,
+        **(origin_values(state) if state else {}),
     )
 
 

@@ -16,7 +16,7 @@ from continuity_core.logic.writer import DIGEST_SOURCES
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import DigestRequest, LedgerEntry
 from continuity_core.models.session_digest import FactKind, FactSource
-from continuity_core.models.state import SessionIdentity
+from continuity_core.models.state import SessionIdentity, origin_values
 from continuity_core.ports import (
     CheckpointStore,
     Clock,
@@ -91,6 +91,7 @@ class DigestService:
             next_steps=[step.strip() for step in request.next_steps],
             created_at=now,
             session_digest=rolled,
+            **origin_values(state),
         )
         evict = cap_evictions(
             self._checkpoints, agent_id, checkpoint, self._config.max_checkpoints_per_session

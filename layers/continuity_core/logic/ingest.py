@@ -32,7 +32,14 @@ from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, HookResponse
 from continuity_core.models.injections import InjectionRecord
 from continuity_core.models.session_digest import FactKind, FactSource
-from continuity_core.models.state import SNIPPET_CHARS, SessionIdentity, SessionState, Tally
+from continuity_core.models.state import (
+    SNIPPET_CHARS,
+    SessionIdentity,
+    SessionOrigin,
+    SessionState,
+    Tally,
+    origin_values,
+)
 from continuity_core.observability import count, logger
 from continuity_core.ports import (
     CheckpointStore,
@@ -154,7 +161,9 @@ class HookService:
         # usual case), and the write holds only if its state agrees: else it is read and composed
         # again. So a start costs the query and one or two writes, however much is stored.
         now = self._clock()
-        snapshot = read_project(self._checkpoints, agent_id, hook.project_normalized, self._config, now)
+        snapshot = read_project(
+            self._checkpoints, agent_id, hook.project_normalized, self._config, now, _origin(hook)
+        )
         own = own_from_snapshot(snapshot, hook.session_key)
         expect = StartExpectation.ANY
         if own is None and (snapshot is None or _listed(snapshot, hook.session_key)):
@@ -203,6 +212,7 @@ class HookService:
             now,
             start_source=hook.source,
             harness=hook.harness,
+            origin=_origin(hook),
         )
         limit = injection_limit(hook)
         composed = compose_start(
@@ -571,10 +581,15 @@ def _fingerprint(hook: Hook) -> str | None:
     return hook_fingerprint(hook) if hook.idempotency_key else None
 
 
+def _origin(hook: Hook) -> SessionOrigin:
+    return SessionOrigin(**origin_values(hook))
+
+
 def _identity(hook: Hook) -> SessionIdentity:
     return SessionIdentity(
         session_key=hook.session_key,
         harness=hook.harness,
         project=hook.project,
         project_normalized=hook.project_normalized,
+        **origin_values(hook),
     )

@@ -25,7 +25,12 @@ def normalize_hook(event: HookEvent, request: HookRequest) -> Hook:
             "last_assistant_message": request.last_assistant_message,
             # Paths are free text too (a directory may be named after a key): stored and shown redacted.
             "project": (request.project or "").strip() or None,
+            "project_path": (request.project_path or "").strip() or None,
             "transcript_path": request.transcript_path,
+            # Labels people set are free text too.
+            "branch": _label(request.branch),
+            "machine_name": _label(request.machine_name),
+            "user": _label(request.user),
         },
         report,
     )
@@ -38,6 +43,12 @@ def normalize_hook(event: HookEvent, request: HookRequest) -> Hook:
         harness=(request.harness or "").strip() or DEFAULT_HARNESS,
         project=project,
         project_normalized=project_normalized,
+        # The old key (the folder's real path) only when the project is named otherwise.
+        project_path=_old_key(text["project_path"], project_normalized),
+        branch=text["branch"],
+        machine_id=request.machine_id,
+        machine_name=text["machine_name"],
+        user=text["user"],
         transcript_path=text["transcript_path"],
         prompt=text["prompt"],
         source=request.source,
@@ -60,3 +71,13 @@ def normalize_hook(event: HookEvent, request: HookRequest) -> Hook:
         injection_cap_chars=request.injection_cap_chars,
         redactions=sum(report.values()),
     )
+
+
+def _label(value: str | None) -> str | None:
+    text = " ".join((value or "").split())
+    return text or None
+
+
+def _old_key(path: str | None, project_normalized: str | None) -> str | None:
+    normalized = normalize_project(path)
+    return normalized if normalized and normalized != project_normalized else None

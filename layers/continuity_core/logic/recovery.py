@@ -6,6 +6,16 @@ session just cleared (its ``clear`` checkpoint, same harness) → the same proje
 window (unless ``crossSessionRecovery`` is off). The project index query also brings the ledger's
 newest decisions, so recovery costs the same few requests however many checkpoints are stored.
 
+A project is its repository (the client's ``hook/project_id.py``), so "the same project" spans
+machines, clones, worktrees and harnesses. Across sessions (``origin_rank``): only the same person's
+work (a session naming no person matches anyone; ``crossPersonRecovery`` lifts it); a session on
+another branch is not recovered at all (a branch is another line of work: its next steps are not
+this session's; the ledger line still shows its decisions, and a hand-off is the explicit way
+across); of the rest, the same branch first. The block says where the work came from ("from
+ana-laptop, branch `fix/refunds`, Claude Code"). After a /clear, the cleared session is this
+machine's. Data written before project ids (keyed by the folder's real path, ``project_path``) is
+read when the project's own key has nothing in the window (``read_project``).
+
 A checkpoint carries the rolling session digest, so the newest one holds the session's whole story;
 the block is rendered from it (``logic/recovery_block.py``). Checkpoints written before the digest
 existed are rendered from their own text.
@@ -13,7 +23,7 @@ existed are rendered from their own text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
@@ -23,6 +33,7 @@ from continuity_core.logic.injection import Section, fit
 from continuity_core.logic.recovery_block import render_digest
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import LedgerEntry
+from continuity_core.models.state import SessionOrigin
 from continuity_core.ports import CheckpointStore, ProjectSnapshot
 
 RECOVERY_HEADING = "## Session Recovery Context"
@@ -93,15 +104,23 @@ def find_start_context(
     now: datetime,
     start_source: str | None = None,
     harness: str | None = None,
+    origin: SessionOrigin | None = None,
 ) -> StartContext:
     # No session key: a session not started yet (the preview), which has nothing of its own.
     own = store.recent_for_session(agent_id, session_key, RECENT) if session_key else []
-    snapshot = None
-    if project_normalized:
-        since = now - timedelta(hours=config.recovery_window_hours)
-        snapshot = store.project_snapshot(agent_id, project_normalized, since, RECENT)
+    snapshot = read_project(store, agent_id, project_normalized, config, now, origin)
     return choose_start(
-        store, agent_id, session_key, own, previous_session_key, snapshot, config, now, start_source, harness
+        store,
+        agent_id,
+        session_key,
+        own,
+        previous_session_key,
+        snapshot,
+        config,
+        now,
+        start_source,
+        harness,
+        origin,
     )
 
 
@@ -111,12 +130,27 @@ def read_project(
     project_normalized: str | None,
     config: ContinuityConfig,
     now: datetime,
+    origin: SessionOrigin | None = None,
 ) -> ProjectSnapshot | None:
-    """The project index's one query (its newest checkpoints within the window and the ledger head)."""
+    """The project index's one query (its newest checkpoints within the window and the ledger head).
+
+    The alias of data written before project ids: when the project's key lists no checkpoint and
+    the client sent the folder's real path (``project_path``, the key it used before), that key is
+    read too. Once the project's own key holds a checkpoint, the second query is never made."""
     if not project_normalized:
         return None
     since = now - timedelta(hours=config.recovery_window_hours)
-    return store.project_snapshot(agent_id, project_normalized, since, RECENT)
+    snapshot = store.project_snapshot(agent_id, project_normalized, since, RECENT)
+    old_key = origin.project_path if origin is not None else None
+    if snapshot.checkpoints or not old_key or old_key == project_normalized:
+        return snapshot
+    older = store.project_snapshot(agent_id, old_key, since, RECENT)
+    decisions = sorted(
+        [*snapshot.recent_decisions, *older.recent_decisions], key=lambda d: d.created_at, reverse=True
+    )
+    return replace(
+        older, recent_decisions=decisions[: max(len(snapshot.recent_decisions), len(older.recent_decisions))]
+    )
 
 
 def own_from_snapshot(snapshot: ProjectSnapshot | None, session_key: str | None) -> list[Checkpoint] | None:
@@ -146,10 +180,11 @@ def choose_start(
     now: datetime,
     start_source: str | None = None,
     harness: str | None = None,
+    origin: SessionOrigin | None = None,
 ) -> StartContext:
     """The lookup order over what was read: ``own`` (the session's newest checkpoints), the explicit
     previous session (read off ``snapshot`` when listed there, else queried), the cleared session and
-    the project (from ``snapshot``)."""
+    the project (from ``snapshot``, ranked by ``origin_rank``)."""
     source = RecoverySource.SAME_SESSION
     if not own and previous_session_key and previous_session_key != session_key:
         listed = own_from_snapshot(snapshot, previous_session_key)
@@ -162,11 +197,11 @@ def choose_start(
     if snapshot is not None:
         decisions = snapshot.recent_decisions
         others = [c for c in snapshot.checkpoints if c.session_key != session_key]
-        cleared = _cleared(others, start_source, harness, now)
+        cleared = _cleared(others, start_source, harness, now, origin)
         if not own and cleared is not None:
             own, source = [cleared], RecoverySource.CLEARED_SESSION
         elif not own and config.cross_session_recovery:
-            own, source = others, RecoverySource.SAME_PROJECT
+            own, source = origin_rank(others, origin, config), RecoverySource.SAME_PROJECT
     chosen = pick(own)
     if not chosen:
         return StartContext(recovery=None, recent_decisions=decisions)
@@ -177,18 +212,44 @@ def choose_start(
     return StartContext(Recovery(chosen, source, changed), decisions)
 
 
+def origin_rank(
+    checkpoints: list[Checkpoint], origin: SessionOrigin | None, config: ContinuityConfig
+) -> list[Checkpoint]:
+    """The project's checkpoints another session may recover, best first: the same person's (or
+    anyone's, with ``crossPersonRecovery``; a side naming no person matches), none of another
+    branch, the same branch before a branch unknown, newest first within each."""
+    if origin is None:
+        return checkpoints
+    mine = [
+        c
+        for c in checkpoints
+        if (config.cross_person_recovery or not (c.user and origin.user) or c.user == origin.user)
+        and not (c.branch and origin.branch and c.branch != origin.branch)
+    ]
+    # Stable: a session's checkpoints keep their order, so ``pick`` still finds the passive one.
+    return sorted(mine, key=lambda c: 0 if origin.branch and c.branch == origin.branch else 1)
+
+
 def _cleared(
-    checkpoints: list[Checkpoint], start_source: str | None, harness: str | None, now: datetime
+    checkpoints: list[Checkpoint],
+    start_source: str | None,
+    harness: str | None,
+    now: datetime,
+    origin: SessionOrigin | None = None,
 ) -> Checkpoint | None:
-    """After /clear: the newest ``clear`` checkpoint of the same harness, written moments ago."""
+    """After /clear: the newest ``clear`` checkpoint of the same harness on the same machine,
+    written moments ago (a /clear on another machine of the project is another person's, or
+    another window's)."""
     if (start_source or "").lower() not in CLEAR_SOURCES:
         return None
+    machine = origin.machine_id if origin is not None else None
     return next(
         (
             c
             for c in checkpoints
             if c.trigger is CheckpointTrigger.CLEAR
             and (harness is None or c.harness == harness)
+            and (machine is None or c.machine_id is None or c.machine_id == machine)
             and now - c.created_at <= CLEAR_LINK_WINDOW
         ),
         None,
@@ -210,10 +271,35 @@ _ORIGINS = {
 }
 
 
+HARNESS_NAMES = {
+    "claude-code": "Claude Code",
+    "codex": "Codex",
+    "gemini": "Gemini CLI",
+    "opencode": "OpenCode",
+    "openclaw": "OpenClaw",
+}
+
+
+def where_from(checkpoint: Checkpoint) -> str:
+    """ "from ana-laptop, branch `fix/refunds`, Claude Code": where another session's work was done
+    (what its client said; parts it did not say are left out)."""
+    parts = []
+    if checkpoint.machine_name:
+        parts.append(f"from {checkpoint.machine_name}")
+    if checkpoint.user:
+        parts.append(f"by {checkpoint.user}")
+    if checkpoint.branch:
+        parts.append(f"branch `{checkpoint.branch}`")
+    parts.append(HARNESS_NAMES.get(checkpoint.harness, checkpoint.harness))
+    return ", ".join(parts)
+
+
 def render_recovery(recovery: Recovery, now: datetime, budget: int | None = None) -> tuple[str, bool]:
     """(block, cut): the recovery block, at most ``budget`` characters when given."""
     latest = recovery.checkpoint
     origin = _ORIGINS[recovery.source].format(key=latest.session_key)
+    if recovery.source is not RecoverySource.SAME_SESSION:
+        origin = f"{origin}, {where_from(latest)}"
     age = format_duration(now - latest.created_at)
     digest = latest.session_digest
     prompts = f"; {digest.prompts} prompts" if digest and digest.prompts else ""

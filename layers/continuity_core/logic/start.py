@@ -26,6 +26,7 @@ from continuity_core.logic.recovery import (
 from continuity_core.models.hooks import Hook
 from continuity_core.models.injections import InjectionRecord, InjectionSection
 from continuity_core.models.recovery import PreviewAnswer
+from continuity_core.models.state import SessionOrigin
 from continuity_core.ports import CheckpointStore, Clock, InheritedBlock
 from continuity_core.redaction import redact
 
@@ -79,7 +80,9 @@ class StartPreview:
         self._config = config
         self._clock = clock
 
-    def preview(self, agent_id: str, project_normalized: str, cap: int | None) -> PreviewAnswer:
+    def preview(
+        self, agent_id: str, project_normalized: str, cap: int | None, origin: SessionOrigin | None = None
+    ) -> PreviewAnswer:
         now = self._clock()
         start = find_start_context(
             self._checkpoints,
@@ -90,6 +93,7 @@ class StartPreview:
             self._config,
             now,
             start_source=STARTUP,
+            origin=origin,
         )
         limit = cap or MAX_INJECTION_CHARS
         composed = compose_start(start, self._config, now, limit, lambda budget: None)

@@ -8,6 +8,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from continuity_core.models.session_digest import SessionDigest
+from continuity_core.models.state import SessionOrigin
 
 
 class CheckpointTrigger(StrEnum):
@@ -24,7 +25,9 @@ class CheckpointTrigger(StrEnum):
     IDLE = "idle"
 
 
-class Checkpoint(BaseModel):
+class Checkpoint(SessionOrigin):
+    """What a session had at one moment; its origin (machine, branch, person) is its session's."""
+
     model_config = ConfigDict(frozen=True)
 
     id: str

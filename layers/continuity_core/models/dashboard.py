@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.session_digest import Fact, SessionDigest
+from continuity_core.models.state import SessionOrigin
 
 
 class SessionStatus(StrEnum):
@@ -19,8 +20,9 @@ class SessionStatus(StrEnum):
     CLEARED = "cleared"  # ended by /clear: a new session id carries on
 
 
-class SessionRow(BaseModel):
-    """One row of the sessions page: the session state's counters (and its transcript's summary)."""
+class SessionRow(SessionOrigin):
+    """One row of the sessions page: the session state's counters (and its transcript's summary),
+    and where it runs (machine, branch, person, local path: as its client said)."""
 
     session_key: str
     harness: str | None = None

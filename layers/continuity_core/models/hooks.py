@@ -12,6 +12,8 @@ from continuity_core.models.ids import SESSION_ID_MAX, OptionalSessionId
 
 MAX_SESSION_KEY = SESSION_ID_MAX
 MAX_PATH = 4096
+MAX_LABEL = 256  # a branch, a machine's or a person's name
+MACHINE_ID_PATTERN = r"^[0-9a-f]{32}$"
 
 
 class HookEvent(StrEnum):
@@ -77,6 +79,33 @@ class HookRequest(BaseModel):
     )
     transcript_path: str | None = Field(
         None, max_length=MAX_PATH, validation_alias=_choices("transcript_path", "transcriptPath")
+    )
+    # Where the session runs (client hook/project_id.py, hook/machine.py): for display and ranking.
+    project_path: str | None = Field(
+        None,
+        max_length=MAX_PATH,
+        validation_alias=_choices("project_path", "projectPath"),
+        description="The project's real path on the agent's machine when ``project_normalized`` is a "
+        "project id (a repository's remote): what the project was keyed by before, still read.",
+    )
+    branch: str | None = Field(None, max_length=MAX_LABEL, description="The checked-out git branch.")
+    machine_id: str | None = Field(
+        None,
+        pattern=MACHINE_ID_PATTERN,
+        validation_alias=_choices("machine_id", "machineId"),
+        description="A random id the client made once for its machine (32 hex digits).",
+    )
+    machine_name: str | None = Field(
+        None,
+        max_length=MAX_LABEL,
+        validation_alias=_choices("machine_name", "machineName"),
+        description="The machine's name as the user set it (or its host name).",
+    )
+    user: str | None = Field(
+        None,
+        max_length=MAX_LABEL,
+        description="The person the session runs for, as the client names them (``continuity config "
+        "user``): automatic recovery across sessions stays with one person.",
     )
     hook_event_name: str | None = Field(None, max_length=64)
     prompt: str | None = Field(None, validation_alias=_choices("prompt", "userPrompt", "user_prompt"))
@@ -175,6 +204,11 @@ class Hook(BaseModel):
     harness: str
     project: str | None
     project_normalized: str | None
+    project_path: str | None = None
+    branch: str | None = None
+    machine_id: str | None = None
+    machine_name: str | None = None
+    user: str | None = None
     transcript_path: str | None = None
     prompt: str | None = None
     source: str | None = None

@@ -22,7 +22,29 @@ class Tally(StrEnum):
     SUBAGENTS = "subagents"  # a sub-agent started under the session (SubagentStart)
 
 
-class SessionIdentity(BaseModel):
+# Where a session runs, beside its project: shown with what it left ("from ana-laptop, branch
+# `fix/refunds`") and used to rank it (logic/recovery.py). Kept on the state and every checkpoint.
+ORIGIN_FIELDS = ("project_path", "branch", "machine_id", "machine_name", "user")
+
+
+class SessionOrigin(BaseModel):
+    """The machine, branch and person of a session (all optional: older clients send none)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    project_path: str | None = Field(None, description="The project's real path on that machine.")
+    branch: str | None = None
+    machine_id: str | None = None
+    machine_name: str | None = None
+    user: str | None = None
+
+
+def origin_values(source: object) -> dict[str, str | None]:
+    """The origin fields of a hook, state or checkpoint, to copy onto another."""
+    return {name: getattr(source, name, None) for name in ORIGIN_FIELDS}
+
+
+class SessionIdentity(SessionOrigin):
     """Who a session is: set on first sight, never changed by later hooks."""
 
     model_config = ConfigDict(frozen=True)
@@ -33,7 +55,7 @@ class SessionIdentity(BaseModel):
     project_normalized: str | None = None
 
 
-class SessionState(BaseModel):
+class SessionState(SessionOrigin):
     model_config = ConfigDict(frozen=True)
 
     session_key: str
@@ -85,6 +107,7 @@ class SessionState(BaseModel):
             harness=self.harness,
             project=self.project,
             project_normalized=self.project_normalized,
+            **origin_values(self),
         )
 
     @property
