@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from continuity_core.models import MAX_SAFE_INTEGER
-from continuity_core.models.ids import SESSION_ID_MAX, OptionalSessionId
+from continuity_core.models.ids import SESSION_ID_MAX, OptionalSessionId, TokenName
 
 MAX_SESSION_KEY = SESSION_ID_MAX
 MAX_PATH = 4096
@@ -112,6 +112,11 @@ class HookRequest(BaseModel):
     previous_session_key: OptionalSessionId = Field(
         None, validation_alias=_choices("previous_session_key", "previousSessionKey")
     )
+    user: TokenName | None = Field(
+        None,
+        description="session-start: who works in this session (the client's CONTINUITY_USER), for a "
+        "hand-off addressed by name; else the token's name counts",
+    )
     idempotency_key: str | None = Field(
         None, max_length=512, validation_alias=_choices("idempotency_key", "idempotencyKey")
     )
@@ -196,6 +201,9 @@ class Hook(BaseModel):
     context_tokens: int | None = None
     injection_cap_chars: int | None = None
     redactions: int = 0  # secrets replaced in this hook's text before anything was stored
+    # Who the session is, for a hand-off addressed by name: the client-set ``user``, else the name
+    # of the token the hook came with (set by the hooks handler; logic/handoff.py).
+    person: str | None = None
 
 
 class HookResponse(BaseModel):
