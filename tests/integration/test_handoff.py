@@ -104,7 +104,9 @@ def test_a_sub_agent_does_not_take_the_handoff(service: InProcessService) -> Non
     assert len(open_handoffs(service)) == 1
 
 
-def test_a_handoff_to_a_person_waits_for_that_person(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_handoff_to_a_person_waits_for_that_person(
+    aws: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CONTINUITY_FLUSH_DELAY_SECONDS", "0")
     from continuity_core import services
 

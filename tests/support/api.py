@@ -38,7 +38,9 @@ class InProcessService:
         return _decode(invoke(wiring.READ_API.key, request))
 
     def agent_api(self, method: str, path: str, route: str, **kwargs: Any) -> tuple[int, Any]:
-        request = http_event(method, path, route, agent_id=self.agent_id, token_name=self.token_name, **kwargs)
+        request = http_event(
+            method, path, route, agent_id=self.agent_id, token_name=self.token_name, **kwargs
+        )
         return _decode(invoke(wiring.AGENT_API.key, request))
 
     def sessions(self, path: str, route: str, **kwargs: Any) -> tuple[int, Any]:
