@@ -67,6 +67,11 @@ GOALS: dict[str, tuple[str, float]] = {
     "search_cold_ms_200_local": ("<=", 1000),
     # Issue 22 part 5: one token over its limit on several instances (bench/bench_rate_limit.py)
     "rate_limit_overshoot_ratio": ("<=", 0.05),
+    # Issue 23 part 3: a hand-off, received by the next session (bench/bench_handoff.py)
+    "handoff_recall": (">=", 0.95),
+    "handoff_marked": (">=", 1),
+    "handoff_redelivered": ("<=", 0),
+    "handoff_over_cap": ("<=", 0),
 }
 # The load harness's figures, one key per fault kind (``load_hooks_lost_kill``): goals by prefix.
 LOAD_GOALS: dict[str, tuple[str, float]] = {

@@ -69,11 +69,12 @@ def compose_start(
         recovery = None
     if parent is not None:
         handoff = None
+    ledger = ledger_line(start.recent_decisions, now)
     sections = [
-        handoff_section(handoff, config, now, limit)
+        handoff_section(handoff, now, limit, ledger)
         if handoff
         else recovery_section(recovery, config, now, limit),
-        ledger_line(start.recent_decisions, now),
+        ledger,
         Section(text=parent.text, name=INHERITED) if parent is not None else None,
     ]
     injection = assemble([s for s in sections if s], limit)
@@ -82,10 +83,12 @@ def compose_start(
     )
 
 
-def handoff_section(handoff: Handoff, config: ContinuityConfig, now: datetime, limit: int) -> Section:
-    """The hand-off, first, within the recovery block's reservation under the harness's cap."""
-    cap = limit - LEDGER_LINE_CHARS - 2
-    budget = min(config.recovery_budget_chars, max(cap, LEDGER_LINE_CHARS))
+def handoff_section(handoff: Handoff, now: datetime, limit: int, ledger: Section | None) -> Section:
+    """The hand-off, first and in full: the whole cap but the ledger line's room (when there is a
+    ledger line). Not ``recoveryBudgetChars``: that reserves room for a recovery the service chose,
+    a hand-off is what the person asked the next session to get."""
+    room = len(ledger.text) + 2 if ledger is not None else 0
+    budget = max(limit - room, LEDGER_LINE_CHARS)
     text, cut = render_handoff(handoff, now, budget)
     return Section(text=text, reserved_chars=budget, cut=cut, name=HANDOFF_SECTION)
 
