@@ -683,5 +683,6 @@ class ErasureStore(Protocol):
         ...
 
     def delete_project_entries(self, agent_id: str, project_normalized: str, session_keys: set[str]) -> int:
-        """Delete the notes that these sessions belong to the project; how many there were."""
+        """Delete the notes that these sessions belong to the project, and their hand-offs in it (each
+        holds its session's digest); how many there were."""
         ...

@@ -165,3 +165,14 @@ def test_the_preview_shows_an_open_handoff_without_taking_it(service: InProcessS
     assert status == 200, preview
     assert preview["source"] == "handoff" and preview["text"].startswith("## Hand-off from ana")
     assert "## Hand-off from" in start(service, "B", source="startup")
+
+
+def test_forgetting_the_session_takes_its_handoff_with_it(service: InProcessService) -> None:
+    from tests.integration.test_forget_routes import forget
+
+    worked(service, "A")
+    handed_off(service, "A")
+    status, answer = forget("/api/sessions/A")
+    assert status == 200, answer
+    assert open_handoffs(service) == []
+    assert "never retry a refund" not in start(service, "B", source="startup")
