@@ -23,7 +23,7 @@ def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> dict
     logger.set_correlation_id(hook.session_key)
     who = caller(app, Scope.HOOKS)
     agent_id = who.agent_id
-    if hook.person is None and who.token_name:
+    if event is HookEvent.SESSION_START and hook.person is None and who.token_name:
         hook = hook.model_copy(update={"person": who.token_name})
     seen_hook(app, hook.harness, event.value)  # received, whatever comes of it (the health page)
     outcome = hook_service().handle(agent_id, hook)

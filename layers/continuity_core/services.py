@@ -238,7 +238,9 @@ def dashboard_reader() -> DashboardReader:
     """The dashboard's pages: sessions with their state, a session's timeline, a checkpoint's diff."""
     from continuity_core.logic.dashboard import DashboardReader
 
-    return DashboardReader(transcript_store(), state_store(), checkpoint_store(), utc_now, injection_log())
+    return DashboardReader(
+        transcript_store(), state_store(), checkpoint_store(), utc_now, injection_log(), handoff_store()
+    )
 
 
 @_cached

@@ -176,3 +176,13 @@ def test_forgetting_the_session_takes_its_handoff_with_it(service: InProcessServ
     assert status == 200, answer
     assert open_handoffs(service) == []
     assert "never retry a refund" not in start(service, "B", source="startup")
+
+
+def test_the_dashboards_sessions_page_lists_the_open_handoff(service: InProcessService) -> None:
+    worked(service, "A")
+    handed_off(service, "A")
+    route = "/api/sessions/overview"
+    status, page = service.sessions(route, route, query={"project": PROJECT})
+    assert status == 200, page
+    assert [(h["session_key"], h["by"]) for h in page["handoffs"]] == [("A", "ana")]
+    assert "digest" not in page["handoffs"][0] and "session_digest" not in page["handoffs"][0]
