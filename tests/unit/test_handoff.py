@@ -22,6 +22,7 @@ from continuity_core.logic.writer import CheckpointWriter
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff, HandoffRequest
 from continuity_core.models.hooks import Hook, HookEvent
+from continuity_core.models.state import SessionIdentity
 from continuity_core.ports import HandoffTakenError, StartExpectation
 from tests.fakes.stores import Stores, in_memory_stores
 from tests.support.clock import Clock
@@ -142,8 +143,6 @@ def test_a_consumed_handoff_cannot_be_claimed_again(core: Core) -> None:
     core.start("A")
     handoff = core.hand_off("A")
     core.start("B")
-    from continuity_core.models.state import SessionIdentity
-
     identity = SessionIdentity(
         session_key="C", harness="claude-code", project=PROJECT, project_normalized=PROJECT
     )
@@ -206,3 +205,30 @@ def test_the_handoff_fits_a_small_harness_cap_with_its_head_whole(core: Core) ->
     text = outcome.response.additional_context
     assert text is not None and len(text) <= 2000
     assert text.startswith("## Hand-off from session A: keep going") and "- Git: branch `main`" in text
+
+
+def test_a_start_that_loses_the_race_for_a_handoff_starts_without_it(core: Core) -> None:
+    # Given an open hand-off, and another session's start that takes it between this start's read
+    # and its write
+    core.start("A")
+    core.hand_off("A", note="only one of you")
+    states = core.stores.states
+    write = states.start_session
+
+    def taken_first(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("handoff") is not None:
+            other = SessionIdentity(
+                session_key="quick", harness="codex", project=PROJECT, project_normalized=PROJECT
+            )
+            write(AGENT, other, T0, None, None, StartExpectation.NEW, kwargs["handoff"])
+            states.start_session = write  # type: ignore[method-assign]
+        return write(*args, **kwargs)
+
+    states.start_session = taken_first  # type: ignore[method-assign]
+    # When this start writes: refused for the hand-off, composed again without it
+    text = core.start("late")
+    # Then it starts (its state written) with the project's guess, not the hand-off
+    assert "## Hand-off from" not in text and text  # the guess at A's work, unmarked
+    assert core.stores.states.get(AGENT, "late") is not None
+    taken = list(core.stores.memory.handoffs[(AGENT, PROJECT)].values())
+    assert [h.consumed_by for h in taken] == ["quick"]

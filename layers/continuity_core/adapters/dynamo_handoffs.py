@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from continuity_core.adapters.dynamo_expiry import expiry_values, live
+from continuity_core.adapters.dynamo_expiry import live
 from continuity_core.adapters.dynamo_items import (
     body_attribute,
     checkpoint_sk,
@@ -34,6 +34,7 @@ from continuity_core.names import (
     PROJECT_INDEX_PK,
     PROJECT_INDEX_SK,
     SK,
+    TTL_ATTRIBUTE,
 )
 from continuity_core.ports import Clock
 
@@ -66,7 +67,8 @@ def handoff_item(agent_id: str, handoff: Handoff, retention: timedelta) -> dict[
     values.update({PK: pk, SK: sk})
     if handoff.open:
         values.update({PROJECT_INDEX_PK: pk, PROJECT_INDEX_SK: open_index_sk(handoff)})
-    values.update(expiry_values(pk, sk, expiry(handoff.created_at, retention)))
+    # TTL only, like the project's session notes: the pruner's expiry index is for session items.
+    values[TTL_ATTRIBUTE] = expiry(handoff.created_at, retention).ttl_epoch
     fields = handoff.model_dump(mode="json", include=set(_BODY_FIELDS), exclude_defaults=True)
     return to_attributes(values) | body_attribute(fields)
 
