@@ -168,7 +168,7 @@ class Client:
         session = target.need_session()
         self.deliver_pending(session)
         body: dict = {"note": note, "to": to, **(git or {})}
-        user = self.env.get(USER_ENV, "").strip()
+        user = "".join(c for c in self.env.get(USER_ENV, "") if c.isprintable()).strip()[:128]
         if user:
             body["user"] = user
         body = {k: v for k, v in body.items() if v not in (None, "", [])}

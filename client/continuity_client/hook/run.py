@@ -240,9 +240,10 @@ class HookRun:
         body = harness.build_body(payload, self.harness, self.env)
         harness.route_subagent(body, self.event, self.harness)
         self.link_origin(body)
-        if self.event == "session-start" and self.env.get("CONTINUITY_USER", "").strip():
+        user = "".join(c for c in self.env.get("CONTINUITY_USER", "") if c.isprintable()).strip()[:128]
+        if self.event == "session-start" and user:
             # Who works here, for a hand-off addressed by name (else the token's name counts).
-            body["user"] = self.env["CONTINUITY_USER"].strip()
+            body["user"] = user
         if self.event == "remember" and not body.get("session_id") and not self.find_session(body):
             return DONE
         cap = harness.injection_cap(self.harness, self.event, settings.injection_cap_chars)
