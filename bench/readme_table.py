@@ -97,6 +97,11 @@ ROWS: tuple[Row, ...] = (
         ("injection_over_cap", "recovery_wrong_session_rate"),
         0,
     ),
+    Row(
+        "hand-off to the next session: facts found, both / Codex / Claude Code receiving; given twice",
+        ("handoff_recall", "handoff_recall_codex", "handoff_recall_claude_code", "handoff_redelivered"),
+        3,
+    ),
     Row("compaction nudge before Claude Code compacts (real sessions)", ("nudge_fired_before_compaction",)),
     Row(
         "a second clone (another path, the same remote) recovers the project's work / another branch is"

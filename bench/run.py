@@ -71,6 +71,11 @@ GOALS: dict[str, tuple[str, float]] = {
     "cross_machine_recovery_rate": (">=", 1.0),
     "cross_branch_handed_rate": ("<=", 0),
     "cross_machine_ids_split": ("<=", 0),
+    # Issue 23 part 3: a hand-off, received by the next session (bench/bench_handoff.py)
+    "handoff_recall": (">=", 0.95),
+    "handoff_marked": (">=", 1),
+    "handoff_redelivered": ("<=", 0),
+    "handoff_over_cap": ("<=", 0),
 }
 # The load harness's figures, one key per fault kind (``load_hooks_lost_kill``): goals by prefix.
 LOAD_GOALS: dict[str, tuple[str, float]] = {

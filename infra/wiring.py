@@ -283,10 +283,11 @@ AGENT_API = FunctionSpec(
     key="agent_api",
     source_dir="functions/agent_api",
     handler="handler.lambda_handler",
-    description="Agent digests, explicit checkpoints, the decision ledger and tiered recovery.",
+    description="Agent digests, explicit checkpoints, hand-offs, the decision ledger and tiered recovery.",
     routes=(
         HttpRoute("POST", "/api/sessions/{session_key}/digest"),
         HttpRoute("POST", "/api/sessions/{session_key}/checkpoint"),
+        HttpRoute("POST", "/api/sessions/{session_key}/handoff"),
         HttpRoute("GET", "/api/ledger"),
         HttpRoute("GET", "/api/recovery"),
     ),

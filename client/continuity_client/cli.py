@@ -30,12 +30,15 @@ the current session and project (each takes --project DIR and --session KEY):
   status              what the service holds for the current session and project
   remember TEXT       keep a note for the session's next checkpoint
   checkpoint          write an explicit checkpoint of the current session now
+  handoff [--to NAME] [--note TEXT]
+                      hand the session's work (digest, note, branch, commit, uncommitted paths)
+                      to the next session of the project, first and once
   recover 1|2|3 [--query Q]
                       tiered recovery: brief, with decisions and search hits, everything
   preview             what a session starting now in this project would be given
   search QUERY [--scope project|session|all]
                       search the stored transcripts
-  sessions            the project's sessions with a stored transcript
+  sessions            the project's sessions with a stored transcript, and its open hand-offs
   transcript [SESSION]
                       a session's stored transcript
   ledger [--all]      the project's decisions
@@ -74,6 +77,7 @@ COMMANDS = {
     "status": ("continuity_client.agent.commands", "status"),
     "remember": ("continuity_client.agent.commands", "remember"),
     "checkpoint": ("continuity_client.agent.commands", "checkpoint"),
+    "handoff": ("continuity_client.agent.commands", "handoff"),
     "recover": ("continuity_client.agent.commands", "recover"),
     "preview": ("continuity_client.agent.browse", "preview"),
     "search": ("continuity_client.agent.browse", "search"),

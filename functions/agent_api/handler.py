@@ -1,4 +1,5 @@
-"""What agents write and ask for beyond hooks: digests, explicit checkpoints, the ledger, tiered recovery."""
+"""What agents write and ask for beyond hooks: digests, explicit checkpoints, hand-offs, the ledger,
+tiered recovery."""
 
 from __future__ import annotations
 
@@ -20,14 +21,22 @@ from continuity_core.http import (
     resolve,
 )
 from continuity_core.logic.digests import UnknownProjectError
+from continuity_core.logic.handoff import NoProjectError, SessionNotFoundError
 from continuity_core.logic.paths import normalize_project
 from continuity_core.logic.tiers import NothingToRecoverError
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.digest import DigestRequest, LedgerPage
+from continuity_core.models.handoff import HandoffAnswer, HandoffRequest
 from continuity_core.models.recovery import CheckpointAnswer, CheckpointWritten, RecoveryAnswer
 from continuity_core.models.tokens import Scope
 from continuity_core.observability import count, logger, metrics
-from continuity_core.services import checkpoint_writer, digest_service, ledger_reader, tiered_recovery
+from continuity_core.services import (
+    checkpoint_writer,
+    digest_service,
+    handoff_service,
+    ledger_reader,
+    tiered_recovery,
+)
 
 ProjectQuery = Annotated[str | None, Query(min_length=1, max_length=4096)]
 
@@ -36,6 +45,16 @@ app = create_app()
 
 @app.exception_handler(UnknownProjectError)
 def _unknown_project(error: UnknownProjectError) -> Response:
+    return error_response(422, str(error))
+
+
+@app.exception_handler(SessionNotFoundError)
+def _no_session(error: SessionNotFoundError) -> Response:
+    return error_response(404, str(error))
+
+
+@app.exception_handler(NoProjectError)
+def _no_project(error: NoProjectError) -> Response:
     return error_response(422, str(error))
 
 
@@ -73,6 +92,21 @@ def write_explicit_checkpoint(session_key: StoredSessionKey) -> CheckpointAnswer
         raise NothingToRecoverError("this session is unknown to the service")
     count("CheckpointsWritten", trigger=result.checkpoint.trigger.value)
     return CheckpointAnswer(checkpoint=CheckpointWritten.of(result.checkpoint))
+
+
+@app.post("/api/sessions/<session_key>/handoff", responses=created(HandoffAnswer))
+def write_handoff(
+    session_key: StoredSessionKey, request: Annotated[HandoffRequest, Body()]
+) -> tuple[dict[str, Any], int]:
+    """Hand the session's work to the next session of its project (``continuity handoff``): a
+    ``handoff`` checkpoint of its rolling digest now, and an open hand-off with the note, the branch,
+    the commit and the uncommitted paths, given first and once to the next new session it is for."""
+    logger.set_correlation_id(session_key)
+    who = caller(app, Scope.HOOKS)
+    handoff = handoff_service().write(who.agent_id, session_key, request, who.token_name)
+    count("CheckpointsWritten", trigger=CheckpointTrigger.HANDOFF.value)
+    count("HandoffsWritten")
+    return HandoffAnswer(handoff=handoff.view()).model_dump(mode="json"), 201
 
 
 @app.get("/api/ledger", responses=ERROR_RESPONSES)

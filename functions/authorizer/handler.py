@@ -36,5 +36,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
             "agent_id": record.agent_id,
             "scopes": ",".join(sorted(record.scopes)),
             "token_id": record.token_id,
+            # A session's default person, for hand-offs addressed by name (logic/handoff.py).
+            "token_name": record.name or "",
         },
     }

@@ -21,7 +21,10 @@ app = create_app()
 def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> dict[str, Any]:
     hook = normalize_hook(event, request)
     logger.set_correlation_id(hook.session_key)
-    agent_id = caller(app, Scope.HOOKS).agent_id
+    who = caller(app, Scope.HOOKS)
+    agent_id = who.agent_id
+    if event is HookEvent.SESSION_START and hook.person is None and who.token_name:
+        hook = hook.model_copy(update={"person": who.token_name})
     seen_hook(app, hook.harness, event.value)  # received, whatever comes of it (the health page)
     outcome = hook_service().handle(agent_id, hook)
     count("HooksReceived", event=event.value)

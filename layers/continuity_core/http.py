@@ -42,6 +42,7 @@ class Caller(BaseModel):
 
     agent_id: str
     scopes: frozenset[str]
+    token_name: str | None = None  # the token's label (a person, by convention): a session's default person
 
 
 class UnauthorizedError(ServiceError):
@@ -269,7 +270,9 @@ def caller(app: APIGatewayHttpResolver, scope: str | None = None, *alternatives:
     if wanted and scopes.isdisjoint(wanted):
         # str(): a Scope's repr is "<Scope.HOOKS: 'hooks'>", which a user should never read.
         raise ForbiddenError(f"this token lacks the {' or '.join(repr(name) for name in wanted)} scope")
-    return Caller(agent_id=str(agent_id), scopes=scopes)
+    return Caller(
+        agent_id=str(agent_id), scopes=scopes, token_name=str(claims.get("token_name") or "") or None
+    )
 
 
 def refused_early(event: dict[str, Any]) -> dict[str, Any] | None:

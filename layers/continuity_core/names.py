@@ -104,6 +104,12 @@ PROJECT_SESSION_PREFIX = "SESSION#"
 # The notes' partition in the session index: A#{agent}#PS#{project} (the transcripts' is #P#).
 PROJECT_NOTES_PART = "#PS#"
 TRANSCRIPT_APPEND_PREFIX = "TRANSCRIPT#D#"
+# A hand-off (``continuity handoff``): one item under the project's key, HANDOFF#{at}#{id}. While
+# open it also sits in the project index under OPEN#HANDOFF#{at}#{id}, which sorts after "LEDGER"
+# (and every "CP#…"): the session start's one newest-first query of the index reads the open
+# hand-offs first. Its consumption removes those index keys, in the start's own transaction.
+HANDOFF_PREFIX = "HANDOFF#"
+OPEN_HANDOFF_INDEX_PREFIX = "OPEN#HANDOFF#"
 # What a session start or sub-agent start injected (the dashboard's inspector), one item each under
 # the session: INJECTION#{at}#{event}. The pruner deletes them with the session's retention.
 INJECTION_PREFIX = "INJECTION#"

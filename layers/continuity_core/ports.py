@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # annotations only: a function loads the models it uses, not every one
     from continuity_core.models.checkpoint import Checkpoint
     from continuity_core.models.digest import LedgerEntry, LedgerPage
+    from continuity_core.models.handoff import Handoff
     from continuity_core.models.hooks import Hook
     from continuity_core.models.injections import InjectionRecord
     from continuity_core.models.state import SessionIdentity, SessionState, Tally
@@ -49,6 +50,24 @@ class StartWrite:
 
     created: bool  # the write created the state (and noted the session under its project)
     injection_stored: bool  # the injection record is stored (its failure costs only the inspector)
+
+
+class HandoffTakenError(Exception):
+    """The hand-off a session start meant to consume is no longer open (another session took it)."""
+
+
+class HandoffStore(Protocol):
+    """Hand-offs under their project. Reading the open ones at session start is the project index's
+    query (``CheckpointStore.project_snapshot``), consuming one is the start's write
+    (``StateStore.start_session``)."""
+
+    def put(self, agent_id: str, handoff: Handoff, close: list[Handoff]) -> None:
+        """Store an open hand-off; the ``close`` ones (open, of its project) leave the open list."""
+        ...
+
+    def open_for_project(self, agent_id: str, project_normalized: str, limit: int) -> list[Handoff]:
+        """The project's open hand-offs, newest first."""
+        ...
 
 
 class StateChangedError(Exception):
@@ -134,11 +153,14 @@ class StateStore(Protocol):
         links: SessionLinks | None,
         injection: InjectionRecord | None,
         expect: StartExpectation,
+        handoff: Handoff | None = None,
     ) -> StartWrite | None:
         """A session start's writes, in as few requests as the store can: ``touch`` (with the links it
         followed; the project note when it creates the state) and the injection record (the
         ``InjectionLog``'s item, with the state's retention). None, writing nothing, when ``expect``
-        does not hold; SessionDeletedError for a deleted session."""
+        does not hold; SessionDeletedError for a deleted session. With ``handoff`` (only with
+        ``NEW``): that open hand-off is consumed by this session in the same write, all or nothing;
+        HandoffTakenError, writing nothing, when another session consumed it first."""
         ...
 
     def record_prompt(
@@ -245,6 +267,7 @@ class ProjectSnapshot:
 
     checkpoints: list[Checkpoint]  # newest first
     recent_decisions: list[LedgerEntry]  # newest first
+    handoffs: list[Handoff] = field(default_factory=list)  # the open ones, newest first
 
 
 class CheckpointStore(Protocol):
@@ -669,5 +692,6 @@ class ErasureStore(Protocol):
         ...
 
     def delete_project_entries(self, agent_id: str, project_normalized: str, session_keys: set[str]) -> int:
-        """Delete the notes that these sessions belong to the project; how many there were."""
+        """Delete the notes that these sessions belong to the project, and their hand-offs in it (each
+        holds its session's digest); how many there were."""
         ...

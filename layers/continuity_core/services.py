@@ -23,6 +23,7 @@ from continuity_core.names import API_TOKEN_ENV, DLQ_ENV, QUEUE_ENV, TABLE_ENV
 
 if TYPE_CHECKING:
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.adapters.dynamo_handoffs import DynamoHandoffStore
     from continuity_core.adapters.dynamo_injections import DynamoInjectionLog
     from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
     from continuity_core.adapters.dynamo_state import DynamoStateStore
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from continuity_core.logic.dashboard import DashboardReader
     from continuity_core.logic.digests import DigestService
     from continuity_core.logic.forget import Forgetter
+    from continuity_core.logic.handoff import HandoffService
     from continuity_core.logic.health import HealthReader
     from continuity_core.logic.idle import IdleSweeper
     from continuity_core.logic.ingest import HookService
@@ -144,6 +146,23 @@ def start_preview() -> StartPreview:
 
 
 @_cached
+def handoff_store() -> DynamoHandoffStore:
+    from continuity_core.adapters.dynamo_handoffs import DynamoHandoffStore
+
+    return DynamoHandoffStore(
+        required_env(TABLE_ENV), retention=timedelta(days=get_config().retention_days), clock=utc_now
+    )
+
+
+@_cached
+def handoff_service() -> HandoffService:
+    """``POST /api/sessions/{session_key}/handoff``: the session's ``handoff`` checkpoint and hand-off."""
+    from continuity_core.logic.handoff import HandoffService
+
+    return HandoffService(checkpoint_writer(), handoff_store(), utc_now)
+
+
+@_cached
 def digest_service() -> DigestService:
     from continuity_core.logic.digests import DigestService
 
@@ -211,7 +230,7 @@ def session_reader() -> SessionReader:
     """The session API: lists, transcript pages, and search over the scope it works out."""
     from continuity_core.logic.sessions import SessionReader
 
-    return SessionReader(transcript_store(), transcript_search())
+    return SessionReader(transcript_store(), transcript_search(), handoff_store())
 
 
 @_cached
@@ -219,7 +238,9 @@ def dashboard_reader() -> DashboardReader:
     """The dashboard's pages: sessions with their state, a session's timeline, a checkpoint's diff."""
     from continuity_core.logic.dashboard import DashboardReader
 
-    return DashboardReader(transcript_store(), state_store(), checkpoint_store(), utc_now, injection_log())
+    return DashboardReader(
+        transcript_store(), state_store(), checkpoint_store(), utc_now, injection_log(), handoff_store()
+    )
 
 
 @_cached

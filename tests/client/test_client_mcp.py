@@ -57,10 +57,10 @@ def text_of(result: Any) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)
 
 
-def test_the_server_offers_the_four_tools(agent_env: dict[str, str]) -> None:
+def test_the_server_offers_the_five_tools(agent_env: dict[str, str]) -> None:
     names, _ = call_tools(agent_env, [])
 
-    assert sorted(names) == ["recover", "remember", "session_digest", "session_search"]
+    assert sorted(names) == ["handoff", "recover", "remember", "session_digest", "session_search"]
 
 
 def test_session_digest_writes_the_agents_checkpoint_for_the_current_session(

@@ -157,9 +157,9 @@ def test_the_sdk_client_works_through_the_front(
     # When the SDK's stdio client starts `continuity mcp` and calls two tools
     seen = anyio.run(sdk_client_round_trip, agent_env, project)
 
-    # Then it got the handshake, the four tools, and both calls reached the service
+    # Then it got the handshake, the five tools, and both calls reached the service
     assert seen["server"] == "continuity"
-    assert seen["tools"] == ["recover", "remember", "session_digest", "session_search"]
+    assert seen["tools"] == ["handoff", "recover", "remember", "session_digest", "session_search"]
     assert seen["remembered"] == f"Remembered for session {SESSION}."
     assert seen["recovered"] == "Nothing stored yet for this session or project."
     remembered = [r for r in service.requests if r.event == "remember"]

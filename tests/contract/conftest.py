@@ -16,7 +16,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from continuity_core.ports import CheckpointStore, IdleIndex, LedgerStore, StateStore, TokenStore
+from continuity_core.ports import (
+    CheckpointStore,
+    HandoffStore,
+    IdleIndex,
+    LedgerStore,
+    StateStore,
+    TokenStore,
+)
 from tests.fakes.stores import RETENTION, in_memory_stores
 from tests.support.clock import Clock
 
@@ -73,14 +80,16 @@ class StoreSet:
     ledger: LedgerStore
     tokens: TokenStore
     idle: IdleIndex
+    handoffs: HandoffStore
 
 
 @pytest.fixture(params=BACKENDS)
 def stores(request: pytest.FixtureRequest, clock: Clock) -> StoreSet:
     if request.param == "memory":
         fake = in_memory_stores(clock, RETENTION)
-        return StoreSet(fake.states, fake.checkpoints, fake.ledger, fake.tokens, fake.idle)
+        return StoreSet(fake.states, fake.checkpoints, fake.ledger, fake.tokens, fake.idle, fake.handoffs)
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.adapters.dynamo_handoffs import DynamoHandoffStore
     from continuity_core.adapters.dynamo_idle import DynamoIdleIndex
     from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
     from continuity_core.adapters.dynamo_state import DynamoStateStore
@@ -93,4 +102,5 @@ def stores(request: pytest.FixtureRequest, clock: Clock) -> StoreSet:
         DynamoLedgerStore(table),
         DynamoTokenStore(table),
         DynamoIdleIndex(table),
+        DynamoHandoffStore(table, retention=RETENTION, clock=clock),
     )

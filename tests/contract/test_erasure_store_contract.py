@@ -13,6 +13,7 @@ from continuity_core.ports import (
     CheckpointStore,
     ChunkMove,
     ErasureStore,
+    HandoffStore,
     LedgerStore,
     PromptRecord,
     SessionDeletedError,
@@ -38,6 +39,7 @@ class Backend:
     ledger: LedgerStore
     transcripts: TranscriptStorage
     erasure: ErasureStore
+    handoffs: HandoffStore
 
 
 @pytest.fixture(params=BACKENDS)
@@ -49,9 +51,10 @@ def backend(request: pytest.FixtureRequest, clock: Clock) -> Backend:
         fake = in_memory_stores(clock, RETENTION)
         transcripts = InMemoryTranscriptStorage(retention=RETENTION)
         erasure = InMemoryErasureStore(fake.memory, transcripts)
-        return Backend(fake.states, fake.checkpoints, fake.ledger, transcripts, erasure)
+        return Backend(fake.states, fake.checkpoints, fake.ledger, transcripts, erasure, fake.handoffs)
     from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
     from continuity_core.adapters.dynamo_erase import DynamoErasureStore
+    from continuity_core.adapters.dynamo_handoffs import DynamoHandoffStore
     from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
     from continuity_core.adapters.dynamo_state import DynamoStateStore
     from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
@@ -64,6 +67,7 @@ def backend(request: pytest.FixtureRequest, clock: Clock) -> Backend:
         DynamoLedgerStore(table),
         DynamoTranscriptStorage(table, bodies, RETENTION),
         DynamoErasureStore(table, bodies),
+        DynamoHandoffStore(table, RETENTION, clock),
     )
 
 
@@ -193,6 +197,18 @@ def test_a_projects_sessions_include_those_with_only_a_state(backend: Backend, a
     assert backend.erasure.delete_project_entries(agent, PROJECT, {"started-only", "full"}) == 2
     assert backend.erasure.delete_project_entries(agent, PROJECT, {"started-only"}) == 0
     assert backend.erasure.project_sessions(agent, PROJECT) == {"full"}  # by its checkpoints and transcript
+
+
+def test_a_sessions_handoffs_go_with_its_project_entries_and_the_others_stay(
+    backend: Backend, agent: str
+) -> None:
+    from tests.contract.test_handoff_store_contract import handoff
+
+    mine, theirs = handoff("s1"), handoff("s2", minutes=1)
+    backend.handoffs.put(agent, mine, close=[])
+    backend.handoffs.put(agent, theirs, close=[])
+    assert backend.erasure.delete_project_entries(agent, PROJECT, {"s1"}) == 1
+    assert backend.handoffs.open_for_project(agent, PROJECT, 10) == [theirs]
 
 
 def test_deleting_one_sessions_decisions_keeps_the_others_in_the_ledger_and_its_head(

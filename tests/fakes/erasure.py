@@ -110,4 +110,9 @@ class InMemoryErasureStore:
         gone = [session for session in session_keys if session in noted]
         for session in gone:
             del noted[session]
-        return len(gone)
+        handoffs = self._memory.handoffs.get((agent_id, project_normalized), {})
+        theirs = [key for key, handoff in handoffs.items() if handoff.session_key in session_keys]
+        for key in theirs:
+            del handoffs[key]
+            self._memory.open_handoffs.discard((agent_id, project_normalized, key))
+        return len(gone) + len(theirs)

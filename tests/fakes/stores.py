@@ -21,6 +21,7 @@ from continuity_core.adapters.dynamo_state import MAX_HOOK_KEYS, hook_key_digest
 from continuity_core.logic.retention import expiry, is_expired
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry, LedgerPage
+from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff
 from continuity_core.models.injections import InjectionRecord
 from continuity_core.models.state import SessionIdentity, SessionState, Tally
 from continuity_core.models.tokens import TokenRecord
@@ -28,6 +29,7 @@ from continuity_core.names import LEDGER_ENTRY_PREFIX
 from continuity_core.ports import (
     Clock,
     DuplicateHookError,
+    HandoffTakenError,
     IdleCandidate,
     InvalidPageTokenError,
     ProjectSnapshot,
@@ -69,6 +71,9 @@ class Memory:
     # (agent, project) -> {session: TTL epoch}: the notes written when a session's state is created
     project_sessions: dict[Key, dict[str, int]] = field(default_factory=dict)
     injections: dict[Key, dict[str, tuple[InjectionRecord, int]]] = field(default_factory=dict)  # by sk
+    # (agent, project) -> {sort key: hand-off}; ``open_handoffs`` holds the sort keys still open
+    handoffs: dict[Key, dict[str, Handoff]] = field(default_factory=dict)
+    open_handoffs: set[tuple[str, str, str]] = field(default_factory=set)  # (agent, project, sort key)
 
 
 class InMemoryStateStore:
@@ -103,13 +108,23 @@ class InMemoryStateStore:
         links: SessionLinks | None,
         injection: InjectionRecord | None,
         expect: StartExpectation,
+        handoff: Handoff | None = None,
     ) -> StartWrite | None:
         stored = self._memory.states.get((agent_id, identity.session_key))
         if stored is not None and TOMBSTONE in stored.values:
             raise SessionDeletedError(identity.session_key)
         exists = stored is not None and "started_at" in stored.values
+        claim = (agent_id, handoff.project_normalized, _handoff_sort_key(handoff)) if handoff else None
+        if expect is StartExpectation.NEW and claim is not None and claim not in self._memory.open_handoffs:
+            raise HandoffTakenError(handoff.id if handoff else "")  # the transaction is cancelled whole
         if expect is StartExpectation.NEW and exists:
             return None
+        if expect is StartExpectation.NEW and handoff is not None and claim is not None:
+            self._memory.open_handoffs.discard(claim)
+            kept = self._memory.handoffs[(agent_id, handoff.project_normalized)]
+            kept[claim[2]] = kept[claim[2]].model_copy(
+                update={"consumed_by": identity.session_key, "consumed_at": now}
+            )
         counted = stored is not None and stored.values.get("checkpoints_written", 0)
         if expect is StartExpectation.NO_CHECKPOINTS and counted:
             return None
@@ -398,14 +413,49 @@ class InMemoryCheckpointStore:
     ) -> ProjectSnapshot:
         # As one Query of the project index, newest first, Limit + 1: the ledger's head sorts after
         # every checkpoint, so it comes first; expired checkpoints still take their place in the page.
+        # The open hand-offs sort before the head (newest first), and take their place in the page too.
         head = self._memory.ledger_heads.get((agent_id, project_normalized))
+        handoffs = InMemoryHandoffStore(self._memory, self._retention, self._clock).open_for_project(
+            agent_id, project_normalized, limit + 1 + MAX_OPEN_HANDOFFS, live_only=False
+        )
         recent = [c for c in self._of_project(agent_id, project_normalized) if c.created_at >= since]
-        page = recent[: limit + 1 - (1 if head is not None else 0)]
+        page = recent[: limit + 1 + MAX_OPEN_HANDOFFS - len(handoffs) - (1 if head is not None else 0)]
         decisions = list(reversed(head)) if head is not None else []
-        return ProjectSnapshot(checkpoints=self._live(page)[:limit], recent_decisions=decisions)
+        now = self._clock()
+        live = [h for h in handoffs if not is_expired(expiry(h.created_at, self._retention).ttl_epoch, now)]
+        return ProjectSnapshot(self._live(page)[:limit], decisions, live)
 
     def list_for_project(self, agent_id: str, project_normalized: str, limit: int) -> list[Checkpoint]:
         return self._live(self._of_project(agent_id, project_normalized))[:limit]
+
+
+class InMemoryHandoffStore:
+    def __init__(self, memory: Memory, retention: timedelta = RETENTION, clock: Clock = system_clock) -> None:
+        self._memory = memory
+        self._retention = retention
+        self._clock = clock
+
+    def put(self, agent_id: str, handoff: Handoff, close: list[Handoff]) -> None:
+        project = handoff.project_normalized
+        for old in close:
+            self._memory.open_handoffs.discard((agent_id, project, _handoff_sort_key(old)))
+        key = _handoff_sort_key(handoff)
+        self._memory.handoffs.setdefault((agent_id, project), {})[key] = handoff
+        if handoff.open:
+            self._memory.open_handoffs.add((agent_id, project, key))
+
+    def open_for_project(
+        self, agent_id: str, project_normalized: str, limit: int, live_only: bool = True
+    ) -> list[Handoff]:
+        kept = self._memory.handoffs.get((agent_id, project_normalized), {})
+        keys = sorted(
+            (k for k in kept if (agent_id, project_normalized, k) in self._memory.open_handoffs), reverse=True
+        )[:limit]
+        found = [kept[k] for k in keys]
+        if not live_only:
+            return found
+        now = self._clock()
+        return [h for h in found if not is_expired(expiry(h.created_at, self._retention).ttl_epoch, now)]
 
 
 class InMemoryLedgerStore:
@@ -571,6 +621,7 @@ class Stores:
     idle: InMemoryIdleIndex
 
     injections: InMemoryInjectionLog
+    handoffs: InMemoryHandoffStore
 
 
 def in_memory_stores(clock: Clock = system_clock, retention: timedelta = RETENTION) -> Stores:
@@ -584,11 +635,16 @@ def in_memory_stores(clock: Clock = system_clock, retention: timedelta = RETENTI
         tokens=InMemoryTokenStore(memory),
         idle=InMemoryIdleIndex(memory),
         injections=InMemoryInjectionLog(memory, retention, clock),
+        handoffs=InMemoryHandoffStore(memory, retention, clock),
     )
 
 
 def _add(values: dict[str, Any], name: str, amount: int) -> None:
     values[name] = values.get(name, 0) + amount
+
+
+def _handoff_sort_key(handoff: Handoff) -> str:
+    return checkpoint_sk(handoff.created_at, handoff.id)
 
 
 def _sort_key(checkpoint: Checkpoint) -> str:

@@ -70,6 +70,7 @@ VALID_BODIES: dict[str, dict[str, Any]] = {
     "DigestRequest": {"summary": "refactored", "project": PROJECT, "decisions": [{"decision": "keep it"}]},
     "SearchRequest": {"query": "writer", "session_key": SESSION},
     "CreateTokenRequest": {"agent_id": "default", "scopes": ["read"], "name": "hostile"},
+    "HandoffRequest": {"note": "over to you", "branch": "main", "uncommitted": ["src/a.py"], "to": "bob"},
 }
 
 

@@ -101,3 +101,16 @@ def test_a_resumed_session_whose_checkpoints_the_listing_misses_is_still_recover
     assert "checkpoint of this session" in block
     # the guess (new) was wrong: the tombstone check, the session's read, its two writes
     assert len(sent) <= LIMIT + 3, sent
+
+
+def test_a_new_session_receiving_a_handoff_costs_at_most_three(
+    service: InProcessService, requests: Requests
+) -> None:
+    # Given a session that handed off (the hand-off sits in the project index beside the checkpoints)
+    checkpointed(service, "s1")
+    status, answer = service.handoff("s1", {"note": "over to you", "branch": "main"})
+    assert status == 201, answer
+    # When the next session starts: the project's one query reads it, the start's one write takes it
+    block, sent = start(service, requests, "s2", source="startup")
+    assert block.startswith("## Hand-off from session s1: over to you")
+    assert sent == ["Query", "TransactWriteItems"]

@@ -16,8 +16,9 @@ from tests.support.lambda_events import http_event, invoke, sqs_event
 class InProcessService:
     """The functions called in-process, each as Lambda runs it (``lambda_events.invoke``)."""
 
-    def __init__(self, agent_id: str = "default") -> None:
+    def __init__(self, agent_id: str = "default", token_name: str | None = None) -> None:
         self.agent_id = agent_id
+        self.token_name = token_name  # the calling token's name (a person's, by convention)
 
     def hook(self, event: str, body: Any = None, raw_body: str | None = None) -> tuple[int, Any]:
         request = http_event(
@@ -28,16 +29,32 @@ class InProcessService:
             raw_body=raw_body,
             path_parameters={"event": event},
             agent_id=self.agent_id,
+            token_name=self.token_name,
         )
         return _decode(invoke(wiring.HOOKS.key, request))
 
     def get(self, path: str, route: str, **kwargs: Any) -> tuple[int, Any]:
-        request = http_event("GET", path, route, agent_id=self.agent_id, **kwargs)
+        request = http_event("GET", path, route, agent_id=self.agent_id, token_name=self.token_name, **kwargs)
         return _decode(invoke(wiring.READ_API.key, request))
 
     def agent_api(self, method: str, path: str, route: str, **kwargs: Any) -> tuple[int, Any]:
-        request = http_event(method, path, route, agent_id=self.agent_id, **kwargs)
+        request = http_event(
+            method, path, route, agent_id=self.agent_id, token_name=self.token_name, **kwargs
+        )
         return _decode(invoke(wiring.AGENT_API.key, request))
+
+    def sessions(self, path: str, route: str, **kwargs: Any) -> tuple[int, Any]:
+        request = http_event("GET", path, route, agent_id=self.agent_id, token_name=self.token_name, **kwargs)
+        return _decode(invoke(wiring.SESSIONS.key, request))
+
+    def handoff(self, session_key: str, body: dict[str, Any]) -> tuple[int, Any]:
+        return self.agent_api(
+            "POST",
+            f"/api/sessions/{session_key}/handoff",
+            "/api/sessions/{session_key}/handoff",
+            body=body,
+            path_parameters={"session_key": session_key},
+        )
 
     def digest(self, session_key: str, body: dict[str, Any]) -> tuple[int, Any]:
         return self.agent_api(

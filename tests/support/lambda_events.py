@@ -36,8 +36,11 @@ def http_event(
     query: dict[str, str] | None = None,
     agent_id: str | None = "default",
     raw_body: str | None = None,
+    token_name: str | None = None,
 ) -> dict[str, Any]:
-    """An HTTP API v2 event as the gateway hands it over after the authorizer (``agent_id`` None: none)."""
+    """An HTTP API v2 event as the gateway hands it over after the authorizer (``agent_id`` None: none;
+    ``token_name``: the name of the token, as the authorizer passes it on)."""
+    claims = {"agent_id": agent_id, "scopes": ALL_SCOPES, "token_name": token_name or ""}
     return events.http_event(
         method,
         path,
@@ -46,7 +49,7 @@ def http_event(
         headers={"content-type": "application/json"},
         query=query,
         path_parameters=path_parameters,
-        authorizer={"agent_id": agent_id, "scopes": ALL_SCOPES} if agent_id else None,
+        authorizer=claims if agent_id else None,
     )
 
 

@@ -16,13 +16,17 @@ import json
 import os
 import time
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from continuity_client.hook import current, delivery, machine, project_id, spool, transcript_cursor
 from continuity_client.hook.transport import TransportError, request
 from continuity_client.setup import config
 
 TIMEOUT_S = 10.0
+# Who the person at this machine is, for hand-offs addressed by name (``--to``); without it, the
+# service takes the name of the token the request comes with.
+USER_ENV = "CONTINUITY_USER"
+UNCOMMITTED_SENT = 500  # paths listed in a hand-off (the service's bound); the rest are counted
 PENDING_S = 2.0  # at most this long delivering the session's spooled hooks before a checkpoint
 LEDGER_PAGE = 200
 
@@ -161,6 +165,22 @@ class Client:
         self.deliver_pending(session)
         quoted = urllib.parse.quote(session, safe="")
         return self.call("POST", f"/api/sessions/{quoted}/checkpoint", {}).get("checkpoint") or {}
+
+    def handoff(
+        self, target: Target, note: str | None = None, to: str | None = None, git: dict | None = None
+    ) -> dict:
+        """Hand the session's work to the next session of the project: the pending hooks first (so
+        the hand-off's checkpoint covers every prompt), then the hand-off with ``git``'s state
+        (``git_state``: branch, commit, uncommitted paths). Answers the hand-off as listed."""
+        session = target.need_session()
+        self.deliver_pending(session)
+        body: dict = {"note": note, "to": to, **(git or {})}
+        user = "".join(c for c in self.env.get(USER_ENV, "") if c.isprintable()).strip()[:128]
+        if user:
+            body["user"] = user
+        body = {k: v for k, v in body.items() if v not in (None, "", [])}
+        quoted = urllib.parse.quote(session, safe="")
+        return self.call("POST", f"/api/sessions/{quoted}/handoff", body).get("handoff") or {}
 
     def remember(self, target: Target, content: str) -> str:
         """Post a remember hook; spooled (replayed by the next hook) when the service is away.
@@ -314,3 +334,53 @@ def describe_results(results: list[dict]) -> str:
         snippet = " ".join(str(hit.get("snippet") or "").split())
         lines.append(f"- session {hit.get('session_key')} ({hit.get('updated_at')}): {snippet}")
     return "\n".join(lines)
+
+
+def git_state(project: str, run: Callable[[list[str]], str | None] | None = None) -> dict:
+    """The project's branch, commit and paths with uncommitted changes, as ``git`` reports them
+    here (``git status --porcelain``: paths only, never contents); {} outside a repository."""
+    runner = run or (lambda args: _git(project, args))
+    commit = (runner(["rev-parse", "HEAD"]) or "").strip()
+    if not commit:
+        return {}
+    branch = (runner(["rev-parse", "--abbrev-ref", "HEAD"]) or "").strip()
+    paths = []
+    for line in (runner(["status", "--porcelain", "--untracked-files=all"]) or "").splitlines():
+        path = line[3:].strip()
+        if " -> " in path:  # a rename: the new name
+            path = path.split(" -> ", 1)[1]
+        if path:
+            paths.append(path.strip('"'))
+    state: dict = {"commit": commit, "uncommitted": paths[:UNCOMMITTED_SENT], "uncommitted_total": len(paths)}
+    if branch and branch != "HEAD":
+        state["branch"] = branch
+    return state
+
+
+def _git(project: str, args: list[str]) -> str | None:
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "-C", project, *args], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def describe_handoff(handoff: dict) -> str:
+    """One open hand-off, for ``continuity sessions`` and ``continuity handoff``."""
+    who = handoff.get("by") or f"session {handoff.get('session_key')}"
+    to = f" to {handoff['to']}" if handoff.get("to") else " to the next session"
+    where = ", ".join(
+        str(x)
+        for x in (
+            handoff.get("branch") and f"branch {handoff['branch']}",
+            handoff.get("commit") and f"commit {str(handoff['commit'])[:12]}",
+            handoff.get("uncommitted_total") and f"{handoff['uncommitted_total']} uncommitted path(s)",
+        )
+        if x
+    )
+    note = f": {handoff['note']}" if handoff.get("note") else ""
+    return f"hand-off from {who}{to} at {handoff.get('created_at')}{f' ({where})' if where else ''}{note}"

@@ -56,6 +56,11 @@ def sessions(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(page, indent=2))
         return 0
+    handoffs = page.get("handoffs") or []
+    if handoffs:
+        print(f"open hand-offs of {target.project} (the next session gets one first):")
+        for handoff in handoffs:
+            print(f"  {api.describe_handoff(handoff)}")
     found = page.get("sessions") or []
     if not found:
         print(f"no sessions with a transcript for {target.project}")

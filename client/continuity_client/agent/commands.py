@@ -1,4 +1,5 @@
-"""``continuity status``, ``checkpoint``, ``recover`` and ``remember``: the agent API for people.
+"""``continuity status``, ``checkpoint``, ``handoff``, ``recover`` and ``remember``: the agent API for
+people.
 
 The same content the MCP server gives the agent (``continuity mcp``), from a terminal. Each finds
 the current session the way ``api.Target.resolve`` says; ``--session`` and ``--project``
@@ -61,6 +62,33 @@ def checkpoint(argv: list[str]) -> int:
         f"explicit checkpoint {written.get('sequence', '?')} of session {target.session} "
         f"written at {written.get('created_at')}{prompts}"
     )
+    return 0
+
+
+def handoff(argv: list[str]) -> int:
+    parser = command_parser(
+        "continuity handoff",
+        "Hand the current session's work to the next session of this project (on any machine or "
+        "harness, or a teammate's with --to): its digest, your note, the branch, the commit and the "
+        "uncommitted paths, given first and once.",
+    )
+    parser.add_argument("--note", default=None, help="what the next session should know first")
+    parser.add_argument(
+        "--to", default=None, help="the person (CONTINUITY_USER or token name) or machine it is for"
+    )
+    parser.add_argument("--no-git", action="store_true", help="send no branch, commit or paths")
+    args = parser.parse_args(argv)
+    client = api.Client()
+    try:
+        target = client.target(args.project, args.session)
+        git = {} if args.no_git else api.git_state(target.project)
+        written = client.handoff(target, args.note, args.to, git)
+    except api.ServiceError as error:
+        if error.status == 404:
+            error = api.ServiceError(f"the service has not seen session {target.session!r} yet")
+        return fail("handoff", error)
+    print(api.describe_handoff(written))
+    print("the next session started in this project gets it first (once)")
     return 0
 
 

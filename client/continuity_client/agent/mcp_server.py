@@ -1,10 +1,11 @@
 """``continuity mcp``: an MCP server over stdio for the agent itself.
 
 Tools: ``session_digest`` (the agent's own checkpoint, decisions to the project's ledger),
-``session_search`` (live transcripts), ``recover(level, query?)`` (tiered recovery) and
-``remember``. Each finds the current session and project per call (``api.Target``): the
-server lives as long as the harness, across ``/clear`` and new sessions, and the hooks keep
-noting which session is current. Explicit ``session_key`` / ``project`` arguments win.
+``session_search`` (live transcripts), ``recover(level, query?)`` (tiered recovery),
+``handoff(note?, to?)`` (the session's work to the next session, first and once) and
+``remember``. Each finds the current session and project per call (``api.Target``): the server
+lives as long as the harness, across ``/clear`` and new sessions, and the hooks keep noting which
+session is current. Explicit ``session_key`` / ``project`` arguments win.
 
 Built on the official MCP Python SDK, pinned to one API (``mcp`` 2.x, ``MCPServer``), installed with
 the ``mcp`` extra (``pip install 'continuity-client[mcp]'``) and imported only here: the hook path
@@ -30,7 +31,8 @@ INSTRUCTIONS = (
     "(the context is filling up): a summary, the decisions with their rationale and evidence, next "
     "steps, blockers and open questions. After a compaction or when unsure what was decided, call "
     "recover (level 1, then 2 with a query, then 3). session_search finds earlier conversation; "
-    "remember keeps a fact for the next checkpoint."
+    "remember keeps a fact for the next checkpoint; handoff hands the work to the next session "
+    "(another machine, harness or person) when the user asks."
 )
 
 
@@ -47,7 +49,7 @@ class Decision(BaseModel):
 
 
 def build_server(env: Mapping[str, str] | None = None, client: api.Client | None = None) -> MCPServer:
-    """The MCP server with its four tools (``client`` for tests)."""
+    """The MCP server with its five tools (``client`` for tests)."""
     service = client or api.Client(env)
 
     def target(project: str | None, session_key: str | None) -> api.Target:
@@ -125,6 +127,26 @@ def build_server(env: Mapping[str, str] | None = None, client: api.Client | None
                 return "Nothing stored yet for this session or project."
             raise failed(error) from None
         return str(answer.get("text") or "")
+
+    @server.tool()
+    def handoff(
+        note: str | None = None,
+        to: str | None = None,
+        session_key: str | None = None,
+        project: str | None = None,
+    ) -> str:
+        """Hand this session's work to the next session of the project (another machine, harness,
+        or the person named in to): your note, the session's digest, the branch, the commit and the
+        uncommitted paths. The next session gets it first, once. Call it when the user asks to hand
+        off or to continue elsewhere."""
+        try:
+            where = target(project, session_key)
+            written = service.handoff(where, note, to, api.git_state(where.project))
+        except api.ServiceError as error:
+            if error.status == 404:
+                raise ToolError(f"the service has not seen session {where.session!r} yet") from None
+            raise failed(error) from None
+        return f"Handed off: {api.describe_handoff(written)}. The next session in this project gets it first."
 
     @server.tool()
     def remember(content: str, session_key: str | None = None, project: str | None = None) -> str:

@@ -241,6 +241,10 @@ class HookRun:
         harness.add_origin(body, self.home, self.env, settings.file_values)
         harness.route_subagent(body, self.event, self.harness)
         self.link_origin(body)
+        user = "".join(c for c in self.env.get("CONTINUITY_USER", "") if c.isprintable()).strip()[:128]
+        if self.event == "session-start" and user:
+            # Who works here, for a hand-off addressed by name (else the token's name counts).
+            body["user"] = user
         if self.event == "remember" and not body.get("session_id") and not self.find_session(body):
             return DONE
         cap = harness.injection_cap(self.harness, self.event, settings.injection_cap_chars)

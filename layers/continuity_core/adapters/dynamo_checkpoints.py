@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from continuity_core.adapters.dynamo_expiry import expiry_values, item_expired, live
+from continuity_core.adapters.dynamo_handoffs import handoff_from_item, is_open_handoff_item
 from continuity_core.adapters.dynamo_items import (
     body_attribute,
     checkpoint_sk,
@@ -23,11 +24,13 @@ from continuity_core.adapters.dynamo_state import call_dynamodb
 from continuity_core.logic.retention import expiry
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry
+from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff
 from continuity_core.models.state import SessionState
 from continuity_core.names import (
     CHECKPOINT_PREFIX,
     DELETED_AT_ATTRIBUTE,
     LEDGER_HEAD_INDEX_SK,
+    OPEN_HANDOFF_INDEX_PREFIX,
     PK,
     PROJECT_INDEX,
     PROJECT_INDEX_PK,
@@ -170,28 +173,34 @@ class DynamoCheckpointStore:
     def project_snapshot(
         self, agent_id: str, project_normalized: str, since: datetime, limit: int
     ) -> ProjectSnapshot:
-        # "LEDGER" sorts after every "CP#…": newest first, the ledger head comes first, then checkpoints.
+        # Newest first: the open hand-offs ("OPEN#HANDOFF#…" sorts after "LEDGER"), the ledger head
+        # ("LEDGER" sorts after every "CP#…"), then the checkpoints. A project holds at most
+        # MAX_OPEN_HANDOFFS open ones (the hand-off's write closes older ones), so they never crowd
+        # out the checkpoints.
         response = call_dynamodb(
             "query",
             TableName=self._table,
             IndexName=PROJECT_INDEX,
-            KeyConditionExpression=f"{_IN_PROJECT} AND {PROJECT_INDEX_SK} BETWEEN :since AND :head",
+            KeyConditionExpression=f"{_IN_PROJECT} AND {PROJECT_INDEX_SK} BETWEEN :since AND :last",
             ExpressionAttributeValues={
                 ":pk": {"S": project_pk(agent_id, project_normalized)},
                 ":since": {"S": checkpoint_sk(since, "")},
-                ":head": {"S": LEDGER_HEAD_INDEX_SK},
+                ":last": {"S": OPEN_HANDOFF_INDEX_PREFIX + "~"},
             },
             ScanIndexForward=False,
-            Limit=limit + 1,
+            Limit=limit + 1 + MAX_OPEN_HANDOFFS,
         )
         checkpoints: list[Checkpoint] = []
         decisions: list[LedgerEntry] = []
+        handoffs: list[Handoff] = []
         for item in live(response.get("Items", []), self._clock()):
             if item[PROJECT_INDEX_SK]["S"] == LEDGER_HEAD_INDEX_SK:
                 decisions = ledger_head_decisions(item)
+            elif is_open_handoff_item(item):
+                handoffs.append(handoff_from_item(item))
             elif item[PROJECT_INDEX_SK]["S"].startswith(CHECKPOINT_PREFIX):
                 checkpoints.append(checkpoint_from_item(item))
-        return ProjectSnapshot(checkpoints=checkpoints[:limit], recent_decisions=decisions)
+        return ProjectSnapshot(checkpoints[:limit], decisions, handoffs)
 
     def list_for_project(self, agent_id: str, project_normalized: str, limit: int) -> list[Checkpoint]:
         return self._newest_first(

@@ -31,6 +31,7 @@ from continuity_core.logic.retention import expiry
 from continuity_core.names import (
     CHECKPOINT_PREFIX,
     DELETED_AT_ATTRIBUTE,
+    HANDOFF_PREFIX,
     LEDGER_ENTRY_PREFIX,
     LEDGER_HEAD_SK,
     PK,
@@ -191,11 +192,23 @@ class DynamoErasureStore:
     def delete_project_entries(self, agent_id: str, project_normalized: str, session_keys: set[str]) -> int:
         noted = self._noted_sessions(agent_id, project_normalized) & session_keys
         pk = project_pk(agent_id, project_normalized)
+        handoffs = self._handoffs_of(pk, session_keys)  # each holds its session's digest
         batch_write(
             self._table,
-            [{"DeleteRequest": {"Key": item_key(pk, PROJECT_SESSION_PREFIX + key)}} for key in sorted(noted)],
+            [{"DeleteRequest": {"Key": item_key(pk, PROJECT_SESSION_PREFIX + key)}} for key in sorted(noted)]
+            + [{"DeleteRequest": {"Key": item_key(pk, sk)}} for sk in handoffs],
         )
-        return len(noted)
+        return len(noted) + len(handoffs)
+
+    def _handoffs_of(self, pk: str, session_keys: set[str]) -> list[str]:
+        """The sort keys of the project's hand-offs (open or taken) written by these sessions."""
+        request = {
+            "KeyConditionExpression": "#pk = :pk AND begins_with(#sk, :prefix)",
+            "ExpressionAttributeValues": {":pk": {"S": pk}, ":prefix": {"S": HANDOFF_PREFIX}},
+            "ConsistentRead": True,
+        }
+        found = self._query(request, "#sk, session_key")
+        return [item[SK]["S"] for item in found if item.get("session_key", {}).get("S") in session_keys]
 
     # -- helpers -----------------------------------------------------------------------------------
 

@@ -54,6 +54,7 @@ from continuity_core.names import (
 from continuity_core.ports import (
     Clock,
     DuplicateHookError,
+    HandoffTakenError,
     PromptRecord,
     SessionDeletedError,
     SessionLinks,
@@ -62,6 +63,7 @@ from continuity_core.ports import (
 )
 
 if TYPE_CHECKING:
+    from continuity_core.models.handoff import Handoff
     from continuity_core.models.injections import InjectionRecord
 
 # The live transcript's hint (models/state.py; logic/transcript_append.py).
@@ -131,15 +133,17 @@ class DynamoStateStore:
         links: SessionLinks | None,
         injection: InjectionRecord | None,
         expect: StartExpectation,
+        handoff: Handoff | None = None,
     ) -> StartWrite | None:
-        """A new session (``NEW``): the state, its project note and the injection in one transaction.
+        """A new session (``NEW``): the state, its project note, the injection and the consumption of
+        ``handoff`` (only with ``NEW``) in one transaction.
         Otherwise the state's ``UpdateItem`` (conditioned on ``NO_CHECKPOINTS`` when assumed), then
         the injection (with the note, in one ``BatchWriteItem``, if the update created the state)."""
         update = self._activity(agent_id, identity, now)
         for name, value in (links.values() if links else {}).items():
             update.set(name, value)
         if expect is StartExpectation.NEW:
-            return self._start_new(agent_id, identity, now, update, injection)
+            return self._start_new(agent_id, identity, now, update, injection, handoff)
         if expect is StartExpectation.NO_CHECKPOINTS:
             written = update.name("checkpoints_written")
             update.conditions.append(f"(attribute_not_exists({written}) OR {written} = {update.value(0)})")
@@ -171,8 +175,11 @@ class DynamoStateStore:
         now: datetime,
         update: UpdateBuilder,
         injection: InjectionRecord | None,
+        handoff: Handoff | None = None,
     ) -> StartWrite | None:
         from botocore.exceptions import ClientError
+
+        from continuity_core.adapters.dynamo_handoffs import consume_update
 
         update.conditions.append(f"attribute_not_exists({update.name('started_at')})")
         table, key = self._table, _key(agent_id, identity.session_key)
@@ -181,11 +188,15 @@ class DynamoStateStore:
             writes.append({"Put": {"TableName": table, "Item": self._note_item(agent_id, identity, now)}})
         if injection is not None:
             writes.append({"Put": {"TableName": table, "Item": self._injection_item(agent_id, injection)}})
+        if handoff is not None:
+            writes.append(consume_update(agent_id, handoff, identity.session_key, now, table))
         try:
             call_dynamodb("transact_write_items", TransactItems=writes)
         except ClientError as error:
             if error.response["Error"]["Code"] != "TransactionCanceledException":
                 raise
+            if handoff is not None and _failed_last(dict(error.response)):
+                raise HandoffTakenError(handoff.id) from error
             if self.deleted(agent_id, identity.session_key):
                 raise SessionDeletedError(identity.session_key) from error
             return None  # the state exists: the caller starts it as an existing session
@@ -578,3 +589,9 @@ def write_if(operation: str, **kwargs: Any) -> bool:
             raise
         return False
     return True
+
+
+def _failed_last(response: dict[str, Any]) -> bool:
+    """The cancelled transaction's last part (the hand-off's consumption) failed its condition."""
+    reasons = response.get("CancellationReasons") or []
+    return bool(reasons) and reasons[-1].get("Code") == "ConditionalCheckFailed"

@@ -27,12 +27,20 @@ from continuity_core.models.dashboard import (
     TimelineKind,
     Turn,
 )
+from continuity_core.models.handoff import MAX_OPEN_HANDOFFS
 from continuity_core.models.injections import InjectionList, InjectionRecord, Lineage, LineageLink
 from continuity_core.models.session_digest import FactSource
 from continuity_core.models.state import SessionState, origin_values
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 from continuity_core.names import SUBAGENT_KEY_PART
-from continuity_core.ports import CheckpointStore, Clock, InjectionLog, StateStore, TranscriptStore
+from continuity_core.ports import (
+    CheckpointStore,
+    Clock,
+    HandoffStore,
+    InjectionLog,
+    StateStore,
+    TranscriptStore,
+)
 
 # A session with no hook for this long, and not ended, shows as idle.
 IDLE_AFTER = timedelta(minutes=30)
@@ -183,12 +191,14 @@ class DashboardReader:
         checkpoints: CheckpointStore,
         clock: Clock,
         injections: InjectionLog,
+        handoffs: HandoffStore | None = None,
     ) -> None:
         self._transcripts = transcripts
         self._states = states
         self._checkpoints = checkpoints
         self._clock = clock
         self._injections = injections
+        self._handoffs = handoffs
 
     def injections(self, agent_id: str, session_key: str) -> InjectionList:
         """What the session's starts and its sub-agents' starts were given, newest first (one query)."""
@@ -245,7 +255,11 @@ class DashboardReader:
             for r in rows
             if (status is None or r.status is status) and (since is None or r.last_activity_at >= since)
         ]
-        return SessionRows(sessions=rows, next_token=next_token)
+        opened = []
+        if token is None and self._handoffs is not None:  # the first page shows the open hand-offs
+            found = self._handoffs.open_for_project(agent_id, project_key(project), MAX_OPEN_HANDOFFS + 1)
+            opened = [h.view() for h in found]
+        return SessionRows(sessions=rows, next_token=next_token, handoffs=opened)
 
     def timeline(self, agent_id: str, session_key: str) -> SessionTimeline | None:
         """The session's events, transcript by turn and rolling digest; None when nothing is stored."""

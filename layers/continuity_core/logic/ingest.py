@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from continuity_core.config import ContinuityConfig
@@ -13,7 +13,9 @@ from continuity_core.logic.idempotency import hook_fingerprint, key_reused
 from continuity_core.logic.injection import MAX_INJECTION_CHARS, Injection, Section, assemble
 from continuity_core.logic.lineage import session_links
 from continuity_core.logic.recovery import (
+    CLEAR_SOURCES,
     RECENT,
+    Receiver,
     Recovery,
     RecoverySource,
     choose_start,
@@ -47,6 +49,7 @@ from continuity_core.ports import (
     DuplicateHookError,
     FlushConflictError,
     FlushQueue,
+    HandoffTakenError,
     Inheritance,
     InheritedBlock,
     InjectionLog,
@@ -173,10 +176,21 @@ class HookService:
             new = (hook.source or "").lower() not in EXISTING_SESSION_SOURCES
             expect = StartExpectation.NEW if new else StartExpectation.NO_CHECKPOINTS
         while True:
-            composed, record = self._compose_start(agent_id, hook, own, snapshot, now)
+            # Only a new session receives an open hand-off: its write consumes it, or fails whole.
+            receiver = _receiver(hook) if expect is StartExpectation.NEW else None
+            composed, record = self._compose_start(agent_id, hook, own, snapshot, now, receiver)
             injection = record if self._injections is not None else None
             links = session_links(record)
-            written = self._states.start_session(agent_id, _identity(hook), now, links, injection, expect)
+            try:
+                written = self._states.start_session(
+                    agent_id, _identity(hook), now, links, injection, expect, handoff=composed.handoff
+                )
+            except HandoffTakenError:
+                # Another session took it a moment ago: compose again without it (a rare extra write).
+                taken = composed.handoff
+                assert snapshot is not None and taken is not None
+                snapshot = replace(snapshot, handoffs=[h for h in snapshot.handoffs if h.id != taken.id])
+                continue
             if written is not None:
                 break
             # The session ran before (its state exists, or counts checkpoints the listing did not
@@ -200,6 +214,7 @@ class HookService:
         own: list[Checkpoint],
         snapshot: ProjectSnapshot | None,
         now: datetime,
+        receiver: Receiver | None = None,
     ) -> tuple[StartInjection, InjectionRecord]:
         start = choose_start(
             self._checkpoints,
@@ -213,6 +228,7 @@ class HookService:
             start_source=hook.source,
             harness=hook.harness,
             origin=_origin(hook),
+            receiver=receiver,
         )
         limit = injection_limit(hook)
         composed = compose_start(
@@ -521,6 +537,16 @@ def _listed(snapshot: ProjectSnapshot | None, session_key: str) -> bool:
     """The listing holds the session's checkpoints but cannot answer for them (an agent digest
     whose passive checkpoint behind it is older than the listing): they are read."""
     return snapshot is not None and any(c.session_key == session_key for c in snapshot.checkpoints)
+
+
+def _receiver(hook: Hook) -> Receiver | None:
+    """Who may receive an open hand-off at this start: a session of its own (not a sub-agent's, nor
+    one continuing the session it was cleared, forked or resumed from)."""
+    if hook.parent_session_key or hook.subagent_id or hook.previous_session_key:
+        return None
+    if (hook.source or "").lower() in CLEAR_SOURCES:
+        return None
+    return Receiver(person=hook.person)
 
 
 def injection_limit(hook: Hook) -> int:

@@ -23,6 +23,7 @@ CONTINUATION_FOUND_BY = {
     RecoverySource.FORKED_SESSION.value: "explicit key (the session a fork started from)",
     RecoverySource.CLEARED_SESSION.value: "/clear: this harness's session of the project cleared just before",
     RecoverySource.SAME_PROJECT.value: "recency guess: the project's latest session",
+    "handoff": "hand-off: the session handed its work over (continuity handoff)",
 }
 GUESSES = frozenset({RecoverySource.SAME_PROJECT.value, ParentSource.CLAUDE_CODE_RECENT.value})
 

@@ -69,6 +69,7 @@ def normalize_hook(event: HookEvent, request: HookRequest) -> Hook:
         transcript_chars=request.transcript_chars,
         context_tokens=request.context_tokens,
         injection_cap_chars=request.injection_cap_chars,
+        person=(request.user or "").strip() or None,
         redactions=sum(report.values()),
     )
 

@@ -29,10 +29,12 @@ from enum import StrEnum
 
 from continuity_core.config import ContinuityConfig
 from continuity_core.logic.digest import format_duration
+from continuity_core.logic.handoff import choose_handoff
 from continuity_core.logic.injection import Section, fit
 from continuity_core.logic.recovery_block import render_digest
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import LedgerEntry
+from continuity_core.models.handoff import Handoff
 from continuity_core.models.state import SessionOrigin
 from continuity_core.ports import CheckpointStore, ProjectSnapshot
 
@@ -74,6 +76,16 @@ class Recovery:
 class StartContext:
     recovery: Recovery | None
     recent_decisions: list[LedgerEntry]
+    handoff: Handoff | None = None  # an open hand-off for this session: given in place of a guess
+
+
+@dataclass(frozen=True)
+class Receiver:
+    """A session start that may receive an open hand-off: a new session (not a sub-agent's, not one
+    continuing its own), and who it is for ``--to``."""
+
+    person: str | None = None
+    machine: str | None = None
 
 
 def pick(recent: list[Checkpoint]) -> list[Checkpoint]:
@@ -105,6 +117,7 @@ def find_start_context(
     start_source: str | None = None,
     harness: str | None = None,
     origin: SessionOrigin | None = None,
+    receiver: Receiver | None = None,
 ) -> StartContext:
     # No session key: a session not started yet (the preview), which has nothing of its own.
     own = store.recent_for_session(agent_id, session_key, RECENT) if session_key else []
@@ -121,6 +134,7 @@ def find_start_context(
         start_source,
         harness,
         origin,
+        receiver,
     )
 
 
@@ -181,10 +195,13 @@ def choose_start(
     start_source: str | None = None,
     harness: str | None = None,
     origin: SessionOrigin | None = None,
+    receiver: Receiver | None = None,
 ) -> StartContext:
     """The lookup order over what was read: ``own`` (the session's newest checkpoints), the explicit
     previous session (read off ``snapshot`` when listed there, else queried), the cleared session and
-    the project (from ``snapshot``, ranked by ``origin_rank``)."""
+    the project (from ``snapshot``, ranked by ``origin_rank``). A ``receiver`` whose start would only
+    guess (the project's latest, or nothing) gets an open hand-off addressed to it instead
+    (``logic/handoff.py``)."""
     source = RecoverySource.SAME_SESSION
     if not own and previous_session_key and previous_session_key != session_key:
         listed = own_from_snapshot(snapshot, previous_session_key)
@@ -203,6 +220,11 @@ def choose_start(
         elif not own and config.cross_session_recovery:
             own, source = origin_rank(others, origin, config), RecoverySource.SAME_PROJECT
     chosen = pick(own)
+    guessing = not chosen or source is RecoverySource.SAME_PROJECT
+    if receiver is not None and snapshot is not None and guessing:
+        handoff = choose_handoff(snapshot.handoffs, session_key, receiver.person, receiver.machine)
+        if handoff is not None:
+            return StartContext(recovery=None, recent_decisions=decisions, handoff=handoff)
     if not chosen:
         return StartContext(recovery=None, recent_decisions=decisions)
     latest = chosen[0]

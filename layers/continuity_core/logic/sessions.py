@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from continuity_core.logic.paths import normalize_project
 from continuity_core.logic.reads import project_key
+from continuity_core.models.handoff import MAX_OPEN_HANDOFFS
 from continuity_core.models.sessions import (
     SearchRequest,
     SearchResult,
@@ -11,18 +12,28 @@ from continuity_core.models.sessions import (
     SessionPage,
     TranscriptText,
 )
-from continuity_core.ports import TranscriptSearch, TranscriptStore
+from continuity_core.ports import HandoffStore, TranscriptSearch, TranscriptStore
 
 
 class SessionReader:
-    def __init__(self, transcripts: TranscriptStore, search: TranscriptSearch | None) -> None:
+    def __init__(
+        self,
+        transcripts: TranscriptStore,
+        search: TranscriptSearch | None,
+        handoffs: HandoffStore | None = None,
+    ) -> None:
         self._transcripts = transcripts
         self._search = search
+        self._handoffs = handoffs
 
     def sessions(self, agent_id: str, project: str, limit: int, token: str | None) -> SessionPage:
         """The project's sessions with a transcript, newest first (InvalidPageTokenError)."""
         found, next_token = self._transcripts.recent_sessions(agent_id, project_key(project), limit, token)
-        return SessionPage(sessions=found, next_token=next_token)
+        page = SessionPage(sessions=found, next_token=next_token)
+        if token is None and self._handoffs is not None:  # the first page lists the open hand-offs
+            opened = self._handoffs.open_for_project(agent_id, project_key(project), MAX_OPEN_HANDOFFS + 1)
+            page = page.model_copy(update={"handoffs": [h.view() for h in opened]})
+        return page
 
     def transcript(self, agent_id: str, session_key: str, offset: int, limit: int) -> TranscriptText | None:
         """Characters ``offset`` to ``offset + limit`` of the transcript; None when there is none."""

@@ -13,9 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from continuity_core.config import ContinuityConfig
+from continuity_core.logic.handoff import SECTION_NAME as HANDOFF_SECTION
+from continuity_core.logic.handoff import render_handoff
 from continuity_core.logic.injection import MAX_INJECTION_CHARS, PlacedSection, Section, assemble
 from continuity_core.logic.recovery import (
     LEDGER_LINE_CHARS,
+    Receiver,
     Recovery,
     RecoverySource,
     StartContext,
@@ -23,6 +26,7 @@ from continuity_core.logic.recovery import (
     ledger_line,
     recovery_section,
 )
+from continuity_core.models.handoff import Handoff
 from continuity_core.models.hooks import Hook
 from continuity_core.models.injections import InjectionRecord, InjectionSection
 from continuity_core.models.recovery import PreviewAnswer
@@ -33,6 +37,7 @@ from continuity_core.redaction import redact
 # The source a fresh session starts with (Claude Code's SessionStart ``startup``).
 STARTUP = "startup"
 INHERITED = "inherited"  # the inherited block's section name
+HANDOFF_SOURCE = "handoff"  # how a start's recovered session was found when it was handed off
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,7 @@ class StartInjection:
     truncated: bool
     sections: tuple[PlacedSection, ...] = ()
     parent: InheritedBlock | None = None  # the parent a sub-agent inherited from, and how it was found
+    handoff: Handoff | None = None  # the open hand-off given (the start's write consumes it)
 
 
 def compose_start(
@@ -54,22 +60,38 @@ def compose_start(
 ) -> StartInjection:
     """The injection from what ``find_start_context`` found; ``inherit(budget)`` answers the
     inherited block within ``budget`` characters (None: nothing to inherit)."""
-    recovery = start.recovery
-    # A sub-agent gets its parent's context; the project's latest session is then no guess to make.
+    recovery, handoff = start.recovery, start.handoff
+    # A sub-agent gets its parent's context; the project's latest session is then no guess to make,
+    # and the project's hand-off is for a session of its own, not for a sub-agent.
     guessed = recovery is not None and recovery.source is RecoverySource.SAME_PROJECT
     reserved = 0 if recovery is None or guessed else min(config.recovery_budget_chars, limit)
     parent = inherit(limit - reserved - LEDGER_LINE_CHARS - 8)
     if parent is not None and guessed:
         recovery = None
+    if parent is not None:
+        handoff = None
+    ledger = ledger_line(start.recent_decisions, now)
     sections = [
-        recovery_section(recovery, config, now, limit),
-        ledger_line(start.recent_decisions, now),
+        handoff_section(handoff, now, limit, ledger)
+        if handoff
+        else recovery_section(recovery, config, now, limit),
+        ledger,
         Section(text=parent.text, name=INHERITED) if parent is not None else None,
     ]
     injection = assemble([s for s in sections if s], limit)
     return StartInjection(
-        injection.text, recovery, parent is not None, injection.truncated, injection.sections, parent
+        injection.text, recovery, parent is not None, injection.truncated, injection.sections, parent, handoff
     )
+
+
+def handoff_section(handoff: Handoff, now: datetime, limit: int, ledger: Section | None) -> Section:
+    """The hand-off, first and in full: the whole cap but the ledger line's room (when there is a
+    ledger line). Not ``recoveryBudgetChars``: that reserves room for a recovery the service chose,
+    a hand-off is what the person asked the next session to get."""
+    room = len(ledger.text) + 2 if ledger is not None else 0
+    budget = max(limit - room, LEDGER_LINE_CHARS)
+    text, cut = render_handoff(handoff, now, budget)
+    return Section(text=text, reserved_chars=budget, cut=cut, name=HANDOFF_SECTION)
 
 
 class StartPreview:
@@ -94,22 +116,34 @@ class StartPreview:
             now,
             start_source=STARTUP,
             origin=origin,
+            receiver=Receiver(),  # a hand-off to anyone shows; one addressed by name does not
         )
         limit = cap or MAX_INJECTION_CHARS
         composed = compose_start(start, self._config, now, limit, lambda budget: None)
-        recovered = composed.recovery.checkpoint if composed.recovery is not None else None
+        source, session_key, checkpoint_id = recovered_from(composed)
         return PreviewAnswer(
             project_normalized=project_normalized,
             text=composed.text,
-            source=composed.recovery.source.value if composed.recovery is not None else None,
-            session_key=recovered.session_key if recovered is not None else None,
-            checkpoint_id=recovered.id if recovered is not None else None,
+            source=source,
+            session_key=session_key,
+            checkpoint_id=checkpoint_id,
             decisions=len(start.recent_decisions),
             truncated=composed.truncated,
             chars=len(composed.text or ""),
             cap_chars=limit,
             sections=placed_sections(composed.sections),
         )
+
+
+def recovered_from(composed: StartInjection) -> tuple[str | None, str | None, str | None]:
+    """(how it was found, the session, the checkpoint) of what the start recovered: a hand-off's
+    ``handoff`` checkpoint, or the recovery's."""
+    if composed.handoff is not None:
+        return HANDOFF_SOURCE, composed.handoff.session_key, composed.handoff.checkpoint_id
+    if composed.recovery is None:
+        return None, None, None
+    checkpoint = composed.recovery.checkpoint
+    return composed.recovery.source.value, checkpoint.session_key, checkpoint.id
 
 
 def placed_sections(sections: tuple[PlacedSection, ...]) -> list[InjectionSection]:
@@ -121,7 +155,7 @@ def injection_record(
 ) -> InjectionRecord:
     """What the inspector keeps of an injection: the block redacted, its sections, and the links it
     followed (the session it recovered, the parent it inherited from) with how each was found."""
-    recovered = composed.recovery.checkpoint if composed.recovery is not None else None
+    source, recovered_key, recovered_id = recovered_from(composed)
     return InjectionRecord(
         session_key=hook.session_key,
         event=event,
@@ -134,9 +168,9 @@ def injection_record(
         cap_chars=limit,
         truncated=composed.truncated,
         sections=placed_sections(composed.sections),
-        recovery_source=composed.recovery.source.value if composed.recovery is not None else None,
-        recovered_session_key=recovered.session_key if recovered is not None else None,
-        recovered_checkpoint_id=recovered.id if recovered is not None else None,
+        recovery_source=source,
+        recovered_session_key=recovered_key,
+        recovered_checkpoint_id=recovered_id,
         parent_session_key=composed.parent.parent_session_key if composed.parent is not None else None,
         parent_found_by=composed.parent.found_by if composed.parent is not None else None,
     )

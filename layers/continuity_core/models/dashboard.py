@@ -9,6 +9,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.handoff import HandoffView
 from continuity_core.models.session_digest import Fact, SessionDigest
 from continuity_core.models.state import SessionOrigin
 
@@ -41,6 +42,10 @@ class SessionRow(SessionOrigin):
 class SessionRows(BaseModel):
     sessions: list[SessionRow]
     next_token: str | None = Field(None, description="Pass back as `next_token` for the next page.")
+    handoffs: list[HandoffView] = Field(
+        default_factory=list,
+        description="The project's open hand-offs (not yet received), newest first; on the first page only.",
+    )
 
 
 class TimelineKind(StrEnum):

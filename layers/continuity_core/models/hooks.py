@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from continuity_core.models import MAX_SAFE_INTEGER
-from continuity_core.models.ids import SESSION_ID_MAX, OptionalSessionId
+from continuity_core.models.ids import SESSION_ID_MAX, OptionalSessionId, TokenName
 
 MAX_SESSION_KEY = SESSION_ID_MAX
 MAX_PATH = 4096
@@ -101,12 +101,6 @@ class HookRequest(BaseModel):
         validation_alias=_choices("machine_name", "machineName"),
         description="The machine's name as the user set it (or its host name).",
     )
-    user: str | None = Field(
-        None,
-        max_length=MAX_LABEL,
-        description="The person the session runs for, as the client names them (``continuity config "
-        "user``): automatic recovery across sessions stays with one person.",
-    )
     hook_event_name: str | None = Field(None, max_length=64)
     prompt: str | None = Field(None, validation_alias=_choices("prompt", "userPrompt", "user_prompt"))
     source: str | None = Field(None, max_length=64)
@@ -140,6 +134,12 @@ class HookRequest(BaseModel):
     )
     previous_session_key: OptionalSessionId = Field(
         None, validation_alias=_choices("previous_session_key", "previousSessionKey")
+    )
+    user: TokenName | None = Field(
+        None,
+        description="The person the session runs for, as the client names them (``continuity config "
+        "user`` or CONTINUITY_USER): automatic recovery across sessions stays with one person, and a "
+        "hand-off addressed by name finds them; without it the token's name counts for hand-offs.",
     )
     idempotency_key: str | None = Field(
         None, max_length=512, validation_alias=_choices("idempotency_key", "idempotencyKey")
@@ -230,6 +230,9 @@ class Hook(BaseModel):
     context_tokens: int | None = None
     injection_cap_chars: int | None = None
     redactions: int = 0  # secrets replaced in this hook's text before anything was stored
+    # Who the session is, for a hand-off addressed by name: the client-set ``user``, else the name
+    # of the token the hook came with (set by the hooks handler; logic/handoff.py).
+    person: str | None = None
 
 
 class HookResponse(BaseModel):

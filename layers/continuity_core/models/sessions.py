@@ -6,6 +6,7 @@ from datetime import datetime
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
+from continuity_core.models.handoff import HandoffView
 from continuity_core.models.hooks import MAX_PATH, MAX_SESSION_KEY
 from continuity_core.models.transcripts import SessionSummary
 
@@ -16,6 +17,10 @@ MAX_SEARCH_RESULTS = 20
 class SessionPage(BaseModel):
     sessions: list[SessionSummary]
     next_token: str | None = Field(None, description="Pass back as `next_token` for the next page.")
+    handoffs: list[HandoffView] = Field(
+        default_factory=list,
+        description="The project's open hand-offs (not yet received), newest first; on the first page only.",
+    )
 
 
 class TranscriptText(BaseModel):
