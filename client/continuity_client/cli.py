@@ -28,7 +28,8 @@ the current session and project (each takes --project DIR and --session KEY):
   remember TEXT       keep a note for the session's next checkpoint
   checkpoint          write an explicit checkpoint of the current session now
   recover 1|2|3 [--query Q]
-                      tiered recovery: brief, with decisions and search hits, everything
+                      tiered recovery: 1 the block in brief (<= 400 chars), 2 with decisions,
+                      findings, files and search hits (<= 2,000), 3 the whole digest
   preview             what a session starting now in this project would be given
   search QUERY [--scope project|session|all]
                       search the stored transcripts
