@@ -73,7 +73,8 @@ def test_a_very_long_last_instruction_is_kept_verbatim_to_its_share_and_marked_t
     # Given a session whose last prompt (a pasted log, 3,000+ characters) the transcript holds whole
     transcript = Transcript("s", cwd=CWD)
     turn(service, transcript, 1, RULE)
-    long_prompt = "Fix the failure in this log:\n" + "\n".join(f"line {n}: timeout in worker" for n in range(150))
+    log = "\n".join(f"line {n}: timeout in worker" for n in range(150))
+    long_prompt = f"Fix the failure in this log:\n{log}"
     turn(service, transcript, 2, long_prompt)
     # When the session compacts
     block = compaction(service, transcript)
