@@ -93,6 +93,20 @@ def main(argv: list[str] | None = None) -> int:
 
         # The harness waits from the process's start: the deadline counts the interpreter's too.
         return run.main(args[1:], started=run.process_started(), detach=True)
+    try:
+        code = _dispatch(command, args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`continuity preview | head`): the rest is not wanted. Python would
+        # print a traceback at exit flushing stdout again, so point stdout at /dev/null first.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return code
+
+
+def _dispatch(command: str, args: list[str]) -> int:
     if command in ("", "-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0 if command else 2
@@ -113,9 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         if command != "mcp":
             raise
         # the optional SDK is missing
-        sys.stderr.write(
-            f"continuity mcp needs the MCP SDK ({error}): pip install 'continuity-client[mcp]'\n"
-        )
+        from continuity_client.setup.hints import extra_hint
+
+        sys.stderr.write(f"continuity mcp needs the MCP SDK ({error}): {extra_hint('mcp')}\n")
         return 1
     return int(getattr(module, function)(args[1:]))
 

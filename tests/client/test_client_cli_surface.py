@@ -1,0 +1,130 @@
+"""What a person sees of the CLI around its commands: a closed pipe, the README's commands table,
+what login says of a token, what uninstall leaves, and install hints that fit the installation."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from continuity_client.cli import USAGE
+from continuity_client.setup.hints import extra_hint
+from tests.client.client_support import run_cli
+from tests.client.real_service import RealService
+
+ROOT = Path(__file__).resolve().parents[2]
+WHEEL = "/home/u/dist/continuity_client-0.1.0-py3-none-any.whl"
+
+
+def help_commands() -> set[str]:
+    """The first word of each command line of ``continuity --help``."""
+    return {m.group(1) for m in re.finditer(r"^  ([a-z][a-z-]*)\b", USAGE, re.MULTILINE)}
+
+
+def readme_table_commands() -> set[tuple[str, str | None]]:
+    """(command, sub-command or None) named in the README's "What a person runs" table: a row
+    `continuity token create …` / `list` names token's sub-commands, `continuity status` / `preview`
+    two commands."""
+    text = (ROOT / "README.md").read_text()
+    table = text.split("What a person runs", 1)[1].split("\n\n", 2)[1]
+    named: set[tuple[str, str | None]] = set()
+    for row in table.splitlines()[2:]:
+        cells = [c.removeprefix("continuity ").split() for c in re.findall(r"`([^`]+)`", row.split(" | ")[0])]
+        command = cells[0][0]
+        has_subcommands = len(cells[0]) > 1 and cells[0][1].isalpha() and cells[0][1].islower()
+        for cell in cells:
+            if has_subcommands:
+                named.add((command, cell[1] if cell is cells[0] else cell[0]))
+            else:
+                named.add((cell[0], None))
+    return named
+
+
+def help_of(command: str) -> str:
+    """The lines of ``continuity --help`` about ``command``."""
+    return USAGE.split(f"\n  {command}", 1)[1].split("\n  ", 1)[0].split("\n\n", 1)[0]
+
+
+def test_the_readmes_commands_table_names_only_commands_that_exist() -> None:
+    for command, sub in readme_table_commands():
+        assert command in help_commands(), command
+        assert sub is None or re.search(rf"\b{sub}\b", help_of(command)), (command, sub)
+
+
+def test_every_command_a_person_runs_is_in_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text()
+    mentioned = {c for c, _ in readme_table_commands()} | set(
+        re.findall(r"continuity ([a-z][a-z-]*)", readme)
+    )
+    by_harness = {"hook", "mcp", "version"}  # run by the harness / the agent, or trivial
+    assert help_commands() - by_harness - mentioned == set()
+
+
+def test_a_closed_pipe_ends_a_command_without_a_traceback(tmp_path: Path) -> None:
+    # Given a reader that went away before the command wrote (`continuity --help | head -0`)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "continuity_client", "--help"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=30,
+        )
+    finally:
+        os.close(write_end)
+    # Then it ends quietly
+    assert done.returncode == 0
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr
+
+
+def test_uninstall_removes_the_folders_install_created_and_keeps_the_users(
+    tmp_path: Path, client_env: dict[str, str]
+) -> None:
+    # Given a project with a .gemini folder of the user's, and an empty .codex folder of the user's
+    project = tmp_path / "shop"
+    (project / ".gemini").mkdir(parents=True)
+    (project / ".gemini" / "notes.md").write_text("mine")
+    (project / ".codex").mkdir()
+    for name in ("claude-code", "gemini", "codex"):
+        assert run_cli(["install", name, "--scope", "project"], client_env, project).returncode == 0
+    assert (project / ".claude" / "settings.json").exists()
+    # When the user uninstalls
+    done = run_cli(["uninstall", "--scope", "project"], client_env, project)
+    # Then what install created is gone, folders included, and what was the user's stays
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in project.iterdir()) == [".codex", ".gemini"]
+    assert [p.name for p in (project / ".gemini").iterdir()] == ["notes.md"]
+    assert list((project / ".codex").iterdir()) == []
+
+
+def test_the_mcp_hint_names_what_the_client_was_installed_from() -> None:
+    from_wheel = {"url": f"file://{WHEEL}", "archive_info": {}}
+    assert extra_hint("mcp", from_wheel, "/usr").endswith(f"-m pip install '{WHEEL}[mcp]'")
+    assert extra_hint("mcp", from_wheel, "/home/u/.local/share/pipx/venvs/continuity-client") == (
+        f"pipx install --force '{WHEEL}[mcp]'"
+    )
+    source = {"url": "file:///work/app/client", "dir_info": {"editable": True}}
+    assert extra_hint("mcp", source, "/work/app/.venv").endswith("-m pip install -e '/work/app/client[mcp]'")
+    assert extra_hint("mcp", {}, "/usr").endswith("-m pip install 'continuity-client[mcp]'")
+
+
+def test_login_says_what_the_token_may_do(
+    tmp_path: Path, real_env: dict[str, str], real_service: RealService
+) -> None:
+    # Given a token with both scopes, and one that may only read
+    both = real_service.create_token("alice")["token"]
+    read_only = real_service.create_token("alice", "read")["token"]
+    env = {k: v for k, v in real_env.items() if k not in ("CONTINUITY_URL", "CONTINUITY_TOKEN")}
+    said = []
+    for token in (both, read_only):
+        done = run_cli(["login", "--url", real_service.url, "--token", token], env, tmp_path)
+        assert done.returncode == 0, done.stderr
+        said.append(done.stdout)
+    # Then login names the scopes it checked, never an HTTP status
+    assert "may post hooks (scope hooks) and may read what the service holds (scope read)" in said[0]
+    assert "lacks the hooks scope" in said[1] and "may read" in said[1]
+    assert not any(re.search(r"\(\d{3}\)", text) for text in said)
