@@ -121,6 +121,8 @@ def _dispatch(command: str, args: list[str]) -> int:
     import importlib
 
     module_name, function = COMMANDS[command]
+    if command != "mcp":  # stdio belongs to the harness there
+        _tell_missed_hooks()
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
@@ -132,6 +134,16 @@ def _dispatch(command: str, args: list[str]) -> int:
         sys.stderr.write(f"continuity mcp needs the MCP SDK ({error}): {extra_hint('mcp')}\n")
         return 1
     return int(getattr(module, function)(args[1:]))
+
+
+def _tell_missed_hooks() -> None:
+    import os
+
+    from continuity_client.setup import config, notices
+
+    notice = notices.missed_hooks(config.home_dir(os.environ))
+    if notice:
+        sys.stderr.write(notice + "\n")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,6 +3,7 @@ what login says of a token, what uninstall leaves, and install hints that fit th
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
@@ -10,8 +11,10 @@ import sys
 from pathlib import Path
 
 from continuity_client.cli import USAGE
+from continuity_client.setup import doctor
 from continuity_client.setup.hints import extra_hint
-from tests.client.client_support import run_cli
+from tests.client.client_support import log_text, run_cli, run_hook, run_hook_cli
+from tests.client.fake_continuity_service import FakeService
 from tests.client.real_service import RealService
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,3 +131,43 @@ def test_login_says_what_the_token_may_do(
     assert "may post hooks (scope hooks) and may read what the service holds (scope read)" in said[0]
     assert "lacks the hooks scope" in said[1] and "may read" in said[1]
     assert not any(re.search(r"\(\d{3}\)", text) for text in said)
+
+
+def doctor_output(env: dict[str, str]) -> tuple[int, str]:
+    out = io.StringIO()
+    code = doctor.main([], env=env, out=out)
+    return code, out.getvalue()
+
+
+def test_a_hook_whose_stdin_is_not_json_says_so_in_the_log_and_in_doctor(
+    service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    # Given a harness that sends a cut JSON document, and one that sends plain text
+    for stdin in ('{"session_id": "s1", "prompt": "fix the', "hello"):
+        done = run_hook_cli(["user-prompt-submit"], stdin, client_env)
+        # Then the hook does not disturb the agent, posts nothing, and the log says what came
+        assert done.code == 0 and done.stderr == ""
+    assert service.requests == []
+    log = log_text(home)
+    assert log.count("stdin is not JSON") == 2
+    assert "session_id" not in log.split("stdin is not JSON", 1)[0] and "SystemError" not in log
+    # And doctor fails naming it
+    code, text = doctor_output(client_env)
+    assert code == 1
+    assert "2 hook(s) in the last 7 days got stdin that is not a JSON object" in text
+
+
+def test_hooks_without_a_login_are_counted_by_doctor_and_told_once_by_the_next_command(
+    tmp_path: Path, client_env: dict[str, str], home: Path
+) -> None:
+    # Given hooks fired after `continuity logout` (no URL, no token)
+    env = {k: v for k, v in client_env.items() if k not in ("CONTINUITY_URL", "CONTINUITY_TOKEN")}
+    for _ in range(2):
+        run_hook(["user-prompt-submit"], {"session_id": "s1", "cwd": str(tmp_path), "prompt": "x"}, env)
+    # Then doctor counts them
+    _, text = doctor_output(env)
+    assert "2 hook(s) in the last 7 days found no login and were dropped" in text
+    # And the next command a person runs says so once
+    first, second = (run_cli(["status"], env, tmp_path) for _ in range(2))
+    assert "2 hook(s) found no login" in first.stderr and "`continuity login" in first.stderr
+    assert "found no login" not in second.stderr
