@@ -36,7 +36,7 @@ the current session and project (each takes --project DIR and --session KEY):
   sessions            the project's sessions with a stored transcript
   transcript [SESSION]
                       a session's stored transcript
-  ledger [--all]      the project's decisions
+  ledger [--all]      the project's decision ledger (what agents recorded with session_digest)
   forget SESSION | --project [DIR] [--yes]
                       delete a session's (or a whole project's) data on the service now
 

@@ -8,14 +8,17 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from continuity_client.cli import USAGE
+from continuity_client.hook import spool
 from continuity_client.setup import doctor
 from continuity_client.setup.hints import extra_hint
 from tests.client.client_support import log_text, run_cli, run_hook, run_hook_cli
 from tests.client.fake_continuity_service import FakeService
 from tests.client.real_service import RealService
+from tests.client.test_client_people_commands import SESSION, hook_body, lived
 
 ROOT = Path(__file__).resolve().parents[2]
 WHEEL = "/home/u/dist/continuity_client-0.1.0-py3-none-any.whl"
@@ -171,3 +174,33 @@ def test_hooks_without_a_login_are_counted_by_doctor_and_told_once_by_the_next_c
     first, second = (run_cli(["status"], env, tmp_path) for _ in range(2))
     assert "2 hook(s) found no login" in first.stderr and "`continuity login" in first.stderr
     assert "found no login" not in second.stderr
+
+
+def test_status_shows_pending_prompts_the_last_checkpoint_the_spool_and_whether_hooks_arrive(
+    real_env: dict[str, str], tmp_path: Path, home: Path
+) -> None:
+    # Given a session of 10 prompts, a decision, an explicit checkpoint and one prompt since
+    project = tmp_path / "shop"
+    project.mkdir()
+    transcript = lived(real_env, project, tmp_path, prompts=10)
+    say = "We decided to keep amounts in Decimal."
+    run_hook(["user-prompt-submit"], hook_body(project, SESSION, transcript, prompt=say), real_env)
+    assert run_cli(["checkpoint"], real_env, project).returncode == 0
+    run_hook(["user-prompt-submit"], hook_body(project, SESSION, transcript, prompt="now refunds"), real_env)
+    # When the user asks for the status
+    shown = run_cli(["status"], real_env, project)
+    # Then it says what waits for the next checkpoint, that the hooks arrive, and which decisions
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout
+    assert "latest explicit at" in out
+    assert "prompts since the latest checkpoint: 1 on the service (12 in all)" in out
+    # (the fixture transcript's "Use Decimal for amounts" and the prompt's; none in the ledger)
+    assert "decisions in the session's rolling digest: 2 (what the recovery block lists" in out
+    assert "spooled hooks waiting: none" in out
+    assert "this machine's hooks reach the service: yes" in out
+    assert "decisions in the session's rolling digest:" in out
+    assert "decision ledger: 0 decision(s) (the project's, recorded by agents with session_digest" in out
+    # And with a hook stuck in the spool, it says they do not all arrive
+    spool.append(str(home), SESSION, {"event": "stop", "key": "k", "at": time.time(), "body": {}}, 10**6)
+    out = run_cli(["status"], real_env, project).stdout
+    assert "this machine's hooks reach the service: partly, 1 hook(s) waiting in the spool" in out
