@@ -204,3 +204,12 @@ def test_status_shows_pending_prompts_the_last_checkpoint_the_spool_and_whether_
     spool.append(str(home), SESSION, {"event": "stop", "key": "k", "at": time.time(), "body": {}}, 10**6)
     out = run_cli(["status"], real_env, project).stdout
     assert "this machine's hooks reach the service: partly, 1 hook(s) waiting in the spool" in out
+
+
+def test_the_service_tells_its_nudge_point_and_the_client_keeps_it(
+    real_env: dict[str, str], tmp_path: Path, home: Path
+) -> None:
+    # Given the service's defaults (65 % of a 200,000-token window)
+    run_hook(["session-start"], {"session_id": "s1", "cwd": str(tmp_path), "source": "startup"}, real_env)
+    # Then the client keeps the point the answer told
+    assert (home / "context" / "nudge-tokens").read_text() == "130000"

@@ -344,7 +344,8 @@ class HookRun:
             return True
         if body.get("compacted"):  # answered with the recovery block
             return False
-        return not late_context.may_nudge(self.home, self.session, body, settings.sync_context_tokens)
+        threshold = late_context.wait_from(self.home, settings.sync_context_tokens, settings.sync_context_set)
+        return not late_context.may_nudge(self.home, self.session, body, threshold)
 
     def claim(self) -> str:
         """Take the session's delivery lock, send what the spool holds before this hook, and find
