@@ -181,6 +181,7 @@ def test_the_levels_grow_within_their_sizes(stores: Stores, clock: Clock) -> Non
     assert len(one) <= LEVEL_LIMITS[1] and len(two) <= LEVEL_LIMITS[2]
     assert "Last instruction: step 9: tune the retry window" in one
     assert "Decisions: Freeze time in the payment mock | decision number 11" in one
+    assert "Next: Run the suite 20 times" in one
     assert "### Search: retry window" in two and "- Freeze time in the payment mock (agent digest)" in two
     assert "### Every checkpoint of session s1" in three and "decision number 0 about" in three
     assert len(three) > len(two) > len(one)

@@ -195,7 +195,8 @@ def level_one(
     chosen: list[Checkpoint], digest: SessionDigest | None, decisions: list[LedgerEntry], now: datetime
 ) -> str:
     """One line each: where it comes from, the last instruction, the constraints, the newest
-    decisions and the open questions; each line gets a fair share of ``LEVEL_LIMITS[1]``."""
+    decisions, the open questions and the next steps; each line gets a fair share of
+    ``LEVEL_LIMITS[1]``."""
     head = headline(chosen[0], now) if chosen else "Latest: no checkpoint yet, only the project's ledger."
     rows: list[tuple[str, list[str]]] = []
     if digest is not None:
@@ -210,6 +211,7 @@ def level_one(
             )
         )
         rows.append(("Open: ", [f.text for f in newest_first(open_questions(digest))]))
+        rows.append(("Next: ", [f.text for f in newest_first(digest.of(FactKind.NEXT_STEP))]))
     else:
         latest = chosen[0] if chosen else None
         state = next((c.summary for c in chosen if c.summary), None)
