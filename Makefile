@@ -35,8 +35,18 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 		echo "no chromium: the dashboard's browser tests will skip"
 
-run: setup
-	$(VENV)/bin/continuity local --port $(PORT) $(if $(TOKEN),--token $(TOKEN),)
+# A line per step; the whole set-up log in build/setup.log. PORT=, TOKEN=, DATA= (the data folder,
+# default .continuity-local) pass through to `continuity local`.
+SETUP_LOG := build/setup.log
+run:
+	@mkdir -p build
+	@if ! $(MAKE) -q $(VENV)/.installed 2>/dev/null; then \
+		echo "setting up $(VENV): Python packages (first run: a few minutes; log in $(SETUP_LOG))"; \
+		$(MAKE) --no-print-directory $(VENV)/.installed > $(SETUP_LOG) 2>&1 || \
+			{ tail -n 15 $(SETUP_LOG); echo "set-up failed: the whole log is in $(SETUP_LOG)"; exit 1; }; \
+	fi
+	@echo "starting the local stack (the first start synthesizes the CDK app's grants: ~1 min; Ctrl-C stops it)"
+	@$(VENV)/bin/continuity local --port $(PORT) $(if $(TOKEN),--token $(TOKEN),) $(if $(DATA),--data-dir $(DATA),)
 
 # Every test: lint and types first (cheap), the OpenCode/OpenClaw plugins under node's own test
 # runner (a few seconds), then unit, integration (moto), infra (CDK + cdk-nag), client,

@@ -34,14 +34,15 @@ the current session and project (each takes --project DIR and --session KEY):
                       hand the session's work (digest, note, branch, commit, uncommitted paths)
                       to the next session of the project, first and once
   recover 1|2|3 [--query Q]
-                      tiered recovery: brief, with decisions and search hits, everything
+                      tiered recovery: 1 the block in brief (<= 400 chars), 2 with decisions,
+                      findings, files and search hits (<= 2,000), 3 the whole digest
   preview             what a session starting now in this project would be given
   search QUERY [--scope project|session|all]
                       search the stored transcripts
   sessions            the project's sessions with a stored transcript, and its open hand-offs
   transcript [SESSION]
                       a session's stored transcript
-  ledger [--all]      the project's decisions
+  ledger [--all]      the project's decision ledger (what agents recorded with session_digest)
   forget SESSION | --project [DIR] [--yes]
                       delete a session's (or a whole project's) data on the service now
 
@@ -100,6 +101,20 @@ def main(argv: list[str] | None = None) -> int:
 
         # The harness waits from the process's start: the deadline counts the interpreter's too.
         return run.main(args[1:], started=run.process_started(), detach=True)
+    try:
+        code = _dispatch(command, args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`continuity preview | head`): the rest is not wanted. Python would
+        # print a traceback at exit flushing stdout again, so point stdout at /dev/null first.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return code
+
+
+def _dispatch(command: str, args: list[str]) -> int:
     if command in ("", "-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0 if command else 2
@@ -114,17 +129,29 @@ def main(argv: list[str] | None = None) -> int:
     import importlib
 
     module_name, function = COMMANDS[command]
+    if command != "mcp":  # stdio belongs to the harness there
+        _tell_missed_hooks()
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
         if command != "mcp":
             raise
         # the optional SDK is missing
-        sys.stderr.write(
-            f"continuity mcp needs the MCP SDK ({error}): pip install 'continuity-client[mcp]'\n"
-        )
+        from continuity_client.setup.hints import extra_hint
+
+        sys.stderr.write(f"continuity mcp needs the MCP SDK ({error}): {extra_hint('mcp')}\n")
         return 1
     return int(getattr(module, function)(args[1:]))
+
+
+def _tell_missed_hooks() -> None:
+    import os
+
+    from continuity_client.setup import config, notices
+
+    notice = notices.missed_hooks(config.home_dir(os.environ))
+    if notice:
+        sys.stderr.write(notice + "\n")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from continuity_core.config import get_config
 from continuity_core.http import ERROR_RESPONSES, caller, create_app, resolve, seen_hook
 from continuity_core.logic.normalize import normalize_hook
 from continuity_core.models.hooks import HookEvent, HookRequest
 from continuity_core.models.tokens import Scope
+from continuity_core.names import NUDGE_POINT_HEADER
 from continuity_core.observability import count, logger, metrics
 from continuity_core.services import hook_service
 
@@ -18,7 +21,7 @@ app = create_app()
 
 
 @app.post("/api/hooks/<event>", responses=ERROR_RESPONSES)
-def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> dict[str, Any]:
+def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> Response[dict[str, Any]]:
     hook = normalize_hook(event, request)
     logger.set_correlation_id(hook.session_key)
     who = caller(app, Scope.HOOKS)
@@ -46,7 +49,9 @@ def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> dict
         count("InjectionTruncated")  # something was left out to fit the harness's cap (the text says so)
     if app.current_event.headers.get("x-continuity-replay"):
         count("SpoolReplays")  # the client delivers a hook it had spooled while the service was away
-    return outcome.response.to_claude_code()
+    # The nudge point rides on every answer: the client learns when a prompt must wait for its answer.
+    told = {NUDGE_POINT_HEADER: str(get_config().nudge_point_tokens)}
+    return Response(200, content_types.APPLICATION_JSON, outcome.response.to_claude_code(), told)
 
 
 @logger.inject_lambda_context(clear_state=True)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import sys
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -122,13 +124,40 @@ class StackAccess:
 
 
 def load(cache_dir: Path = CACHE_DIR) -> StackAccess:
-    """The functions' grants: from the cache when the sources did not change, else from a synth."""
+    """The functions' grants: from the cache when the sources did not change, else from a synth.
+
+    The synth runs in a process of its own: jsii keeps a node process for as long as the process
+    that imported it lives, and the Ctrl-C that stops the local stack reaches the whole process
+    group, node first, so the stack would end in jsii's BrokenPipeError traceback at exit."""
     path = cache_dir / f"{sources_hash()}.json"
-    if path.exists():
-        try:
-            return StackAccess.from_json(json.loads(path.read_text()))
-        except (ValueError, KeyError, TypeError):
-            pass  # a file of another format or a broken write: synthesize again
+    cached = _read(path)
+    if cached is not None:
+        return cached
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    subprocess.run(
+        [sys.executable, "-m", "infra.local.access_policies", str(cache_dir)],
+        check=True,
+        cwd=REPO_ROOT,
+        env=environment,
+    )
+    written = _read(path)
+    if written is None:  # the sources changed meanwhile: the next load synthesizes again
+        return synthesize()
+    return written
+
+
+def _read(path: Path) -> StackAccess | None:
+    if not path.exists():
+        return None
+    try:
+        return StackAccess.from_json(json.loads(path.read_text()))
+    except (ValueError, KeyError, TypeError):
+        return None  # a file of another format or a broken write: synthesize again
+
+
+def write_cache(cache_dir: Path = CACHE_DIR) -> Path:
+    """Synthesize here and write the cache file (``python -m infra.local.access_policies DIR``)."""
+    path = cache_dir / f"{sources_hash()}.json"
     access = synthesize()
     cache_dir.mkdir(parents=True, exist_ok=True)
     # Written aside and renamed: a concurrent reader sees the old file or the whole new one.
@@ -136,7 +165,7 @@ def load(cache_dir: Path = CACHE_DIR) -> StackAccess:
     with os.fdopen(fd, "w") as file:
         json.dump(access.to_json(), file, indent=1, sort_keys=True)
     os.replace(temporary, path)
-    return access
+    return path
 
 
 def sources_hash(root: Path = REPO_ROOT) -> str:
@@ -249,3 +278,7 @@ def _arn(value: Any, kinds: Mapping[str, tuple[str, str]], where: str) -> str | 
 
 def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
+
+
+if __name__ == "__main__":
+    write_cache(Path(sys.argv[1]) if len(sys.argv) > 1 else CACHE_DIR)

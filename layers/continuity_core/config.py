@@ -151,6 +151,11 @@ class ContinuityConfig(BaseModel):
         description="requests per token and minute before 429 with `Retry-After`",
     )
 
+    @property
+    def nudge_point_tokens(self) -> int:
+        """The context size (tokens) past which a prompt's answer carries the compaction nudge."""
+        return self.context_window_tokens * self.nudge_threshold_percent // 100
+
     def to_environment(self) -> dict[str, str]:
         """The environment that reproduces this config (used by CDK and the local stack)."""
         out: dict[str, str] = {}

@@ -24,6 +24,12 @@ API_TOKEN_ENV = "CONTINUITY_API_TOKEN_SHA256"
 # A setting's variable is this prefix and its name in upper snake case (CONTINUITY_PROMPT_INTERVAL).
 CONFIG_ENV_PREFIX = "CONTINUITY_"
 
+# -- HTTP headers ------------------------------------------------------------------------------
+
+# Every hook answer tells the service's compaction-nudge point (tokens), so the client knows from
+# which context size a prompt must wait for its answer (the client declares it too: it cannot import this).
+NUDGE_POINT_HEADER = "X-Continuity-Nudge-Tokens"
+
 # -- the table ---------------------------------------------------------------------------------
 
 PK = "pk"

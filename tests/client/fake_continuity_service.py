@@ -76,6 +76,7 @@ class FakeService:
     ledger: dict[str, list[dict]] = field(default_factory=dict)  # project -> newest first
     sessions: dict[str, str] = field(default_factory=dict)  # session -> project seen in hooks
     search_route: bool = True
+    nudge_tokens: int | None = None  # told in hook answers (the service's nudge point), when set
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -294,7 +295,8 @@ class FakeService:
                 send(409, json.dumps(service_error(409, detail, stored_length=stored)).encode())
                 return
             answer = self.answers.get(received.event, {})
-            send(200, json.dumps(answer).encode())
+            told = {"X-Continuity-Nudge-Tokens": str(self.nudge_tokens)} if self.nudge_tokens else None
+            send(200, json.dumps(answer).encode(), told)
 
 
 def service_error(status: int, detail: str, **extra: object) -> dict:

@@ -153,6 +153,25 @@ def test_a_prompt_whose_context_may_be_nudged_waits_and_shows_the_nudge(
     assert time.monotonic() - started < service.delay
 
 
+def test_with_a_smaller_window_the_prompt_that_crosses_the_services_nudge_point_shows_the_nudge(
+    service: FakeService, client_env: dict[str, str], tmp_path: Path, home: Path
+) -> None:
+    # Given a service whose nudge point is 20,000 tokens (a small contextWindowTokens), told in its
+    # answers, and a first prompt that taught the client
+    service.nudge_tokens = 20_000
+    assert run_hook_cli(["user-prompt-submit"], prompt("bg-7", "start"), client_env).code == 0
+    assert eventually(lambda: (home / "context" / "nudge-tokens").exists())
+    # When a prompt's context is past that point (far below the client's default of 100,000) and
+    # the service answers it with the nudge
+    transcript = tmp_path / "s.jsonl"
+    write_usage(transcript, 21_000)
+    service.answers["user-prompt-submit"] = CONTEXT
+    result = run_hook_cli(["user-prompt-submit"], prompt("bg-7", "go on", transcript), client_env)
+    # Then that prompt waited and the agent got the nudge with it, not one prompt late
+    assert result.output is not None
+    assert result.output["hookSpecificOutput"]["additionalContext"] == "Continuity: call session_digest now"
+
+
 def test_context_answered_after_the_prompt_went_on_is_shown_with_the_next_prompt(
     service: FakeService, client_env: dict[str, str], home: Path
 ) -> None:

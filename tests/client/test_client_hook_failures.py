@@ -149,13 +149,22 @@ def test_session_start_still_reads_while_the_service_is_marked_down(
     assert spool.down_until(str(home)) == 0.0  # a success clears the mark
 
 
-@pytest.mark.parametrize("stdin", ["", "not json at all {", "[1, 2]", "\x00\xff"])
-def test_odd_stdin_still_posts_and_exits_0(
+def test_empty_stdin_still_posts_and_exits_0(
+    service: FakeService, client_env: dict[str, str], home: Path
+) -> None:
+    result = run_hook_cli(["user-prompt-submit"], "", client_env)
+    assert (result.code, result.stderr) == (0, "")
+    assert eventually(lambda: len(service.requests) == 1)
+
+
+@pytest.mark.parametrize("stdin", ["not json at all {", "[1, 2]", "\x00\xff", '{"session_id": "s", '])
+def test_stdin_that_is_not_a_json_object_exits_0_posts_nothing_and_says_so(
     stdin: str, service: FakeService, client_env: dict[str, str], home: Path
 ) -> None:
     result = run_hook_cli(["user-prompt-submit"], stdin, client_env)
     assert (result.code, result.stderr) == (0, "")
-    assert eventually(lambda: len(service.requests) == 1)
+    assert "stdin is " in log_text(home) and "not " in log_text(home)
+    assert service.requests == []
 
 
 @pytest.mark.parametrize("args", [[], ["no-such-event"], ["session-start", "--harness", "vim"]])

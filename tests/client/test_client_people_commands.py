@@ -96,7 +96,8 @@ def test_ledger_lists_the_projects_decisions_newest_first(
     done = run_cli(["ledger"], real_env, cwd=project)
 
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    title, *lines = done.stdout.splitlines()
+    assert "what agents recorded with session_digest" in title
     assert "seed the random generator - because reproducible runs" in lines[0]
     assert "mock the payment gateway - because the sandbox is flaky" in lines[1]
     assert f"(session {SESSION})" in lines[0]

@@ -67,6 +67,23 @@ def test_a_constraint_from_prompt_2_survives_three_checkpoints_and_two_compactio
     )
 
 
+def test_a_very_long_last_instruction_is_kept_verbatim_to_its_share_and_marked_truncated(
+    service: InProcessService,
+) -> None:
+    # Given a session whose last prompt (a pasted log, 3,000+ characters) the transcript holds whole
+    transcript = Transcript("s", cwd=CWD)
+    turn(service, transcript, 1, RULE)
+    log = "\n".join(f"line {n}: timeout in worker" for n in range(150))
+    long_prompt = f"Fix the failure in this log:\n{log}"
+    turn(service, transcript, 2, long_prompt)
+    # When the session compacts
+    block = compaction(service, transcript)
+    # Then the block quotes the prompt's beginning verbatim and says it was cut
+    instruction = block.split("### Last Instruction (prompt 2, verbatim)\n", 1)[1].split("\n\n", 1)[0]
+    assert instruction.startswith("> Fix the failure in this log:\n> line 0: timeout in worker\n")
+    assert instruction.rstrip().endswith("[truncated]")
+
+
 def test_a_pre_compaction_right_after_a_periodic_checkpoint_recovers_the_whole_story(
     service: InProcessService,
 ) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from continuity_core.config import load_config
 from continuity_core.logic.digests import DigestService, UnknownProjectError
+from continuity_core.logic.terms import snippet
 from continuity_core.logic.tiers import LEVEL_LIMITS, NothingToRecoverError, TieredRecovery
 from continuity_core.logic.tokens import (
     BOOTSTRAP_ID,
@@ -178,10 +179,56 @@ def test_the_levels_grow_within_their_sizes(stores: Stores, clock: Clock) -> Non
         tiers(stores, clock).recover(AGENT, level, PROJECT, query="retry window").text for level in (1, 2, 3)
     )
     assert len(one) <= LEVEL_LIMITS[1] and len(two) <= LEVEL_LIMITS[2]
-    assert "Next: Run the suite 20 times" in one and "Freeze time in the payment mock" in one
-    assert "### Recent decisions" in two and "### Search: retry window" in two
+    assert "Last instruction: step 9: tune the retry window" in one
+    assert "Decisions: Freeze time in the payment mock | decision number 11" in one
+    assert "Next: Run the suite 20 times" in one
+    assert "### Search: retry window" in two and "- Freeze time in the payment mock (agent digest)" in two
     assert "### Every checkpoint of session s1" in three and "decision number 0 about" in three
     assert len(three) > len(two) > len(one)
+
+
+def _session_with_every_kind(stores: Stores, clock: Clock) -> None:
+    periodic_checkpoint(
+        stores,
+        clock,
+        "Never push to main without review.",
+        "We decided to use Postgres for the event store.",
+        "The flaky test was caused by a race in the retry timer.",
+        "Should we keep the v1 endpoint alive?",
+        "Now edit src/store/events.py and add the index.",
+    )
+
+
+def test_level_one_is_the_blocks_short_form_within_400_characters(stores: Stores, clock: Clock) -> None:
+    _session_with_every_kind(stores, clock)
+    one = tiers(stores, clock).recover(AGENT, 1, PROJECT, session_key="s1").text
+    assert len(one) <= LEVEL_LIMITS[1]
+    assert "Last instruction: Now edit src/store/events.py and add the index." in one
+    assert "Constraints: Never push to main without review." in one
+    assert "Decisions: " in one and "Postgres" in one
+    assert "Open: Should we keep the v1 endpoint alive?" in one
+
+
+def test_level_two_adds_findings_and_files_and_labels_where_decisions_come_from(
+    stores: Stores, clock: Clock
+) -> None:
+    _session_with_every_kind(stores, clock)
+    clock.now += timedelta(seconds=1)
+    digests(stores, clock).write(AGENT, "s1", request("done", "Keep the v1 endpoint for a month"))
+    one, two = (tiers(stores, clock).recover(AGENT, n, PROJECT, session_key="s1").text for n in (1, 2))
+    assert len(two) <= LEVEL_LIMITS[2] and two != one
+    assert "### Findings" in two and "race in the retry timer" in two
+    assert "### Files in play" in two and "`src/store/events.py`" in two
+    assert "### Decisions (the session's rolling digest" in two
+    assert "- Keep the v1 endpoint for a month (agent digest)" in two
+
+
+def test_a_long_last_instruction_says_it_was_truncated(stores: Stores, clock: Clock) -> None:
+    # Given the prompt as the hook keeps it (its first 200 characters, the cut marked "…")
+    periodic_checkpoint(stores, clock, snippet("Rewrite the parser so that " + "it keeps every token " * 99))
+    one, two = (tiers(stores, clock).recover(AGENT, n, PROJECT, session_key="s1").text for n in (1, 2))
+    assert len(one) <= LEVEL_LIMITS[1] and "Last instruction: Rewrite the parser" in one
+    assert "[truncated]" in one and "[truncated]" in two
 
 
 def test_the_asked_sessions_checkpoint_comes_before_the_projects_newer_one(

@@ -278,6 +278,15 @@ class Client:
                 report["transcript_chars_since_compaction"] = cursor["chars"] - cursor["boundary"]
             records, _ = spool.read_records(spool.spool_file(self.home, target.session))
             report["spooled_hooks"] = len(records)
+            report["spooled_prompts"] = sum(1 for r in records if r.get("event") == "user-prompt-submit")
+            report["digest_decisions"] = _digest_decisions(found[-1]) if found else 0
+            row = self._session_row(target.project, target.session)
+            if row is not None:
+                covered = int((found[-1].get("last_prompt") or 0) if found else 0)
+                report["service_prompts"] = int(row.get("prompts") or 0)
+                report["pending_prompts"] = max(0, report["service_prompts"] - covered)
+                report["service_last_heard"] = row.get("last_activity_at")
+            report["hooks_reaching_service"] = self._reaching(report, records)
         latest = self.call("GET", "/api/checkpoints", query={"project": target.project, "limit": 1})
         newest = latest.get("checkpoints") or []
         report["latest_project_checkpoint"] = _brief(newest[0]) if newest else None
@@ -285,13 +294,67 @@ class Client:
         report["ledger_decisions"] = f"{count}+" if more else count
         return report
 
+    def _session_row(self, project: str, session: str) -> dict | None:
+        """The service's counters of the session (the dashboard's sessions page), None when it has
+        none among the project's newest (or is older than the route)."""
+        try:
+            rows = self.call("GET", "/api/sessions/overview", query={"project": project, "limit": 100})
+        except ServiceError:
+            return None
+        found = [
+            r for r in rows.get("sessions") or [] if isinstance(r, dict) and r.get("session_key") == session
+        ]
+        return found[0] if found else None
+
+    def _reaching(self, report: dict, records: list[dict]) -> dict:
+        """Whether this machine's hooks reach the service: yes / no / partly, and why."""
+        from continuity_client.hook import refusals
+
+        day = time.time() - 86400
+        refused = refusals.recent(self.home, day)
+        down = spool.down_until(self.home) - time.time()
+        problems = []
+        if records:
+            oldest = min(float(r.get("at") or time.time()) for r in records)
+            problems.append(
+                f"{len(records)} hook(s) waiting in the spool, oldest {(time.time() - oldest) / 60:.0f} min"
+            )
+        if down > 0:
+            problems.append(f"the service is marked unavailable for {down:.0f}s more")
+        kinds = {
+            refusals.REFUSED: "refused by the service",
+            refusals.NOT_JSON: "with stdin that is not JSON",
+            refusals.NO_LOGIN: "without a login",
+        }
+        for kind, said in kinds.items():
+            dropped = [n for n in refused if n.get("kind", refusals.REFUSED) == kind]
+            if dropped:
+                problems.append(f"{len(dropped)} hook(s) dropped in the last day {said}")
+        heard = report.get("service_last_heard")
+        if not problems:
+            where = f" (it last heard this session at {heard})" if heard else ""
+            return {"verdict": "yes", "detail": f"nothing waiting or dropped here{where}"}
+        verdict = "no" if records and not heard else "partly"
+        return {"verdict": verdict, "detail": "; ".join(problems) + " (`continuity doctor` says more)"}
+
 
 def _brief(checkpoint: dict) -> dict:
     return {
         key: checkpoint.get(key)
-        for key in ("session_key", "trigger", "created_at", "prompt_count", "sequence")
+        for key in ("session_key", "trigger", "created_at", "prompt_count", "sequence", "last_prompt")
         if key in checkpoint
     }
+
+
+def _digest_decisions(checkpoint: dict) -> int:
+    """Decisions in force in the checkpoint's rolling digest: those the recovery block lists."""
+    digest = checkpoint.get("session_digest")
+    facts = digest.get("facts") if isinstance(digest, dict) else None
+    return sum(
+        1
+        for f in facts or []
+        if isinstance(f, dict) and f.get("kind") == "decision" and f.get("status", "active") == "active"
+    )
 
 
 def describe_status(report: dict) -> str:
@@ -312,8 +375,26 @@ def describe_status(report: dict) -> str:
                 f"  transcript: {report['transcript_chars_sent']} characters sent, "
                 f"{report['transcript_chars_since_compaction']} since the last compaction"
             )
+        if "pending_prompts" in report:
+            spooled = report.get("spooled_prompts") or 0
+            lines.append(
+                f"  prompts since the latest checkpoint: {report['pending_prompts']} on the service"
+                + (f", {spooled} more spooled here" if spooled else "")
+                + f" ({report['service_prompts']} in all)"
+            )
         if report.get("spooled_hooks"):
             lines.append(f"  spooled hooks waiting: {report['spooled_hooks']} (`continuity flush`)")
+        else:
+            lines.append("  spooled hooks waiting: none")
+        reaching = report.get("hooks_reaching_service")
+        if reaching:
+            lines.append(
+                f"  this machine's hooks reach the service: {reaching['verdict']}, {reaching['detail']}"
+            )
+        lines.append(
+            f"  decisions in the session's rolling digest: {report.get('digest_decisions', 0)} "
+            "(what the recovery block lists: from prompts, the agent's words and its digests)"
+        )
     project_latest = report.get("latest_project_checkpoint")
     if project_latest:
         lines.append(
@@ -322,7 +403,10 @@ def describe_status(report: dict) -> str:
         )
     else:
         lines.append("project's latest checkpoint: none")
-    lines.append(f"decision ledger: {report.get('ledger_decisions', 0)} decision(s)")
+    lines.append(
+        f"decision ledger: {report.get('ledger_decisions', 0)} decision(s) "
+        "(the project's, recorded by agents with session_digest; `continuity ledger`)"
+    )
     return "\n".join(lines)
 
 

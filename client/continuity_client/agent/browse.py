@@ -101,7 +101,11 @@ def transcript(argv: list[str]) -> int:
 
 
 def ledger(argv: list[str]) -> int:
-    parser = command_parser("continuity ledger", "The project's decision ledger, newest first.")
+    parser = command_parser(
+        "continuity ledger",
+        "The project's decision ledger, newest first: the decisions agents recorded with session_digest "
+        "(the decisions stated in prompts are in the session's rolling digest: `continuity recover 2`).",
+    )
     parser.add_argument("--limit", type=int, default=50, help="at most this many (1-200)")
     parser.add_argument("--all", action="store_true", help="every decision (follows the pages)")
     _json_flag(parser)
@@ -123,8 +127,12 @@ def ledger(argv: list[str]) -> int:
         print(json.dumps({"entries": entries, "next_token": token}, indent=2))
         return 0
     if not entries:
-        print(f"no decisions recorded for {target.project}")
+        print(
+            f"no decisions recorded for {target.project} by an agent's session_digest (the ledger); "
+            "the decisions a session stated in its prompts are in its rolling digest: `continuity recover 2`"
+        )
         return 0
+    print(f"the decision ledger of {target.project}: what agents recorded with session_digest, newest first")
     for entry in entries:
         why = f" - because {entry['rationale']}" if entry.get("rationale") else ""
         print(

@@ -246,7 +246,9 @@ def main(argv: list[str]) -> int:
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:
-        sys.stderr.write("continuity mcp needs the MCP SDK: pip install 'continuity-client[mcp]'\n")
+        from continuity_client.setup.hints import extra_hint
+
+        sys.stderr.write(f"continuity mcp needs the MCP SDK: {extra_hint('mcp')}\n")
         return 1
     handshake = None if "--sdk" in argv else load_handshake()
     if handshake is None:

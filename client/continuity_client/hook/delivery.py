@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 
 from continuity_client.hook import fastjson as json
-from continuity_client.hook import harness, locallog, refusals, spool
+from continuity_client.hook import harness, late_context, locallog, refusals, spool
 from continuity_client.hook.transport import Response, TransportError, request
 from continuity_client.setup import config
 
@@ -115,6 +115,7 @@ class Delivery:
         outcome = classify(response)
         if outcome == spool.SENT:
             spool.mark_up(self.settings.home)
+            late_context.learn(self.settings.home, response.headers)
             return outcome, self._parse(record, response)
         reason = describe_error(response.status, _json(response.body), response.body)
         if outcome == spool.DROPPED:

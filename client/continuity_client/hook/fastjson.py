@@ -6,8 +6,9 @@ the bare interpreter's. This drives ``_json``, the C accelerator ``json`` itself
 the same parser and encoder, so the same values and the same text (``json.dumps``'s defaults:
 ASCII, ``", "`` and ``": "``). Where ``_json`` is missing (not CPython), it is ``json``.
 
-A malformed document raises ``ValueError`` as ``json`` does (the C scanner's own error imports
-``json.decoder`` then, on that rare path).
+A malformed document raises ``ValueError`` as ``json`` does (with the scanner's position where it
+gives one: its own error needs ``json.decoder``, and without it CPython raises a ``SystemError``,
+turned into ``ValueError("malformed JSON")`` here).
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ if _json is not None:
             value, end = _scan(text, 0)
         except StopIteration as stop:
             raise ValueError(f"Expecting value: line 1 column {stop.value + 1}") from None
+        except SystemError:
+            # The scanner's own error needs ``json.decoder``, which the hook path never imports:
+            # CPython then reports "returned NULL without setting an exception".
+            raise ValueError("malformed JSON") from None
         if end != len(text):
             raise ValueError(f"Extra data: column {end + 1}")
         return value

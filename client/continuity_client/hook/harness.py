@@ -214,19 +214,32 @@ def canonical_harness(name: str) -> str | None:
     return aliases.get(lowered)
 
 
-def parse_stdin(raw: bytes) -> dict:
-    """The hook JSON as a dict; {} for empty input; plain text becomes ``{"content": text}``.
+class NotJSONError(ValueError):
+    """The hook's stdin is not a JSON object (a harness always sends one)."""
 
-    Plain text is what a person or an agent pipes into ``continuity hook remember``.
-    """
+
+def parse_stdin(raw: bytes, plain_text: bool = False) -> dict:
+    """The hook JSON as a dict; {} for empty input. ``plain_text`` (``continuity hook remember``,
+    which a person or an agent pipes text into): text that is not JSON becomes ``{"content": text}``;
+    otherwise NotJSONError says what came instead."""
     text = raw.strip()
     if not text:
         return {}
     try:
         data = json.loads(text)
-    except ValueError:
-        return {"content": text.decode("utf-8", "replace")}
-    return data if isinstance(data, dict) else {}
+    except (ValueError, UnicodeDecodeError) as error:
+        if plain_text:
+            return {"content": text.decode("utf-8", "replace")}
+        raise NotJSONError(f"stdin is not JSON ({error}): {len(raw)} bytes, {_opening(text)}") from None
+    if not isinstance(data, dict):
+        if plain_text:
+            return {"content": text.decode("utf-8", "replace")}
+        raise NotJSONError(f"stdin is JSON but not an object: {len(raw)} bytes, {_opening(text)}")
+    return data
+
+
+def _opening(text: bytes) -> str:
+    return "starting " + repr(text[:40].decode("utf-8", "replace"))
 
 
 def users_words(text: str) -> str:

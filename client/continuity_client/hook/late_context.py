@@ -8,9 +8,12 @@ waits for its answer once its context figure reaches ``sync_context_tokens`` (10
 until an answer there carried context (the nudge came: ``<session>.nudged``) and again after the
 figure falls below it (a compaction re-arms the service's nudge too).
 
-Should the service nudge below that figure (a deployment with a smaller window), the background
-delivery keeps the answer (``<session>.json``) and the session's next prompt prints it: one prompt
-late, never lost. A session start drops a kept answer: its own context replaces the old one.
+The service tells its nudge point (tokens) in every hook answer (``X-Continuity-Nudge-Tokens``);
+the client keeps it (``nudge-tokens``) and waits from ``LEARNED_SHARE`` of it instead of the
+default, so a deployment with a smaller window nudges on time. Should the service nudge below the
+figure anyway (before the first answer, or ``sync_context_tokens`` set higher by hand), the
+background delivery keeps the answer (``<session>.json``) and the session's next prompt prints it:
+one prompt late, never lost. A session start drops a kept answer: its own context replaces the old one.
 
 Files under ``$CONTINUITY_HOME/context/``. On the hook path: imports nothing.
 """
@@ -24,6 +27,9 @@ from continuity_client.hook.privatefiles import open_private, safe_name, write_p
 
 CONTEXT_DIR = "context"
 CHARS_PER_TOKEN = 4  # the service's estimate when the harness records no figure
+NUDGE_HEADER = "x-continuity-nudge-tokens"  # the service's nudge point, in its hook answers
+LEARNED_FILE = "nudge-tokens"
+LEARNED_SHARE = 0.9  # wait a little before the service's point: the two figures may differ a little
 
 
 def _path(home: str, session: str, suffix: str) -> str:
@@ -47,6 +53,34 @@ def context_figure(body: dict) -> int | None:
     if isinstance(chars, int) and not isinstance(chars, bool):
         return chars // CHARS_PER_TOKEN
     return None
+
+
+def learn(home: str, headers: dict[str, str]) -> None:
+    """Keep the nudge point the service told, when it changed. Never raises."""
+    told = headers.get(NUDGE_HEADER, "").strip()
+    if not told.isdigit() or told == _learned_text(home):
+        return
+    try:  # noqa: SIM105 - contextlib would be one more import on the hook path
+        write_private(os.path.join(home, CONTEXT_DIR, LEARNED_FILE), told.encode("ascii"))
+    except OSError:
+        pass
+
+
+def _learned_text(home: str) -> str:
+    try:
+        with open(os.path.join(home, CONTEXT_DIR, LEARNED_FILE), "rb") as handle:
+            return handle.read().decode("ascii", "replace").strip()
+    except OSError:
+        return ""
+
+
+def wait_from(home: str, configured: int, set_by_hand: bool) -> int:
+    """The context figure from which a prompt waits for its answer: the person's setting, else
+    ``LEARNED_SHARE`` of the service's nudge point once it told one, else the default."""
+    learned = _learned_text(home)
+    if set_by_hand or not learned.isdigit():
+        return configured
+    return int(int(learned) * LEARNED_SHARE)
 
 
 def may_nudge(home: str, session: str, body: dict, threshold: int) -> bool:

@@ -1,5 +1,7 @@
 """Hooks the service will not take: what ``continuity doctor`` reports, and the cap on server errors.
 
+Also the hooks that never reached the service: stdin that is not JSON, no login saved (``kind``).
+
 A 4xx answer is final: the same hook would be refused the same way, so it is dropped at once and
 noted here (``refused.jsonl``), besides the log. A 5xx is retried from the spool, but a hook the
 service failed on ``MAX_SERVER_ERRORS`` times is dropped too: replay keeps a session's order, so
@@ -45,9 +47,14 @@ def server_error(home: str, key: str) -> int:
         return 0
 
 
-def note(home: str, key: str, reason: str) -> None:
+REFUSED = "refused"  # the service answered 4xx, or failed on it MAX_SERVER_ERRORS times
+NOT_JSON = "not_json"  # the harness's stdin was not a JSON object: nothing to post
+NO_LOGIN = "no_login"  # no URL or token saved: nothing posted
+
+
+def note(home: str, key: str, reason: str, kind: str = REFUSED) -> None:
     """Note a hook dropped for good (``recent`` reads it back)."""
-    line = json.dumps({"at": time.time(), "key": key, "reason": reason}) + "\n"
+    line = json.dumps({"at": time.time(), "key": key, "reason": reason, "kind": kind}) + "\n"
     path = os.path.join(home, REFUSED_FILE)
     try:
         with FileLock(os.path.join(home, LOCK_FILE)):
@@ -63,15 +70,18 @@ def note(home: str, key: str, reason: str) -> None:
         pass
 
 
-def recent(home: str, since: float) -> list[dict]:
-    """The hooks dropped for good since ``since`` (epoch seconds), oldest first."""
+def recent(home: str, since: float, kind: str | None = None) -> list[dict]:
+    """The hooks dropped for good since ``since`` (epoch seconds), oldest first; of ``kind`` only
+    when given (a note without one is ``REFUSED``)."""
     found = []
     for line in _read(os.path.join(home, REFUSED_FILE)).splitlines():
         try:
             entry = json.loads(line)
         except ValueError:
             continue
-        if isinstance(entry, dict) and isinstance(entry.get("at"), (int, float)) and entry["at"] >= since:
+        if not isinstance(entry, dict) or not isinstance(entry.get("at"), (int, float)):
+            continue
+        if entry["at"] >= since and (kind is None or entry.get("kind", REFUSED) == kind):
             found.append(entry)
     return found
 

@@ -221,6 +221,10 @@ class HookRun:
         self.event = event
         if not settings.configured:
             self.log("not configured: run `continuity login --url URL --token TOKEN`", level="INFO")
+            from continuity_client.hook import refusals
+
+            # Counted: `continuity doctor` and the next command a person runs say so.
+            refusals.note(self.home, f"{self.harness}:{event}", "no login", refusals.NO_LOGIN)
             return DONE
         return NORMALISE
 
@@ -228,7 +232,15 @@ class HookRun:
         """The request body, its idempotency key and the record the spool would keep."""
         settings = self.settings
         assert settings is not None
-        payload = harness.parse_stdin(self.raw)
+        try:
+            payload = harness.parse_stdin(self.raw, plain_text=self.event == "remember")
+        except harness.NotJSONError as error:
+            # Nothing to post: the harness sent something else, or the hook command is miswired.
+            self.log(f"ignored: {error}; the harness sends its hook as a JSON object on stdin")
+            from continuity_client.hook import refusals
+
+            refusals.note(self.home, f"{self.harness}:{self.event}", str(error), refusals.NOT_JSON)
+            return DONE
         gemini_auto = self.harness == harness.GEMINI and payload.get("trigger") != "manual"
         if self.event == "pre-compaction" and gemini_auto:
             # Gemini CLI fires PreCompress on every turn, before it decides whether to compress: a
@@ -337,7 +349,8 @@ class HookRun:
             return True
         if body.get("compacted"):  # answered with the recovery block
             return False
-        return not late_context.may_nudge(self.home, self.session, body, settings.sync_context_tokens)
+        threshold = late_context.wait_from(self.home, settings.sync_context_tokens, settings.sync_context_set)
+        return not late_context.may_nudge(self.home, self.session, body, threshold)
 
     def claim(self) -> str:
         """Take the session's delivery lock, send what the spool holds before this hook, and find

@@ -158,7 +158,9 @@ def install_mcp(args: argparse.Namespace) -> int:
 
     path = args.mcp_file or mcp_install.config_path(args.harness, args.scope, args.project_dir, os.environ)
     if not args.uninstall and not mcp_install.sdk_available():
-        print("note: MCP server not registered: pip install 'continuity-client[mcp]', then install again")
+        from continuity_client.setup.hints import extra_hint
+
+        print(f"note: MCP server not registered: {extra_hint('mcp')}, then install again")
         return 0
     try:
         if args.uninstall:

@@ -14,7 +14,7 @@ each costs milliseconds of start-up in every hook).
 | ``CONTINUITY_SPOOL_MAX_BYTES`` | ``spool_max_bytes`` | 5 MiB |
 | ``CONTINUITY_INJECTION_CAP_CHARS`` | ``injection_cap_chars`` | 9000 (harnesses without a known cap) |
 | ``CONTINUITY_BACKGROUND`` | ``background`` | on (``0``, ``false``, ``off``: every hook waits) |
-| ``CONTINUITY_SYNC_CONTEXT_TOKENS`` | ``sync_context_tokens`` | 100000 (prompts wait from here: the nudge) |
+| ``CONTINUITY_SYNC_CONTEXT_TOKENS`` | ``sync_context_tokens`` | 90 % of the service's nudge, else 100000 |
 """
 
 from __future__ import annotations
@@ -99,6 +99,7 @@ class Settings:
         "injection_cap_chars",
         "sources",
         "spool_max_bytes",
+        "sync_context_set",
         "sync_context_tokens",
         "token",
         "url",
@@ -132,6 +133,11 @@ class Settings:
             self._float(
                 "sync_context_tokens", "CONTINUITY_SYNC_CONTEXT_TOKENS", DEFAULT_SYNC_CONTEXT_TOKENS, 0, 1e9
             )
+        )
+        # Set by the person: it wins over the nudge point the service tells (``late_context``).
+        self.sync_context_set = any(
+            _number(v) is not None
+            for v in (self._env.get("CONTINUITY_SYNC_CONTEXT_TOKENS"), self._file.get("sync_context_tokens"))
         )
 
     def _text(self, key: str, env_name: str) -> str:

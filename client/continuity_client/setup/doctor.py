@@ -247,7 +247,25 @@ def check_spool(report: Report, settings: config.Settings) -> None:
         )
     else:
         report.ok("spool empty")
-    refused = refusals.recent(settings.home, time.time() - REFUSED_SHOWN_S)
+    since = time.time() - REFUSED_SHOWN_S
+    days = REFUSED_SHOWN_S // 86400
+    not_json = refusals.recent(settings.home, since, refusals.NOT_JSON)
+    if not_json:
+        report.fail(
+            f"{len(not_json)} hook(s) in the last {days} days got stdin that is not a JSON object, so "
+            f"nothing was posted; last {not_json[-1].get('key')}: {not_json[-1].get('reason')}",
+            "the harness pipes its hook JSON to `continuity hook EVENT`: check the hook command in its "
+            "settings (`continuity install HARNESS` rewrites it)",
+        )
+    no_login = refusals.recent(settings.home, since, refusals.NO_LOGIN)
+    if no_login:
+        when = locallog.utc_stamp(no_login[-1]["at"])
+        report.warn(
+            f"{len(no_login)} hook(s) in the last {days} days found no login and were dropped "
+            f"(last at {when})",
+            "`continuity login --url URL --token TOKEN`",
+        )
+    refused = refusals.recent(settings.home, since, refusals.REFUSED)
     if refused:
         last = refused[-1]
         report.warn(

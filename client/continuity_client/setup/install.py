@@ -266,7 +266,47 @@ def backup(path: str, original: bytes | None, harness: str, env: Mapping[str, st
         handle.write(original or b"")
     with open(target + ".path", "w", encoding="utf-8") as handle:
         handle.write(os.path.abspath(path) + "\n")
+        # The folders the file's write is about to create: uninstall removes them again when empty.
+        handle.writelines(f"{CREATED_DIR}{d}\n" for d in _missing_dirs(path) if original is None)
     return target
+
+
+CREATED_DIR = "created-dir: "
+
+
+def _missing_dirs(path: str) -> list[str]:
+    """The folders above ``path`` that do not exist yet, deepest first."""
+    missing = []
+    directory = os.path.dirname(os.path.abspath(path))
+    while directory and not os.path.exists(directory) and directory != os.path.dirname(directory):
+        missing.append(directory)
+        directory = os.path.dirname(directory)
+    return missing
+
+
+def remove_created(path: str, env: Mapping[str, str]) -> None:
+    """``path`` gone, and the folders above it that an install created, while they are empty (a
+    user's file in one keeps it; a folder that was there before install was never recorded)."""
+    os.unlink(path)
+    above = os.path.abspath(path)
+    created: set[str] = set()
+    directory = _backup_dir(env)
+    try:
+        names = [n for n in os.listdir(directory) if n.endswith(".absent.path")]
+    except OSError:
+        names = []
+    for name in names:
+        try:
+            with open(os.path.join(directory, name), encoding="utf-8") as handle:
+                lines = [line.rstrip("\n") for line in handle]
+        except OSError:
+            continue
+        created.update(line[len(CREATED_DIR) :] for line in lines if line.startswith(CREATED_DIR))
+    for folder in sorted((d for d in created if above.startswith(d + os.sep)), key=len, reverse=True):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            continue  # not empty, or already gone
 
 
 def _backups_for(path: str, env: Mapping[str, str]) -> list[str]:
@@ -350,7 +390,7 @@ def revert_edit(
     saved = backup(path, original, harness, env)
     pristine = _pristine(path, stripped, env)
     if pristine == b"":
-        os.unlink(path)  # we created the file; the round trip leaves no file
+        remove_created(path, env)  # we created the file; the round trip leaves no file
     else:
         jsonfile.write_bytes(
             path, pristine if pristine is not None else style.dumps(stripped).encode("utf-8")

@@ -210,7 +210,7 @@ def _uninstall_toml(path: str, env: Mapping[str, str]) -> installer.Result:
     remaining = before + after
     pristine = _pristine_text(path, remaining, env)
     if pristine == b"" or (pristine is None and not remaining.strip()):
-        os.unlink(path)
+        installer.remove_created(path, env)
     else:
         jsonfile.write_bytes(path, pristine if pristine is not None else remaining.encode("utf-8"))
     return installer.Result(path, "MCP server unregistered", changed=True, backup=saved)

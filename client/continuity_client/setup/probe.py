@@ -64,27 +64,45 @@ def health(url: str, env: Mapping[str, str], timeout: float = PROBE_TIMEOUT_S) -
 
 
 def token_accepted(url: str, token: str, env: Mapping[str, str], timeout: float = PROBE_TIMEOUT_S) -> str:
-    """A token the service accepts: what it said; ProbeError when it refuses it.
+    """What the token may do, in words; ProbeError when the service refuses it.
 
-    The probe (``GET /api/checkpoints?limit=1``) passes the authorizer with any valid token; the
-    answer after that (422 for the missing project, or 403 for a token without ``read``) does not
-    matter. A refusal by the authorizer has API Gateway's shape (``{"message": ...}``)."""
-    headers = {"Authorization": f"Bearer {token}"}
+    Two probes that store nothing: ``GET /api/checkpoints?limit=1`` (the ``read`` scope: 422, the
+    project is missing) and an explicit checkpoint of a session that does not exist (the ``hooks``
+    scope: 404). A token without the scope gets 403 from the service; a refusal by the authorizer
+    has API Gateway's shape (``{"message": ...}``)."""
+    read = _scope_probe(url, token, "GET", "/api/checkpoints?limit=1", None, env, timeout)
+    hooks = _scope_probe(url, token, "POST", f"/api/sessions/{PROBE_SESSION}/checkpoint", b"{}", env, timeout)
+    can = [what for what, allowed in ((HOOKS_CAN, hooks), (READ_CAN, read)) if allowed]
+    lacks = [what for what, allowed in ((HOOKS_LACK, hooks), (READ_LACK, read)) if not allowed]
+    said = "token accepted by the service: it " + (" and ".join(can) if can else "has neither scope")
+    return said + "".join(f"; {lack}" for lack in lacks)
+
+
+PROBE_SESSION = "continuity-login-scope-probe"  # never a harness's session key
+HOOKS_CAN = "may post hooks (scope hooks)"
+READ_CAN = "may read what the service holds (scope read)"
+HOOKS_LACK = "it lacks the hooks scope: this machine's hooks would be refused"
+READ_LACK = "it lacks the read scope: status, recover, preview and search would be refused"
+
+
+def _scope_probe(
+    url: str, token: str, method: str, path: str, body: bytes | None, env: Mapping[str, str], timeout: float
+) -> bool:
+    """Whether the token passes the authorizer and the route's scope check."""
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
     try:
-        answer = request("GET", url, "/api/checkpoints?limit=1", None, headers, timeout, env)
+        answer = request(method, url, path, body, headers, timeout, env)
     except TransportError as error:
         raise ProbeError(f"token check failed: {error}") from None
     try:
-        body = json.loads(answer.body or b"{}")
+        parsed = json.loads(answer.body or b"{}")
     except ValueError:
-        body = {}
-    from_service = isinstance(body, dict) and "error" in body
+        parsed = {}
+    from_service = isinstance(parsed, dict) and "error" in parsed
     if answer.status in (401, 403) and not from_service:
         raise ProbeError(
             f"the service refused the token ({answer.status})", "check the token (`continuity token list`)"
         )
     if answer.status >= 500:
         raise ProbeError(f"token check: the service answered {answer.status}", "try again shortly")
-    if answer.status == 403:
-        return f"token accepted (it lacks the read scope: {body.get('detail')})"
-    return f"token accepted ({answer.status})"
+    return answer.status != 403

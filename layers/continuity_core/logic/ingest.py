@@ -486,7 +486,7 @@ class HookService:
         else:
             return None
         window = self._config.context_window_tokens
-        if used < window * self._config.nudge_threshold_percent / 100:
+        if used < self._config.nudge_point_tokens:
             if state.nudged:  # the context shrank (compaction): re-arm
                 self._states.set_nudged(agent_id, state.session_key, False, now)
             return None

@@ -158,8 +158,8 @@ def _gist(question: str, answer: str) -> str:
 def _clip_visibly(text: str, room: int) -> str:
     if len(text) <= room:
         return text
-    kept = text[: max(0, room - 40)].rstrip()
-    return f"{kept} […{len(text) - len(kept)} characters cut]"
+    kept = text[: max(0, room - 52)].rstrip()
+    return f"{kept} […{len(text) - len(kept)} characters cut] [truncated]"
 
 
 def _age_label(fact: Fact) -> str:
@@ -227,6 +227,8 @@ def render_digest(
         title = f"### Last Instruction ({where})"
         room = max(200, int(budget * LAST_INSTRUCTION_SHARE)) - len(title) - 4
         text = _clip_visibly(instruction.text, room)
+        if text == instruction.text and text.endswith("…"):  # cut when it was stored
+            text += " [truncated]"
         quoted = "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
         block = f"{title}\n{quoted}"
         parts.append(block)

@@ -65,7 +65,7 @@ from continuity_core.models.session_digest import (
 
 FACT_CHARS = 320
 REMEMBER_CHARS = 500
-INSTRUCTION_CHARS = 4000
+INSTRUCTION_CHARS = 2000  # a Fact holds at most this much; the recovery block marks the cut
 SUMMARY_CHARS = 1000
 ENDED_BY_CHARS = 160
 RECENT_PROMPTS = 5
