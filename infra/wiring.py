@@ -262,6 +262,7 @@ READ_API = FunctionSpec(
         HttpRoute("GET", "/api/checkpoints"),
         HttpRoute("GET", "/api/checkpoints/{session_key}"),
         HttpRoute("GET", "/api/preview"),
+        HttpRoute("GET", "/api/whoami"),
     ),
     resources={CONTINUITY_TABLE.key: Access.READ},
     environment={**SERVICE_ENVIRONMENT},

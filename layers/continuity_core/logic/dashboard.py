@@ -112,7 +112,9 @@ def checkpoint_events(checkpoints: list[Checkpoint]) -> list[TimelineEvent]:
 
 
 def transcript_events(turns: list[Turn]) -> list[TimelineEvent]:
-    """A prompt per turn, and the harness's compactions where the transcript marks them."""
+    """A prompt per turn, and the harness's compactions where the transcript marks them, each at
+    the time its own text arrived: a compaction late in a turn happened after what the turn's
+    prompt was followed by (a remember, a checkpoint), not when the prompt was sent."""
     events = []
     for turn in turns:
         if turn.number > 0:
@@ -120,7 +122,8 @@ def transcript_events(turns: list[Turn]) -> list[TimelineEvent]:
             events.append(TimelineEvent(kind=TimelineKind.PROMPT, at=turn.at, text=text, prompt=turn.number))
         for block in turn.blocks:
             if block.label == "Marker":
-                events.append(TimelineEvent(kind=TimelineKind.COMPACTION, at=turn.at, text=block.text))
+                at = block.at or turn.at
+                events.append(TimelineEvent(kind=TimelineKind.COMPACTION, at=at, text=block.text))
     return events
 
 
@@ -166,6 +169,8 @@ def timeline_events(
 
 
 def _in_time_order(events: list[TimelineEvent]) -> list[TimelineEvent]:
+    """By when each happened, on the service's clock (every time here is one it stamped: an
+    append's arrival, a hook's, a checkpoint's write); equal times keep the order gathered."""
     keyed = []
     last: datetime | None = None
     for index, event in enumerate(events):

@@ -67,6 +67,9 @@ class TimelineEvent(BaseModel):
 class TranscriptBlock(BaseModel):
     label: str = Field(description="User, Assistant, Tool, Result, Summary or Marker.")
     text: str
+    at: datetime | None = Field(
+        None, description="When the append holding the block was stored (None once moved to S3)."
+    )
 
 
 class Turn(BaseModel):
