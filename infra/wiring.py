@@ -388,6 +388,8 @@ DASHBOARD = FunctionSpec(
     routes=(
         HttpRoute("GET", "/dashboard", authorized=False, documented=False),
         HttpRoute("GET", "/dashboard/{proxy+}", authorized=False, documented=False),
+        # Browsers ask the origin's root for it whatever the page says: answered, not a 404.
+        HttpRoute("GET", "/favicon.ico", authorized=False, documented=False),
     ),
     environment={**SERVICE_ENVIRONMENT},
     timeout_s=5,

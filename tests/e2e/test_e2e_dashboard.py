@@ -12,6 +12,7 @@ import shutil
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -125,6 +126,109 @@ def fits_a_phone(page: Any) -> bool:
 def shot(page: Any, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+# Words in these that a browser broke across lines (headers, badges, the nav, titles).
+BROKEN_WORDS = """sel => [...document.querySelectorAll(sel)].flatMap(el => {
+  const broken = [];
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const word of node.textContent.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+      if (tops.size > 1) broken.push(word[0]);
+    }
+  }
+  return broken;
+})"""
+WORDS_KEPT_WHOLE = "th, .status, .badge, .flag, .bar nav a, .bar button, h1, h2"
+
+
+def test_a_wrong_token_is_refused_at_sign_in_and_the_nav_waits_for_a_good_one(
+    page: Any, local_stack: LocalStackProcess
+) -> None:
+    # Given the sign-in page: no nav, no "Sign out"
+    page.goto(f"{local_stack.url}/dashboard#/sessions")
+    page.locator("#token").wait_for()
+    assert not page.locator("#nav").is_visible() and not page.locator("#sign-out").is_visible()
+
+    # When a wrong token is entered, it is refused there, saying what to do, and nothing is kept
+    page.fill("#token", "not-a-token")
+    page.click("button[type=submit]")
+    problem = page.locator("#sign-in-error")
+    problem.wait_for()
+    assert "refused" in problem.inner_text() and "make run" in problem.inner_text()
+    assert page.evaluate("sessionStorage.getItem('continuity.token')") is None
+    assert not page.locator("#nav").is_visible()
+
+    # Then the right one signs in, and the header says whose it is and what it can do
+    page.fill("#token", local_stack.token)
+    page.click("button[type=submit]")
+    page.locator("#nav").wait_for()
+    who = page.locator("#who").inner_text()
+    assert who.startswith("Agent ") and "read sessions" in who and "post hooks" in who
+    shot(page, "sign-in-who")
+
+
+def test_the_favicon_is_served_not_a_404(local_stack: LocalStackProcess) -> None:
+    answer = requests.get(f"{local_stack.url}/favicon.ico", timeout=10)
+
+    assert answer.status_code == 200 and answer.headers["Content-Type"].startswith("image/svg+xml")
+
+
+@pytest.mark.parametrize("width", [1280, 390], ids=["desktop", "phone"])
+def test_pages_hold_at_desktop_and_phone_width_without_broken_words_or_sideways_scroll(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded, width: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": 860})
+    second = seeded.checkpoints(2)[1]["sequence"]
+    routes = {
+        f"#/sessions?project={seeded.project}": f"tr[data-session='{seeded.session}']",
+        f"#/session/{seeded.session}": "#transcript",
+        f"#/checkpoint/{seeded.session}/{second}": "[data-change=added]",
+    }
+    sign_in(page, local_stack, "#/sessions")
+    page.locator("#nav").wait_for()
+    for route, ready in routes.items():
+        page.evaluate(f"location.hash = {route!r}")
+        page.locator(ready).first.wait_for()
+
+        assert page.evaluate(BROKEN_WORDS, WORDS_KEPT_WHOLE) == [], route
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), route
+        assert "?\u2013?" not in page.locator("main").inner_text(), route  # no "prompts ?-?"
+
+
+def test_the_timeline_runs_in_the_order_things_happened_a_late_compaction_last(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded
+) -> None:
+    # Given a prompt, a remember a second later, then the harness's compaction marker a second
+    # after that, arriving with the pre-compaction hook (which writes a checkpoint)
+    session = f"order-{uuid.uuid4().hex[:8]}"
+    first = "User: ship the refunds fix\n\nAssistant: on it.\n\n"
+    seeded.hook("session-start", session, source="startup")
+    seeded.hook(
+        "user-prompt-submit", session, prompt="ship the refunds fix", transcript={"offset": 0, "text": first}
+    )
+    time.sleep(1.2)
+    seeded.hook("remember", session, content="Refunds go through the ledger.")
+    time.sleep(1.2)
+    marker = "--- context compacted (auto) ---\n\n"
+    seeded.hook("pre-compaction", session, trigger="auto", transcript={"offset": len(first), "text": marker})
+
+    # When its page is opened
+    sign_in(page, local_stack, f"#/session/{session}")
+    page.locator("#timeline li[data-kind=compaction]").wait_for()
+
+    # Then the times never go back, and the compaction comes after the remember
+    items = page.locator("#timeline li").evaluate_all(
+        "items => items.map(i => [i.dataset.kind, i.querySelector('time').getAttribute('datetime')])"
+    )
+    kinds = [kind for kind, _ in items]
+    times = [at for _, at in items if at]
+    assert [datetime.fromisoformat(t) for t in times] == sorted(datetime.fromisoformat(t) for t in times)
+    assert kinds.index("prompt") < kinds.index("remember") < kinds.index("compaction"), kinds
 
 
 def test_signing_in_shows_the_projects_sessions_with_their_counts(

@@ -50,6 +50,12 @@ export function when(iso) {
   return at.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
+// To the second: the timeline's order must be visible in its times.
+export function moment(iso) {
+  if (!iso) return "time unknown";
+  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+}
+
 export function ago(iso) {
   const seconds = Math.max(0, (Date.now() - new Date(iso).getTime()) / 1000);
   if (seconds < 90) return `${Math.round(seconds)} s ago`;

@@ -92,7 +92,7 @@ function table(sessions) {
         h(
           "tr",
           { "data-session": s.session_key },
-          h("td", { "data-label": "Session" }, h("a", { href: `#/session/${key(s.session_key)}` }, s.session_key)),
+          h("td", { "data-label": "Session", class: "id" }, h("a", { href: `#/session/${key(s.session_key)}` }, s.session_key)),
           h("td", { "data-label": "Harness" }, s.harness || "?"),
           h("td", { "data-label": "Status" }, h("span", { class: `status ${s.status}` }, s.status)),
           h("td", { "data-label": "Last activity", title: when(s.last_activity_at) }, ago(s.last_activity_at)),
