@@ -306,6 +306,7 @@ SESSIONS = FunctionSpec(
         HttpRoute("GET", "/api/sessions/{session_key}/transcript"),
         HttpRoute("POST", "/api/sessions/search"),
         # The dashboard's reads (one request per page, a fixed number of store reads each).
+        HttpRoute("GET", "/api/projects"),
         HttpRoute("GET", "/api/sessions/overview"),
         HttpRoute("GET", "/api/sessions/{session_key}/timeline"),
         HttpRoute("GET", "/api/sessions/{session_key}/checkpoints/{sequence}"),

@@ -20,6 +20,7 @@ from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page
 from continuity_core.adapters.dynamo_state import MAX_HOOK_KEYS, hook_key_digest
 from continuity_core.logic.retention import expiry, is_expired
 from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.dashboard import ProjectRecord
 from continuity_core.models.digest import LedgerEntry, LedgerPage
 from continuity_core.models.injections import InjectionRecord
 from continuity_core.models.state import SessionIdentity, SessionState, Tally
@@ -69,6 +70,8 @@ class Memory:
     # (agent, project) -> {session: TTL epoch}: the notes written when a session's state is created
     project_sessions: dict[Key, dict[str, int]] = field(default_factory=dict)
     injections: dict[Key, dict[str, tuple[InjectionRecord, int]]] = field(default_factory=dict)  # by sk
+    # (agent, project) -> (its record, TTL epoch): the projects page's rows
+    projects: dict[Key, tuple[ProjectRecord, int]] = field(default_factory=dict)
 
 
 class InMemoryStateStore:
@@ -303,7 +306,35 @@ class InMemoryStateStore:
         if created and identity.project_normalized:
             noted = self._memory.project_sessions.setdefault((agent_id, identity.project_normalized), {})
             noted[identity.session_key] = stored.ttl_epoch
+            self._note_project(agent_id, identity, now, stored.ttl_epoch)
         return SessionState.model_validate(values)
+
+    def _note_project(self, agent_id: str, identity: SessionIdentity, now: datetime, ttl_epoch: int) -> None:
+        assert identity.project_normalized is not None
+        key = (agent_id, identity.project_normalized)
+        before = self._memory.projects.get(key, (None, 0))[0]
+        harnesses = set(before.harnesses if before else []) | (
+            {identity.harness} if identity.harness else set()
+        )
+        record = ProjectRecord(
+            project=identity.project or (before.project if before else None),
+            project_normalized=identity.project_normalized,
+            sessions=(before.sessions if before else 0) + 1,
+            harnesses=sorted(harnesses),
+            first_seen=before.first_seen if before else now,
+            last_session_at=now,
+            last_session_key=identity.session_key,
+        )
+        self._memory.projects[key] = (record, ttl_epoch)
+
+    def projects(self, agent_id: str, limit: int) -> list[ProjectRecord]:
+        now = self._clock()
+        found = [
+            record
+            for (agent, _), (record, ttl_epoch) in self._memory.projects.items()
+            if agent == agent_id and not is_expired(ttl_epoch, now)
+        ]
+        return found[:limit]
 
 
 class InMemoryCheckpointStore:

@@ -265,6 +265,34 @@ def test_the_sessions_page_pages_the_project_newest_first_and_leaves_other_proje
     assert reader.sessions("a2", PROJECT, 3).sessions == []
 
 
+def test_the_projects_page_lists_every_project_newest_first_paged_with_its_last_activity(
+    stores: Stores, clock: Clock
+) -> None:
+    # Given five projects, each session started a minute after the one before, and the oldest
+    # project's session still busy later
+    for n in range(5):
+        where = f"/work/p{n}"
+        ident = SessionIdentity(session_key=f"s{n}", harness="codex", project=where, project_normalized=where)
+        stores.states.touch("a1", ident, T0 + timedelta(minutes=n))
+    busy = SessionIdentity(
+        session_key="s0", harness="codex", project="/work/p0", project_normalized="/work/p0"
+    )
+    stores.states.touch("a1", busy, T0 + timedelta(hours=1))
+    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+
+    # When the projects are read two at a time
+    first = reader.projects("a1", 2)
+    second = reader.projects("a1", 2, first.next_token)
+    last = reader.projects("a1", 2, second.next_token)
+
+    # Then newest session start first, every project once, each with its newest session's last hook
+    listed = [p.project for page in (first, second, last) for p in page.projects]
+    assert listed == ["/work/p4", "/work/p3", "/work/p2", "/work/p1", "/work/p0"]
+    assert last.next_token is None and last.projects[0].last_activity_at == T0 + timedelta(hours=1)
+    assert first.projects[0].harnesses == ["codex"] and first.projects[0].sessions == 1
+    assert reader.projects("a2", 10).projects == []
+
+
 def test_a_row_counts_prompts_checkpoints_compactions_and_sub_agents_from_the_state(
     stores: Stores, clock: Clock
 ) -> None:

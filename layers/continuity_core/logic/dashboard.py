@@ -19,6 +19,8 @@ from continuity_core.logic.turns import group_turns
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.dashboard import (
     CheckpointView,
+    ProjectRow,
+    ProjectRows,
     SessionRow,
     SessionRows,
     SessionStatus,
@@ -32,7 +34,14 @@ from continuity_core.models.session_digest import FactSource
 from continuity_core.models.state import SessionState
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 from continuity_core.names import SUBAGENT_KEY_PART
-from continuity_core.ports import CheckpointStore, Clock, InjectionLog, StateStore, TranscriptStore
+from continuity_core.ports import (
+    CheckpointStore,
+    Clock,
+    InjectionLog,
+    InvalidPageTokenError,
+    StateStore,
+    TranscriptStore,
+)
 
 # A session with no hook for this long, and not ended, shows as idle.
 IDLE_AFTER = timedelta(minutes=30)
@@ -45,6 +54,9 @@ MAX_INJECTIONS = 50
 MAX_LINEAGE_HOPS = 8
 # The project's newest sessions the lineage looks through for the ones that continued a session.
 LINEAGE_SCAN = 100
+# The projects page reads every record in one query (a record is ~300 bytes: ~3,000 fit in the
+# query's 1 MB page) and pages through them newest first here.
+MAX_PROJECTS = 2_000
 
 
 def session_status(state: SessionState | None, last_activity: datetime, now: datetime) -> SessionStatus:
@@ -179,6 +191,14 @@ def _in_time_order(events: list[TimelineEvent]) -> list[TimelineEvent]:
     return [event for _, _, event in sorted(keyed, key=lambda k: (k[0], k[1]))]
 
 
+def _page_start(token: str | None) -> int:
+    if token is None:
+        return 0
+    if not token.isdigit() or len(token) > 9:
+        raise InvalidPageTokenError("next_token is not one this API handed out for this list")
+    return int(token)
+
+
 class DashboardReader:
     def __init__(
         self,
@@ -224,6 +244,22 @@ class DashboardReader:
             return []
         states, _ = self._states.in_project(agent_id, state.project_normalized, LINEAGE_SCAN)
         return children(session_key, states)
+
+    def projects(self, agent_id: str, limit: int, token: str | None = None) -> ProjectRows:
+        """The agent's projects, newest activity first, ``limit`` a page: one query for the
+        records, one batch read of the page's newest sessions' states (their last hook)."""
+        records = self._states.projects(agent_id, MAX_PROJECTS)
+        records.sort(key=lambda r: (r.last_session_at, r.project_normalized), reverse=True)
+        start = _page_start(token)
+        page = records[start : start + limit]
+        states = self._states.get_many(agent_id, [r.last_session_key for r in page]) if page else {}
+        rows = []
+        for record in page:
+            state = states.get(record.last_session_key)
+            last = max(state.last_activity_at, record.last_session_at) if state else record.last_session_at
+            rows.append(ProjectRow(**record.model_dump(), last_activity_at=last))
+        more = start + limit < len(records)
+        return ProjectRows(projects=rows, next_token=str(start + limit) if more else None)
 
     def sessions(
         self,

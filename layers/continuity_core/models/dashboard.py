@@ -111,3 +111,26 @@ class CheckpointView(BaseModel):
     previous_sequence: int | None = None
     next_sequence: int | None = None
     diff: DigestDiff
+
+
+class ProjectRecord(BaseModel):
+    """What the service keeps per project of an agent, updated as each session of it starts."""
+
+    project: str | None = Field(None, description="The project as its newest session named it.")
+    project_normalized: str
+    sessions: int = Field(0, description="Sessions started in it (a forgotten session still counts).")
+    harnesses: list[str] = Field(default_factory=list)
+    first_seen: datetime
+    last_session_at: datetime = Field(description="When its newest session started.")
+    last_session_key: str
+
+
+class ProjectRow(ProjectRecord):
+    last_activity_at: datetime = Field(
+        description="The newest session's last hook (its start, once that session is pruned)."
+    )
+
+
+class ProjectRows(BaseModel):
+    projects: list[ProjectRow] = Field(description="Newest activity first.")
+    next_token: str | None = Field(None, description="Pass back as `next_token` for the next page.")
