@@ -33,6 +33,7 @@ the current session and project (each takes --project DIR and --session KEY):
   search QUERY [--scope project|session|all]
                       search the stored transcripts
   sessions            the project's sessions with a stored transcript
+  projects            every project of your agent, newest first
   transcript [SESSION]
                       a session's stored transcript
   ledger [--all]      the project's decisions
@@ -74,6 +75,7 @@ COMMANDS = {
     "preview": ("continuity_client.agent.browse", "preview"),
     "search": ("continuity_client.agent.browse", "search"),
     "sessions": ("continuity_client.agent.browse", "sessions"),
+    "projects": ("continuity_client.agent.browse", "projects"),
     "transcript": ("continuity_client.agent.browse", "transcript"),
     "ledger": ("continuity_client.agent.browse", "ledger"),
     "forget": ("continuity_client.agent.forget", "main"),

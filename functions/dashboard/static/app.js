@@ -2,6 +2,7 @@
 // the URL's fragment, so /dashboard is the only page the server has to know.
 import { ApiError, get, token } from "./api.js";
 import { h, show } from "./dom.js";
+import { projectsPage } from "./pages/projects.js";
 import { sessionsPage } from "./pages/sessions.js";
 import { sessionPage } from "./pages/session.js";
 import { checkpointPage } from "./pages/checkpoint.js";
@@ -21,8 +22,8 @@ const router = createRouter();
 
 export function route() {
   const [path, query] = location.hash.replace(/^#/, "").split("?");
-  const parts = (path || "/sessions").split("/").filter(Boolean).map(decodeURIComponent);
-  return { page: parts[0] || "sessions", args: parts.slice(1), params: new URLSearchParams(query || "") };
+  const parts = (path || "/projects").split("/").filter(Boolean).map(decodeURIComponent);
+  return { page: parts[0] || "projects", args: parts.slice(1), params: new URLSearchParams(query || "") };
 }
 
 // What each scope lets a person do here, said at sign-in and in the header.
@@ -120,6 +121,7 @@ async function render() {
     link.toggleAttribute("aria-current", link.getAttribute("href") === `#/${page}`);
   }
   const pages = {
+    projects: projectsPage,
     sessions: sessionsPage,
     session: sessionPage,
     checkpoint: checkpointPage,
@@ -131,7 +133,7 @@ async function render() {
     tokens: tokensPage,
     health: healthPage,
   };
-  const open = pages[page] || sessionsPage;
+  const open = pages[page] || projectsPage;
   // Each visit draws into its own view: a page left before it finished loading draws nowhere visible.
   const view = h("div", { class: "view" });
   show(root, view);
@@ -141,7 +143,7 @@ async function render() {
 document.getElementById("sign-out").addEventListener("click", () => {
   token.clear();
   sessionStorage.removeItem(WHO_KEY);
-  location.hash = "#/sessions";
+  location.hash = "#/projects";
   render();
 });
 window.addEventListener("hashchange", render);

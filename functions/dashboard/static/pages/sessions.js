@@ -19,7 +19,7 @@ export async function sessionsPage(root, _args, params, signal) {
   const stamp = h("p", { class: "hint", id: "refreshed" });
   show(root, h("h1", {}, "Sessions"), filterForm(filters), stamp, list);
   if (!project) {
-    show(list, empty("Enter a project path (the directory the agent works in) to see its sessions."));
+    show(list, empty("Pick a project on the Projects page, or enter its path (the directory the agent works in)."));
     return;
   }
   sessionStorage.setItem(PROJECT_KEY, project);
@@ -36,7 +36,12 @@ export async function sessionsPage(root, _args, params, signal) {
         since: filters.since ? new Date(filters.since).toISOString() : "",
         limit: 100,
       });
-      show(list, page.sessions.length ? table(page.sessions) : empty("No sessions match."));
+      show(
+        list,
+        page.sessions.length
+          ? table(page.sessions)
+          : empty("No sessions match: widen the filters (any status, no date), or check the project on the Projects page."),
+      );
       stamp.textContent = `Updated ${new Date().toLocaleTimeString()}; refreshes every ${every / 1000} s.`;
     } catch (error) {
       show(list, failure(error));
