@@ -231,6 +231,100 @@ def test_the_timeline_runs_in_the_order_things_happened_a_late_compaction_last(
     assert kinds.index("prompt") < kinds.index("remember") < kinds.index("compaction"), kinds
 
 
+def read(api: Api, path: str, **params: str) -> Any:
+    answer = api.http.get(f"{api.stack.url}{path}", params=params, timeout=30)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_the_first_page_lists_the_agents_projects_as_the_api_does(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded, api: Api
+) -> None:
+    # Given the seeded project among the agent's projects
+    listed = read(api, "/api/projects", limit="50")["projects"]
+
+    # When a person signs in (no route: the first page)
+    sign_in(page, local_stack)
+    row = page.locator(f"tr[data-project='{seeded.project}']")
+    row.wait_for()
+
+    # Then the projects show newest first, as the API orders them, with its counts
+    shown = page.locator("#projects tbody tr").evaluate_all("rows => rows.map(r => r.dataset.project)")
+    assert shown == [p["project_normalized"] for p in listed]
+    mine = next(p for p in listed if p["project_normalized"] == seeded.project)
+    cells = row.locator("td").all_inner_texts()
+    assert cells[2] == str(mine["sessions"]) and "claude-code" in cells[3]
+    shot(page, "projects")
+    row.locator("a").click()
+    page.locator(f"tr[data-session='{seeded.session}']").wait_for()
+
+
+def test_the_session_strip_marks_compactions_and_sub_agents_where_the_api_puts_them(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded, api: Api
+) -> None:
+    # Given three prompts, a compaction, a fourth prompt and a sub-agent
+    session = f"strip-{uuid.uuid4().hex[:8]}"
+    seeded.hook("session-start", session, source="startup")
+    offset = 0
+    for n in range(1, 5):
+        if n == 4:
+            marker = "--- context compacted (auto) ---\n\n"
+            seeded.hook(
+                "pre-compaction", session, trigger="auto", transcript={"offset": offset, "text": marker}
+            )
+            offset += len(marker)
+        text = f"User: step {n} of the strip\n\nAssistant: done.\n\n"
+        seeded.hook(
+            "user-prompt-submit", session, prompt=f"step {n}", transcript={"offset": offset, "text": text}
+        )
+        offset += len(text)
+    seeded.hook("subagent-start", session, agent_id="explorer-9", agent_type="Explore")
+    events = read(api, f"/api/sessions/{session}/timeline")["events"]
+
+    # When its page is opened
+    sign_in(page, local_stack, f"#/session/{session}")
+    strip = page.locator("#strip")
+    strip.wait_for()
+
+    # Then each mark sits after the prompt the API's timeline puts it after, and reads as text
+    expected, prompt = [], 0
+    for event in events:
+        if event["kind"] == "prompt":
+            prompt = event["prompt"]
+        elif event["kind"] in ("compaction", "subagent_start"):
+            expected.append((event["kind"], prompt))
+    drawn = strip.locator("svg .mark:not(.checkpoint):not(.agent_digest)").evaluate_all(
+        "marks => marks.map(m => [m.dataset.kind, Number(m.dataset.prompt)])"
+    )
+    assert sorted(map(tuple, drawn)) == sorted(expected) == [("compaction", 3), ("subagent_start", 4)]
+    label = strip.locator("svg").get_attribute("aria-label") or ""
+    assert "Along 4 prompts" in label and "1 compaction" in label and "1 sub-agent start" in label
+    table = strip.locator("table").text_content() or ""
+    assert "Compaction" in table and "3" in table
+    shot(page, "session-strip")
+
+
+def test_the_session_page_shows_a_prompt_that_arrives_while_it_is_open(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded
+) -> None:
+    session = f"live-{uuid.uuid4().hex[:8]}"
+    first = "User: first\n\n"
+    seeded.hook("user-prompt-submit", session, prompt="first", transcript={"offset": 0, "text": first})
+    sign_in(page, local_stack, f"#/session/{session}")
+    page.locator("#timeline li[data-kind=prompt]").first.wait_for()
+
+    seeded.hook(
+        "user-prompt-submit",
+        session,
+        prompt="second",
+        transcript={"offset": len(first), "text": "User: second\n\n"},
+    )
+
+    # Polled every 2 s while things change: the second prompt shows without a reload
+    page.locator("#timeline li[data-kind=prompt]").nth(1).wait_for(timeout=10_000)
+    assert "Live" in page.locator("#live").inner_text()
+
+
 def test_signing_in_shows_the_projects_sessions_with_their_counts(
     page: Any, local_stack: LocalStackProcess, seeded: Seeded
 ) -> None:
