@@ -307,6 +307,7 @@ SESSIONS = FunctionSpec(
         HttpRoute("POST", "/api/sessions/search"),
         # The dashboard's reads (one request per page, a fixed number of store reads each).
         HttpRoute("GET", "/api/projects"),
+        HttpRoute("GET", "/api/projects/activity"),
         HttpRoute("GET", "/api/sessions/overview"),
         HttpRoute("GET", "/api/sessions/{session_key}/timeline"),
         HttpRoute("GET", "/api/sessions/{session_key}/checkpoints/{sequence}"),

@@ -23,6 +23,7 @@ from continuity_core.http import (
 from continuity_core.models import MAX_SAFE_INTEGER
 from continuity_core.models.dashboard import (
     CheckpointView,
+    ProjectActivity,
     ProjectRows,
     SessionRows,
     SessionStatus,
@@ -63,6 +64,16 @@ def list_projects(
     """Every project of the token's agent, newest session start first: sessions started, harnesses,
     the newest session and its last activity (the dashboard's first page)."""
     return dashboard_reader().projects(caller(app, Scope.READ).agent_id, limit, next_token)
+
+
+@app.get("/api/projects/activity", responses=ERROR_RESPONSES)
+def project_activity(
+    project: Annotated[str, Query(min_length=1, max_length=4096)],
+    days: Annotated[int, Query(ge=1, le=90)] = 14,
+) -> ProjectActivity:
+    """The project's pictures: per day (prompts, checkpoints, compactions, recoveries), each
+    session start's injected block against its cap, and compactions per session."""
+    return dashboard_reader().activity(caller(app, Scope.READ).agent_id, project, days)
 
 
 @app.get("/api/sessions/overview", responses=ERROR_RESPONSES)

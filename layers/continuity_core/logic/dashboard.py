@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from continuity_core.logic.activity import project_activity
 from continuity_core.logic.checkpoint_diff import diff_digests
 from continuity_core.logic.lineage import SUBAGENT_START, children, links_of, origins
 from continuity_core.logic.reads import MAX_SESSION_CHECKPOINTS, project_key
@@ -19,6 +20,7 @@ from continuity_core.logic.turns import group_turns
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.dashboard import (
     CheckpointView,
+    ProjectActivity,
     ProjectRow,
     ProjectRows,
     SessionRow,
@@ -57,6 +59,9 @@ LINEAGE_SCAN = 100
 # The projects page reads every record in one query (a record is ~300 bytes: ~3,000 fit in the
 # query's 1 MB page) and pages through them newest first here.
 MAX_PROJECTS = 2_000
+# The project's pictures: its newest sessions (one injection query each) and checkpoints.
+ACTIVITY_SESSIONS = 20
+ACTIVITY_CHECKPOINTS = 500
 
 
 def session_status(state: SessionState | None, last_activity: datetime, now: datetime) -> SessionStatus:
@@ -260,6 +265,21 @@ class DashboardReader:
             rows.append(ProjectRow(**record.model_dump(), last_activity_at=last))
         more = start + limit < len(records)
         return ProjectRows(projects=rows, next_token=str(start + limit) if more else None)
+
+    def activity(self, agent_id: str, project: str, days: int) -> ProjectActivity:
+        """The project's pictures: its newest ``ACTIVITY_SESSIONS`` sessions (one index query, one
+        batch read, one injection query each) and newest ``ACTIVITY_CHECKPOINTS`` checkpoints (one
+        query), whatever the project holds."""
+        normalized = project_key(project)
+        states, _ = self._states.in_project(agent_id, normalized, ACTIVITY_SESSIONS)
+        checkpoints = self._checkpoints.list_for_project(agent_id, normalized, ACTIVITY_CHECKPOINTS)
+        injections = [
+            record
+            for state in states
+            for record in self._injections.for_session(agent_id, state.session_key, MAX_INJECTIONS)
+            if record.session_key == state.session_key
+        ]
+        return project_activity(project, states, checkpoints, injections, days, self._clock())
 
     def sessions(
         self,

@@ -3,7 +3,7 @@ transcript by turn, and one checkpoint with its diff against the one before it."
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
@@ -134,3 +134,36 @@ class ProjectRow(ProjectRecord):
 class ProjectRows(BaseModel):
     projects: list[ProjectRow] = Field(description="Newest activity first.")
     next_token: str | None = Field(None, description="Pass back as `next_token` for the next page.")
+
+
+class DayActivity(BaseModel):
+    day: date
+    prompts: int = Field(description="Prompts the day's checkpoints covered.")
+    checkpoints: int
+    compactions: int = Field(description="Once per session and day, told before, after or both.")
+    recoveries: int = Field(description="Session starts given a checkpoint.")
+
+
+class StartSize(BaseModel):
+    session_key: str
+    at: datetime
+    source: str | None = None
+    chars: int = Field(description="The injected block's length.")
+    cap_chars: int = Field(description="The harness's cap on it.")
+    truncated: bool
+
+
+class SessionCompactions(BaseModel):
+    session_key: str
+    started_at: datetime
+    prompts: int
+    compactions: int
+
+
+class ProjectActivity(BaseModel):
+    """What the project's pictures draw: its newest sessions, checkpoints and starts."""
+
+    project: str
+    days: list[DayActivity] = Field(description="Oldest first, one per day, empty days included.")
+    starts: list[StartSize] = Field(description="Session starts of the newest sessions, oldest first.")
+    sessions: list[SessionCompactions] = Field(description="The newest sessions, oldest first.")
