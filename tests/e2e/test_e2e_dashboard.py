@@ -675,3 +675,62 @@ def test_health_shows_the_queues_requests_per_minute_and_the_pruner(
     assert page.locator("#pruner").inner_text()
     shot(page, "health")
     assert fits_a_phone(page)
+
+
+@pytest.mark.parametrize("width", [1280, 390], ids=["desktop", "phone"])
+def test_a_projects_pictures_draw_the_apis_numbers_and_mark_a_cut_block(
+    page: Any,
+    local_stack: LocalStackProcess,
+    seeded: Seeded,
+    cleared: tuple[Cleared, str],
+    api: Api,
+    width: int,
+) -> None:
+    data, _ = cleared
+    page.set_viewport_size({"width": width, "height": 860})
+    sign_in(page, local_stack, "#/projects")
+    page.locator("#nav").wait_for()
+    for project in (seeded.project, data.project):
+        activity = read(api, "/api/projects/activity", project=project, days="14")
+
+        page.evaluate(f"location.hash = {f'#/sessions?project={project}'!r}")
+        page.locator("#activity-chart").wait_for()
+
+        # Per day and series, the bars carry the API's numbers
+        bars = page.locator("#activity-chart rect.bar").evaluate_all(
+            "bars => bars.map(b => [b.dataset.series, b.dataset.day, Number(b.dataset.value)])"
+        )
+        expected = [[name, d["day"], d[name]] for name in SERIES for d in activity["days"]]
+        assert bars == expected
+        # Each session start against its cap, a cut one marked as such
+        starts = page.locator("#starts-chart g.start").evaluate_all(
+            "gs => gs.map(g => [+g.dataset.chars, +g.dataset.cap, g.dataset.truncated === 'true'])"
+        )
+        assert starts == [[s["chars"], s["cap_chars"], s["truncated"]] for s in activity["starts"]]
+        assert page.locator("#starts-chart .cut-label").count() == sum(
+            s["truncated"] for s in activity["starts"]
+        )
+        # Compactions per session
+        drawn = page.locator("#compactions-chart g.session-compactions").evaluate_all(
+            "gs => gs.map(g => [g.dataset.session, Number(g.dataset.value)])"
+        )
+        assert drawn == [[s["session_key"], s["compactions"]] for s in activity["sessions"]]
+        # Readable as text, and the page still fits its width
+        assert "prompts (checkpointed)" in (
+            page.locator("#activity-chart svg").get_attribute("aria-label") or ""
+        )
+        assert page.locator("#activity-chart table tbody tr").count() == 14
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        assert page.evaluate(BROKEN_WORDS, WORDS_KEPT_WHOLE) == []
+        if project == data.project:
+            assert any(s["truncated"] for s in activity["starts"])
+        else:
+            assert sum(d["prompts"] for d in activity["days"]) >= 20
+            assert sum(d["checkpoints"] for d in activity["days"]) >= 2
+    if width == 1280:
+        page.evaluate(f"location.hash = {f'#/sessions?project={seeded.project}'!r}")
+        page.locator("#activity-chart").wait_for()
+        shot(page, "project-pictures")
+
+
+SERIES = ["prompts", "checkpoints", "compactions", "recoveries"]

@@ -121,3 +121,196 @@ export function sessionStrip(events, status) {
     h("details", {}, h("summary", {}, "As a table"), table),
   );
 }
+
+// A table of the numbers a picture draws, behind "As a table" (read in full by screen readers).
+function numbers(caption, head, rows) {
+  return h(
+    "details",
+    {},
+    h("summary", {}, "As a table"),
+    h(
+      "table",
+      { class: "rows compact" },
+      h("caption", {}, caption),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          head.map((c) => h("th", { scope: "col" }, c)),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        rows.map((cells) =>
+          h(
+            "tr",
+            {},
+            cells.map((c, i) => h("td", { "data-label": head[i] }, c)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+const SERIES = [
+  ["prompts", "Prompts (checkpointed)"],
+  ["checkpoints", "Checkpoints"],
+  ["compactions", "Compactions"],
+  ["recoveries", "Recoveries"],
+];
+
+/** Per day: a row of bars for each series, each row scaled to its own largest day. */
+export function activityChart(days) {
+  const width = 800;
+  const rowHeight = 46;
+  const label = 150;
+  const slot = (width - label) / Math.max(1, days.length);
+  const rows = SERIES.map(([name, title], row) => {
+    const top = row * rowHeight;
+    const most = Math.max(1, ...days.map((d) => d[name]));
+    const bars = days.map((d, i) => {
+      const height = ((rowHeight - 14) * d[name]) / most;
+      return svg(
+        "rect",
+        {
+          class: `bar ${name}`,
+          x: label + i * slot + slot * 0.15,
+          y: top + rowHeight - 8 - height,
+          width: slot * 0.7,
+          height: Math.max(d[name] ? 1 : 0, height),
+          "data-series": name,
+          "data-day": d.day,
+          "data-value": d[name],
+        },
+        svg("title", {}, `${d.day}: ${d[name]} ${title.toLowerCase()}`),
+      );
+    });
+    return svg(
+      "g",
+      {},
+      svg("text", { class: "row-label", x: 0, y: top + rowHeight - 10 }, `${title} (max ${most})`),
+      svg("line", { class: "axis", x1: label, x2: width, y1: top + rowHeight - 8, y2: top + rowHeight - 8 }),
+      bars,
+    );
+  });
+  const totals = SERIES.map(([name, title]) => `${days.reduce((sum, d) => sum + d[name], 0)} ${title.toLowerCase()}`);
+  const first = days[0]?.day;
+  const last = days[days.length - 1]?.day;
+  return h(
+    "figure",
+    { class: "chart", id: "activity-chart" },
+    svg(
+      "svg",
+      {
+        viewBox: `0 0 ${width} ${SERIES.length * rowHeight + 16}`,
+        role: "img",
+        "aria-label": `From ${first} to ${last}: ${totals.join(", ")}.`,
+      },
+      rows,
+      svg("text", { class: "axis-label start", x: label, y: SERIES.length * rowHeight + 12 }, first),
+      svg("text", { class: "axis-label end", x: width, y: SERIES.length * rowHeight + 12 }, last),
+    ),
+    numbers(
+      "Per day",
+      ["Day", ...SERIES.map(([, title]) => title)],
+      days.map((d) => [d.day, ...SERIES.map(([name]) => d[name])]),
+    ),
+  );
+}
+
+/** Each session start's injected block as a bar against its harness's cap (the line); cut ones marked. */
+export function startsChart(starts) {
+  const width = 800;
+  const height = 150;
+  const bottom = height - 20;
+  const most = Math.max(1, ...starts.map((s) => Math.max(s.chars, s.cap_chars)));
+  const slot = width / Math.max(1, starts.length);
+  const y = (chars) => bottom - ((bottom - 10) * chars) / most;
+  const cut = starts.filter((s) => s.truncated).length;
+  const marks = starts.map((s, i) => {
+    const x = i * slot + slot * 0.15;
+    const w = Math.max(2, slot * 0.7);
+    const tip = `${s.session_key} (${s.source || "start"}): ${s.chars} of ${s.cap_chars} characters${s.truncated ? ", cut" : ""}`;
+    return svg(
+      "g",
+      { class: `start${s.truncated ? " truncated" : ""}`, "data-chars": s.chars, "data-cap": s.cap_chars, "data-truncated": s.truncated },
+      svg("rect", { class: "bar", x, y: y(s.chars), width: w, height: bottom - y(s.chars) }, svg("title", {}, tip)),
+      svg("line", { class: "cap", x1: x - 2, x2: x + w + 2, y1: y(s.cap_chars), y2: y(s.cap_chars) }),
+      s.truncated ? svg("text", { class: "cut-label", x: x + w / 2, y: y(s.chars) - 4 }, "cut") : null,
+    );
+  });
+  return h(
+    "figure",
+    { class: "chart", id: "starts-chart" },
+    svg(
+      "svg",
+      {
+        viewBox: `0 0 ${width} ${height}`,
+        role: "img",
+        "aria-label": `${starts.length} session starts; ${cut} cut to the harness's cap.`,
+      },
+      svg("line", { class: "axis", x1: 0, x2: width, y1: bottom, y2: bottom }),
+      marks,
+    ),
+    h(
+      "figcaption",
+      { class: "legend" },
+      h("span", { class: "key bar" }, "Injected characters"),
+      h("span", { class: "key cap" }, "The harness's cap"),
+      h("span", { class: "key truncated" }, "Cut"),
+    ),
+    numbers(
+      "Session starts, oldest first",
+      ["Session", "Start", "Characters", "Cap", "Cut"],
+      starts.map((s) => [s.session_key, s.source || "?", s.chars, s.cap_chars, s.truncated ? "yes" : "no"]),
+    ),
+  );
+}
+
+/** Compactions per session (newest sessions, oldest first) as horizontal bars. */
+export function compactionsChart(sessions) {
+  const width = 800;
+  const row = 22;
+  const label = 260;
+  const most = Math.max(1, ...sessions.map((s) => s.compactions));
+  const bars = sessions.map((s, i) =>
+    svg(
+      "g",
+      { class: "session-compactions", "data-session": s.session_key, "data-value": s.compactions },
+      svg(
+        "text",
+        { class: "row-label", x: 0, y: i * row + 15 },
+        s.session_key.length > 34 ? `${s.session_key.slice(0, 33)}…` : s.session_key,
+      ),
+      svg(
+        "rect",
+        { class: "bar compactions", x: label, y: i * row + 4, width: ((width - label - 40) * s.compactions) / most, height: row - 8 },
+        svg("title", {}, `${s.session_key}: ${s.compactions} compactions in ${s.prompts} prompts`),
+      ),
+      svg("text", { class: "value-label", x: label + ((width - label - 40) * s.compactions) / most + 6, y: i * row + 15 }, s.compactions),
+    ),
+  );
+  const total = sessions.reduce((sum, s) => sum + s.compactions, 0);
+  return h(
+    "figure",
+    { class: "chart", id: "compactions-chart" },
+    svg(
+      "svg",
+      {
+        viewBox: `0 0 ${width} ${Math.max(1, sessions.length) * row}`,
+        role: "img",
+        "aria-label": `${total} compactions across ${sessions.length} sessions.`,
+      },
+      bars,
+    ),
+    numbers(
+      "Compactions per session",
+      ["Session", "Prompts", "Compactions"],
+      sessions.map((s) => [s.session_key, s.prompts, s.compactions]),
+    ),
+  );
+}
