@@ -716,7 +716,7 @@ def test_a_projects_pictures_draw_the_apis_numbers_and_mark_a_cut_block(
         )
         assert drawn == [[s["session_key"], s["compactions"]] for s in activity["sessions"]]
         # Readable as text, and the page still fits its width
-        assert "prompts (checkpointed)" in (
+        assert "prompts checkpointed" in (
             page.locator("#activity-chart svg").get_attribute("aria-label") or ""
         )
         assert page.locator("#activity-chart table tbody tr").count() == 14

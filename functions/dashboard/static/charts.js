@@ -157,7 +157,7 @@ function numbers(caption, head, rows) {
 }
 
 const SERIES = [
-  ["prompts", "Prompts (checkpointed)"],
+  ["prompts", "Prompts checkpointed"],
   ["checkpoints", "Checkpoints"],
   ["compactions", "Compactions"],
   ["recoveries", "Recoveries"],
@@ -166,8 +166,8 @@ const SERIES = [
 /** Per day: a row of bars for each series, each row scaled to its own largest day. */
 export function activityChart(days) {
   const width = 800;
-  const rowHeight = 46;
-  const label = 150;
+  const rowHeight = 40;
+  const label = 240;
   const slot = (width - label) / Math.max(1, days.length);
   const rows = SERIES.map(([name, title], row) => {
     const top = row * rowHeight;
@@ -224,7 +224,7 @@ export function activityChart(days) {
 
 /** Each session start's injected block as a bar against its harness's cap (the line); cut ones marked. */
 export function startsChart(starts) {
-  const width = 800;
+  const width = 560;
   const height = 150;
   const bottom = height - 20;
   const most = Math.max(1, ...starts.map((s) => Math.max(s.chars, s.cap_chars)));
@@ -259,7 +259,7 @@ export function startsChart(starts) {
     h(
       "figcaption",
       { class: "legend" },
-      h("span", { class: "key bar" }, "Injected characters"),
+      h("span", { class: "key injected" }, "Injected characters"),
       h("span", { class: "key cap" }, "The harness's cap"),
       h("span", { class: "key truncated" }, "Cut"),
     ),
@@ -273,9 +273,9 @@ export function startsChart(starts) {
 
 /** Compactions per session (newest sessions, oldest first) as horizontal bars. */
 export function compactionsChart(sessions) {
-  const width = 800;
-  const row = 22;
-  const label = 260;
+  const width = 560;
+  const row = 24;
+  const label = 200;
   const most = Math.max(1, ...sessions.map((s) => s.compactions));
   const bars = sessions.map((s, i) =>
     svg(
@@ -284,7 +284,7 @@ export function compactionsChart(sessions) {
       svg(
         "text",
         { class: "row-label", x: 0, y: i * row + 15 },
-        s.session_key.length > 34 ? `${s.session_key.slice(0, 33)}…` : s.session_key,
+        s.session_key.length > 26 ? `${s.session_key.slice(0, 25)}…` : s.session_key,
       ),
       svg(
         "rect",
