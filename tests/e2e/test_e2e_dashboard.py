@@ -172,6 +172,17 @@ def test_a_wrong_token_is_refused_at_sign_in_and_the_nav_waits_for_a_good_one(
     shot(page, "sign-in-who")
 
 
+def test_a_page_that_fails_says_what_to_do_next(page: Any, local_stack: LocalStackProcess) -> None:
+    sign_in(page, local_stack, "#/session/no-such-session")
+
+    page.locator("[role=alert]").wait_for()
+    assert "once its first hook has arrived" in page.locator("main").inner_text()
+
+    page.evaluate("location.hash = '#/checkpoint/no-such-session/1'")
+    page.locator("[role=alert]").wait_for()
+    assert "open it from the Projects page" in page.locator("[role=alert]").inner_text()
+
+
 def test_the_favicon_is_served_not_a_404(local_stack: LocalStackProcess) -> None:
     answer = requests.get(f"{local_stack.url}/favicon.ico", timeout=10)
 

@@ -68,8 +68,25 @@ export function loading(root, what) {
   show(root, h("p", { class: "state", role: "status" }, `Loading ${what}…`));
 }
 
+// Each failure says what to do next, by what went wrong.
+const NEXT = {
+  0: "Check that the service is running (make run) and reload.",
+  401: "Sign out and sign in again with a valid token.",
+  403: "Sign out and sign in with a token that has the scope this page needs.",
+  404: "Check the link, or open it from the Projects page.",
+  429: "Wait a moment; the page tries again.",
+};
+
 export function failure(error) {
-  return h("p", { class: "state error", role: "alert" }, error.message || String(error));
+  const next =
+    NEXT[error.status] ??
+    (error.status >= 500 ? "Reload in a moment; if it persists, the Health page (admin) shows the service's state." : "");
+  return h(
+    "p",
+    { class: "state error", role: "alert" },
+    error.message || String(error),
+    next ? h("span", { class: "next" }, ` ${next}`) : null,
+  );
 }
 
 export function empty(message) {

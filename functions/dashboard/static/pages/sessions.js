@@ -84,7 +84,7 @@ function pictures(activity) {
     card(
       "compactions-h",
       "Compactions per session",
-      activity.sessions.length ? compactionsChart(activity.sessions) : empty("No session yet."),
+      activity.sessions.length ? compactionsChart(activity.sessions) : empty("No session yet: start one in the project."),
     ),
   );
 }
