@@ -89,7 +89,7 @@ def test_the_context_size_stays_when_a_prompt_reports_none(stores: StoreSet, age
 def test_a_remember_is_kept_pending_and_a_digest_is_counted(stores: StoreSet, agent: str) -> None:
     stores.states.record_remember(agent, me(), "use uv", T0)
     state = stores.states.record_digest(agent, me(), LATER)
-    assert state.pending_remembers == ["use uv"]
+    assert state.pending_remembers == ["use uv"] and state.pending_remember_at == [T0]
     assert (state.checkpoints_written, state.last_digest_at) == (1, LATER)
 
 

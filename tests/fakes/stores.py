@@ -153,6 +153,7 @@ class InMemoryStateStore:
     ) -> SessionState:
         def change(values: dict[str, Any]) -> None:
             values["pending_remembers"] = [*values.get("pending_remembers", []), content]
+            values["pending_remember_at"] = [*values.get("pending_remember_at", []), now]
             _add(values, "version", 1)
             self._enter_idle_index(agent_id, identity.session_key, now)
 
@@ -172,7 +173,11 @@ class InMemoryStateStore:
         self.writes += 1
         values = stored.values
         values.update(
-            prompts_since_checkpoint=0, pending_queries=[], pending_snippets=[], pending_remembers=[]
+            prompts_since_checkpoint=0,
+            pending_queries=[],
+            pending_snippets=[],
+            pending_remembers=[],
+            pending_remember_at=[],
         )
         values["ended_at"] = now
         values.pop("flush_token", None)
@@ -365,7 +370,11 @@ class InMemoryCheckpointStore:
             return
         values = stored.values
         values.update(
-            prompts_since_checkpoint=0, pending_queries=[], pending_snippets=[], pending_remembers=[]
+            prompts_since_checkpoint=0,
+            pending_queries=[],
+            pending_snippets=[],
+            pending_remembers=[],
+            pending_remember_at=[],
         )
         values["last_checkpoint_at"] = now
         values["last_checkpoint_trigger"] = checkpoint.trigger.value

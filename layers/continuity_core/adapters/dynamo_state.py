@@ -92,6 +92,8 @@ def state_from_item(item: dict[str, Any]) -> SessionState:
     for field in _TIME_FIELDS:
         if values.get(field):
             values[field] = parse_timestamp(values[field])
+    if values.get("pending_remember_at"):
+        values["pending_remember_at"] = [parse_timestamp(at) for at in values["pending_remember_at"]]
     return SessionState.model_validate(values)
 
 
@@ -231,6 +233,7 @@ class DynamoStateStore:
     ) -> SessionState:
         update = self._activity(agent_id, identity, now)
         update.append("pending_remembers", [content])
+        update.append("pending_remember_at", [timestamp(now)])
         update.add("version", 1)
         _enter_idle_index(update, agent_id, identity.session_key, now)
         self._once(update, idempotency_key)
@@ -245,7 +248,7 @@ class DynamoStateStore:
     def end_session(self, agent_id: str, session_key: str, now: datetime) -> None:
         update = UpdateBuilder()
         update.set("prompts_since_checkpoint", 0)
-        for name in ("pending_queries", "pending_snippets", "pending_remembers"):
+        for name in ("pending_queries", "pending_snippets", "pending_remembers", "pending_remember_at"):
             update.set(name, [])
         update.set("ended_at", timestamp(now))
         update.remove("flush_token")
