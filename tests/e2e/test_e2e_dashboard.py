@@ -209,6 +209,8 @@ def test_pages_hold_at_desktop_and_phone_width_without_broken_words_or_sideways_
         assert page.evaluate(BROKEN_WORDS, WORDS_KEPT_WHOLE) == [], route
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), route
         assert "?\u2013?" not in page.locator("main").inner_text(), route  # no "prompts ?-?"
+        if width < 600 and route.startswith("#/sessions"):
+            shot(page, "phone-sessions")
 
 
 def test_the_timeline_runs_in_the_order_things_happened_a_late_compaction_last(

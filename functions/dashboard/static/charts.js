@@ -122,6 +122,8 @@ export function sessionStrip(events, status) {
   );
 }
 
+const narrow = () => typeof window !== "undefined" && window.innerWidth < 600;
+
 // A table of the numbers a picture draws, behind "As a table" (read in full by screen readers).
 function numbers(caption, head, rows) {
   return h(
@@ -165,15 +167,17 @@ const SERIES = [
 
 /** Per day: a row of bars for each series, each row scaled to its own largest day. */
 export function activityChart(days) {
-  const width = 800;
-  const rowHeight = 40;
-  const label = 240;
+  // Narrower drawing on a phone, so its labels stay readable once scaled to the screen.
+  const width = narrow() ? 380 : 800;
+  const rowHeight = 48;
+  const label = 0; // each row's label sits above its bars
   const slot = (width - label) / Math.max(1, days.length);
   const rows = SERIES.map(([name, title], row) => {
     const top = row * rowHeight;
-    const most = Math.max(1, ...days.map((d) => d[name]));
+    const peak = Math.max(0, ...days.map((d) => d[name]));
+    const most = Math.max(1, peak);
     const bars = days.map((d, i) => {
-      const height = ((rowHeight - 14) * d[name]) / most;
+      const height = ((rowHeight - 26) * d[name]) / most;
       return svg(
         "rect",
         {
@@ -192,7 +196,7 @@ export function activityChart(days) {
     return svg(
       "g",
       {},
-      svg("text", { class: "row-label", x: 0, y: top + rowHeight - 10 }, `${title} (max ${most})`),
+      svg("text", { class: "row-label", x: 0, y: top + 13 }, peak ? `${title} (most in a day: ${peak})` : `${title}: none`),
       svg("line", { class: "axis", x1: label, x2: width, y1: top + rowHeight - 8, y2: top + rowHeight - 8 }),
       bars,
     );
@@ -224,7 +228,7 @@ export function activityChart(days) {
 
 /** Each session start's injected block as a bar against its harness's cap (the line); cut ones marked. */
 export function startsChart(starts) {
-  const width = 560;
+  const width = narrow() ? 380 : 560;
   const height = 150;
   const bottom = height - 20;
   const most = Math.max(1, ...starts.map((s) => Math.max(s.chars, s.cap_chars)));
@@ -273,9 +277,10 @@ export function startsChart(starts) {
 
 /** Compactions per session (newest sessions, oldest first) as horizontal bars. */
 export function compactionsChart(sessions) {
-  const width = 560;
+  const width = narrow() ? 380 : 560;
   const row = 24;
-  const label = 200;
+  const label = narrow() ? 150 : 200;
+  const chars = narrow() ? 18 : 26;
   const most = Math.max(1, ...sessions.map((s) => s.compactions));
   const bars = sessions.map((s, i) =>
     svg(
@@ -284,7 +289,7 @@ export function compactionsChart(sessions) {
       svg(
         "text",
         { class: "row-label", x: 0, y: i * row + 15 },
-        s.session_key.length > 26 ? `${s.session_key.slice(0, 25)}…` : s.session_key,
+        s.session_key.length > chars ? `${s.session_key.slice(0, chars - 1)}…` : s.session_key,
       ),
       svg(
         "rect",
