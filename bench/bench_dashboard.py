@@ -5,7 +5,10 @@
   the project; median of 5 page loads in fresh tabs (the functions warm: the first load is reported
   as ``…_cold_ms_500``, the sessions function's worker starting included).
 - dashboard_requests_sessions_page / _session_page / _checkpoint_page: the /api requests a page
-  makes to render once (bounded: none per row). The sessions page's polling adds 1 per 10 s.
+  makes to render once (bounded: none per row): the sessions page's table and its pictures. The
+  sessions page's polling adds 1 per 10 s, the session page's live view 1 per 2-30 s.
+- dashboard_projects_first_render_ms_200: from navigation to the projects page's first 50 rows,
+  with 200 projects stored (one session each); median of 5 fresh tabs, signed in.
 - search_cold_ms_200_local / search_ms_200_local: ``POST /api/sessions/search`` over a project of
   200 sessions of ~100 KB on the local stack: the first search (the function's worker already
   started by another search, so this is the index's cold: 200 transcript reads and their
@@ -34,6 +37,38 @@ SESSION_CHARS = 100_000
 RENDER_RUNS = 5
 SEARCH_RUNS = 5
 ROWS = 100  # the sessions page's page size
+PROJECTS = 200
+PROJECT_ROWS = 50  # the projects page's page size
+
+
+def signed_in(token: str) -> str:
+    """A tab that signed in already: the token and who it is, as the sign-in keeps them."""
+    who = '{"agent_id": "default", "scopes": ["admin", "hooks", "read"]}'
+    keep = "sessionStorage.setItem"
+    return f"{keep}('continuity.token', {token!r}); {keep}('continuity.who', {who!r})"
+
+
+def seed_projects(api: Any, count: int) -> None:
+    """``count`` projects, a session started in each (4 at a time)."""
+
+    def one(n: int) -> None:
+        body = {"session_id": f"proj-{n}-{uuid.uuid4().hex[:6]}", "cwd": f"/bench/projects/p{n:04d}"}
+        answer = api.hook("session-start", {**body, "source": "startup"})
+        assert answer.status_code == 200, answer.text
+
+    with ThreadPoolExecutor(max_workers=4) as threads:
+        list(threads.map(one, range(count)))
+
+
+def projects_render(browser: Any, url: str, token: str) -> float:
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    context.add_init_script(signed_in(token))
+    page = context.new_page()
+    page.goto(f"{url}/dashboard#/projects")
+    page.locator("#projects tbody tr").nth(PROJECT_ROWS - 1).wait_for(timeout=60_000)
+    elapsed = float(page.evaluate("performance.now()"))
+    context.close()
+    return elapsed
 
 
 def seed_sessions(api: Any, project: str, count: int, chars: int, rng: random.Random, pool: str) -> list[str]:
@@ -55,7 +90,7 @@ def seed_sessions(api: Any, project: str, count: int, chars: int, rng: random.Ra
 def first_render(browser: Any, url: str, token: str, project: str) -> tuple[float, int]:
     """(ms from navigation to the sessions table's rows, /api requests made) in a fresh tab."""
     context = browser.new_context(viewport={"width": 1280, "height": 860})
-    context.add_init_script(f"sessionStorage.setItem('continuity.token', {token!r})")
+    context.add_init_script(signed_in(token))
     page = context.new_page()
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url) if "/api/" in r.url else None)
@@ -69,7 +104,7 @@ def first_render(browser: Any, url: str, token: str, project: str) -> tuple[floa
 
 def page_requests(browser: Any, url: str, token: str, route: str, ready: str) -> int:
     context = browser.new_context()
-    context.add_init_script(f"sessionStorage.setItem('continuity.token', {token!r})")
+    context.add_init_script(signed_in(token))
     page = context.new_page()
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url) if "/api/" in r.url else None)
@@ -139,6 +174,11 @@ def run() -> dict[str, float]:
                 session_route = f"#/session/{keys[0]}"
                 out["dashboard_requests_session_page"] = float(
                     page_requests(browser, stack.url, stack.token, session_route, "#transcript")
+                )
+                seed_projects(api, PROJECTS)
+                projects_render(browser, stack.url, stack.token)  # the function's worker warm
+                out["dashboard_projects_first_render_ms_200"] = statistics.median(
+                    projects_render(browser, stack.url, stack.token) for _ in range(RENDER_RUNS)
                 )
                 browser.close()
             out["dashboard_overview_api_ms_500"] = statistics.median(

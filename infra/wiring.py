@@ -262,6 +262,7 @@ READ_API = FunctionSpec(
         HttpRoute("GET", "/api/checkpoints"),
         HttpRoute("GET", "/api/checkpoints/{session_key}"),
         HttpRoute("GET", "/api/preview"),
+        HttpRoute("GET", "/api/whoami"),
     ),
     resources={CONTINUITY_TABLE.key: Access.READ},
     environment={**SERVICE_ENVIRONMENT},
@@ -306,6 +307,8 @@ SESSIONS = FunctionSpec(
         HttpRoute("GET", "/api/sessions/{session_key}/transcript"),
         HttpRoute("POST", "/api/sessions/search"),
         # The dashboard's reads (one request per page, a fixed number of store reads each).
+        HttpRoute("GET", "/api/projects"),
+        HttpRoute("GET", "/api/projects/activity"),
         HttpRoute("GET", "/api/sessions/overview"),
         HttpRoute("GET", "/api/sessions/{session_key}/timeline"),
         HttpRoute("GET", "/api/sessions/{session_key}/checkpoints/{sequence}"),
@@ -388,6 +391,8 @@ DASHBOARD = FunctionSpec(
     routes=(
         HttpRoute("GET", "/dashboard", authorized=False, documented=False),
         HttpRoute("GET", "/dashboard/{proxy+}", authorized=False, documented=False),
+        # Browsers ask the origin's root for it whatever the page says: answered, not a 404.
+        HttpRoute("GET", "/favicon.ico", authorized=False, documented=False),
     ),
     environment={**SERVICE_ENVIRONMENT},
     timeout_s=5,

@@ -40,6 +40,7 @@ the current session and project (each takes --project DIR and --session KEY):
   search QUERY [--scope project|session|all]
                       search the stored transcripts
   sessions            the project's sessions with a stored transcript, and its open hand-offs
+  projects            every project of your agent, newest first
   transcript [SESSION]
                       a session's stored transcript
   ledger [--all]      the project's decision ledger (what agents recorded with session_digest)
@@ -83,6 +84,7 @@ COMMANDS = {
     "preview": ("continuity_client.agent.browse", "preview"),
     "search": ("continuity_client.agent.browse", "search"),
     "sessions": ("continuity_client.agent.browse", "sessions"),
+    "projects": ("continuity_client.agent.browse", "projects"),
     "transcript": ("continuity_client.agent.browse", "transcript"),
     "ledger": ("continuity_client.agent.browse", "ledger"),
     "forget": ("continuity_client.agent.forget", "main"),

@@ -19,6 +19,7 @@ from typing import Any
 STATIC = Path(__file__).resolve().parent / "static"
 INDEX = "index.html"
 ENTRY = "app.js"  # the module index.html loads
+FAVICON = "favicon.svg"  # also the answer to /favicon.ico
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
@@ -79,6 +80,8 @@ def _answer(status: int, headers: dict[str, str], body: str = "") -> dict[str, A
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     method = (event.get("requestContext") or {}).get("http", {}).get("method", "GET").upper()
     name = ((event.get("pathParameters") or {}).get("proxy") or INDEX).strip("/") or INDEX
+    if event.get("rawPath") == "/favicon.ico":
+        name = FAVICON
     asset = assets().get(name)
     if method not in ("GET", "HEAD"):
         return _answer(405, {"Content-Type": "application/json", "Allow": "GET, HEAD"}, _error(405))

@@ -1,4 +1,4 @@
-"""GET /api/checkpoints[...], /api/preview and /api/health."""
+"""GET /api/checkpoints[...], /api/preview, /api/whoami and /api/health."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from continuity_core.models.checkpoint import CheckpointList
 from continuity_core.models.hooks import MAX_LABEL
 from continuity_core.models.recovery import PreviewAnswer
 from continuity_core.models.state import SessionOrigin
-from continuity_core.models.tokens import Scope
+from continuity_core.models.tokens import Scope, WhoAmI
 from continuity_core.observability import logger, metrics
 from continuity_core.services import checkpoint_reader, start_preview
 
@@ -26,6 +26,15 @@ app = create_app()
 @app.get("/api/health", responses=ERROR_RESPONSES)
 def health() -> dict[str, str]:
     return {"status": "ok"}
+
+
+@app.get("/api/whoami", responses=ERROR_RESPONSES)
+def whoami() -> WhoAmI:
+    """Who this token speaks for and what it may do: any valid token, whatever its scopes (the
+    dashboard's sign-in checks a token with it before showing a page)."""
+    found = caller(app)
+    known = [scope for scope in Scope if scope.value in found.scopes]
+    return WhoAmI(agent_id=found.agent_id, scopes=known)
 
 
 @app.get("/api/openapi.json", responses=ERROR_RESPONSES)

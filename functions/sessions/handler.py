@@ -1,5 +1,6 @@
 """Sessions with live transcripts: the list by project, one transcript, ranked search, and the
-dashboard's reads (sessions with their state, a session's timeline, a checkpoint's diff)."""
+dashboard's reads (the agent's projects, sessions with their state, a session's timeline, a
+checkpoint's diff)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,14 @@ from continuity_core.http import (
     resolve,
 )
 from continuity_core.models import MAX_SAFE_INTEGER
-from continuity_core.models.dashboard import CheckpointView, SessionRows, SessionStatus, SessionTimeline
+from continuity_core.models.dashboard import (
+    CheckpointView,
+    ProjectActivity,
+    ProjectRows,
+    SessionRows,
+    SessionStatus,
+    SessionTimeline,
+)
 from continuity_core.models.injections import InjectionList, Lineage
 from continuity_core.models.sessions import SearchRequest, SearchResults, SessionPage, TranscriptText
 from continuity_core.models.tokens import Scope
@@ -46,6 +54,26 @@ def list_sessions(
 ) -> SessionPage:
     """A project's sessions with a transcript, newest first (length and last activity current)."""
     return session_reader().sessions(caller(app, Scope.READ).agent_id, project, limit, next_token)
+
+
+@app.get("/api/projects", responses=ERROR_RESPONSES)
+def list_projects(
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    next_token: Annotated[str | None, Query(max_length=2048)] = None,
+) -> ProjectRows:
+    """Every project of the token's agent, newest session start first: sessions started, harnesses,
+    the newest session and its last activity (the dashboard's first page)."""
+    return dashboard_reader().projects(caller(app, Scope.READ).agent_id, limit, next_token)
+
+
+@app.get("/api/projects/activity", responses=ERROR_RESPONSES)
+def project_activity(
+    project: Annotated[str, Query(min_length=1, max_length=4096)],
+    days: Annotated[int, Query(ge=1, le=90)] = 14,
+) -> ProjectActivity:
+    """The project's pictures: per day (prompts, checkpoints, compactions, recoveries), each
+    session start's injected block against its cap, and compactions per session."""
+    return dashboard_reader().activity(caller(app, Scope.READ).agent_id, project, days)
 
 
 @app.get("/api/sessions/overview", responses=ERROR_RESPONSES)

@@ -120,6 +120,11 @@ OPEN_HANDOFF_INDEX_PREFIX = "OPEN#HANDOFF#"
 # the session: INJECTION#{at}#{event}. The pruner deletes them with the session's retention.
 INJECTION_PREFIX = "INJECTION#"
 
+# A tenant's projects: A#{agent}#PROJECTS, one item per project by its hash (P#{hash}), written
+# with each session's note (when its state is created): what the projects page lists in one query.
+PROJECTS_PART = "#PROJECTS"
+PROJECT_RECORD_PREFIX = "P#"
+
 # A tenant's tokens: A#{agent}#TOKENS, one item per token by its id (listed and revoked by its
 # agent's admin only).
 TOKENS_PART = "#TOKENS"

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # annotations only: a function loads the models it uses, not every one
     from continuity_core.models.checkpoint import Checkpoint
+    from continuity_core.models.dashboard import ProjectRecord
     from continuity_core.models.digest import LedgerEntry, LedgerPage
     from continuity_core.models.handoff import Handoff
     from continuity_core.models.hooks import Hook
@@ -198,6 +199,11 @@ class StateStore(Protocol):
 
     def get_many(self, agent_id: str, session_keys: list[str]) -> dict[str, SessionState]:
         """The live states of these sessions, keyed by session (eventually consistent)."""
+        ...
+
+    def projects(self, agent_id: str, limit: int) -> list[ProjectRecord]:
+        """The agent's projects (at most ``limit``, in no order): each noted as its sessions'
+        states were created, with how many started, their harnesses and the newest."""
         ...
 
     def in_project(
@@ -694,4 +700,8 @@ class ErasureStore(Protocol):
     def delete_project_entries(self, agent_id: str, project_normalized: str, session_keys: set[str]) -> int:
         """Delete the notes that these sessions belong to the project, and their hand-offs in it (each
         holds its session's digest); how many there were."""
+        ...
+
+    def delete_project_record(self, agent_id: str, project_normalized: str) -> None:
+        """Delete the project's record: the projects page lists it no more."""
         ...

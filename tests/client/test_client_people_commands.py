@@ -76,6 +76,20 @@ def test_sessions_transcript_and_search_show_what_the_hooks_stored(
     )
 
 
+def test_projects_lists_the_project_a_session_started_in_with_its_harness(
+    real_env: dict[str, str], project: Path, tmp_path: Path
+) -> None:
+    lived(real_env, project, tmp_path)
+
+    listed = run_cli(["projects"], real_env, cwd=tmp_path)
+    as_json = run_cli(["projects", "--json"], real_env, cwd=tmp_path)
+
+    assert listed.returncode == 0, listed.stderr
+    (line,) = [row for row in listed.stdout.splitlines() if str(project.resolve()) in row]
+    assert "1 sessions" in line and line.endswith("claude-code")
+    assert json.loads(as_json.stdout)["projects"][0]["last_session_key"] == SESSION
+
+
 def test_transcript_of_an_unknown_session_says_so(real_env: dict[str, str], project: Path) -> None:
     done = run_cli(["transcript", "no-such-session"], real_env, cwd=project)
 

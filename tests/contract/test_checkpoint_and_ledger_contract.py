@@ -67,6 +67,7 @@ def test_a_commit_writes_the_checkpoint_and_resets_what_it_consumed(stores: Stor
     state = stores.states.get(agent, "s1")
     assert state is not None
     assert (state.prompts_since_checkpoint, state.pending_snippets, state.pending_remembers) == (0, [], [])
+    assert state.pending_remember_at == []
     assert (state.last_checkpoint_at, state.last_checkpoint_trigger) == (minutes(1), "periodic")
     assert (state.flush_token, state.checkpoints_written, state.version) == (None, 1, consumed.version + 1)
     assert state.total_prompts == 1

@@ -211,6 +211,15 @@ def test_a_sessions_handoffs_go_with_its_project_entries_and_the_others_stay(
     assert backend.handoffs.open_for_project(agent, PROJECT, 10) == [theirs]
 
 
+def test_a_deleted_project_record_is_listed_no_more_and_the_others_stay(backend: Backend, agent: str) -> None:
+    backend.states.touch(agent, identity("mine"), T0)
+    backend.states.touch(agent, identity("elsewhere", OTHER), T0)
+
+    backend.erasure.delete_project_record(agent, PROJECT)
+
+    assert [p.project_normalized for p in backend.states.projects(agent, 10)] == [OTHER]
+
+
 def test_deleting_one_sessions_decisions_keeps_the_others_in_the_ledger_and_its_head(
     backend: Backend, agent: str
 ) -> None:

@@ -154,7 +154,7 @@ def test_the_context_size_stays_when_a_prompt_reports_none(stores: StoreSet, age
 def test_a_remember_is_kept_pending_and_a_digest_is_counted(stores: StoreSet, agent: str) -> None:
     stores.states.record_remember(agent, me(), "use uv", T0)
     state = stores.states.record_digest(agent, me(), LATER)
-    assert state.pending_remembers == ["use uv"]
+    assert state.pending_remembers == ["use uv"] and state.pending_remember_at == [T0]
     assert (state.checkpoints_written, state.last_digest_at) == (1, LATER)
 
 
@@ -328,3 +328,25 @@ def test_a_short_text_round_trips_and_an_unknown_encoding_is_refused() -> None:
         assert decompress_short_text(compress_short_text(text)) == text
     with pytest.raises(ValueError):
         decompress_short_text(b"\x02" + compress_short_text("p")[1:])
+
+
+def test_each_project_is_listed_once_with_its_sessions_harnesses_and_newest_start(
+    stores: StoreSet, agent: str
+) -> None:
+    # Given two sessions in one project (two harnesses, one touched twice) and one in another
+    stores.states.touch(agent, me("s1"), T0)
+    stores.states.touch(agent, me("s1"), T0 + timedelta(minutes=1))  # not a new session
+    stores.states.touch(agent, me("x1", harness="codex"), LATER)
+    stores.states.touch(agent, me("o1", project="/work/other"), T0)
+    stores.states.touch(agent, me("nowhere", project=None), LATER)
+
+    # When the agent's projects are listed
+    found = {p.project_normalized: p for p in stores.states.projects(agent, 100)}
+
+    # Then each shows once, counting sessions started, with their harnesses and the newest start
+    assert set(found) == {"/work/app", "/work/other"}
+    app = found["/work/app"]
+    assert (app.sessions, app.harnesses, app.last_session_key) == (2, ["claude-code", "codex"], "x1")
+    assert (app.first_seen, app.last_session_at, app.project) == (T0, LATER, "/work/app")
+    assert found["/work/other"].sessions == 1
+    assert stores.states.projects(agent + "-other", 100) == []

@@ -12,6 +12,7 @@ import shutil
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -125,6 +126,216 @@ def fits_a_phone(page: Any) -> bool:
 def shot(page: Any, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+# Words in these that a browser broke across lines (headers, badges, the nav, titles).
+BROKEN_WORDS = """sel => [...document.querySelectorAll(sel)].flatMap(el => {
+  const broken = [];
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const word of node.textContent.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+      if (tops.size > 1) broken.push(word[0]);
+    }
+  }
+  return broken;
+})"""
+WORDS_KEPT_WHOLE = "th, .status, .badge, .flag, .bar nav a, .bar button, h1, h2"
+
+
+def test_a_wrong_token_is_refused_at_sign_in_and_the_nav_waits_for_a_good_one(
+    page: Any, local_stack: LocalStackProcess
+) -> None:
+    # Given the sign-in page: no nav, no "Sign out"
+    page.goto(f"{local_stack.url}/dashboard#/sessions")
+    page.locator("#token").wait_for()
+    assert not page.locator("#nav").is_visible() and not page.locator("#sign-out").is_visible()
+
+    # When a wrong token is entered, it is refused there, saying what to do, and nothing is kept
+    page.fill("#token", "not-a-token")
+    page.click("button[type=submit]")
+    problem = page.locator("#sign-in-error")
+    problem.wait_for()
+    assert "refused" in problem.inner_text() and "make run" in problem.inner_text()
+    assert page.evaluate("sessionStorage.getItem('continuity.token')") is None
+    assert not page.locator("#nav").is_visible()
+
+    # Then the right one signs in, and the header says whose it is and what it can do
+    page.fill("#token", local_stack.token)
+    page.click("button[type=submit]")
+    page.locator("#nav").wait_for()
+    who = page.locator("#who").inner_text()
+    assert who.startswith("Agent ") and "read sessions" in who and "post hooks" in who
+    shot(page, "sign-in-who")
+
+
+def test_a_page_that_fails_says_what_to_do_next(page: Any, local_stack: LocalStackProcess) -> None:
+    sign_in(page, local_stack, "#/session/no-such-session")
+
+    page.locator("[role=alert]").wait_for()
+    assert "once its first hook has arrived" in page.locator("main").inner_text()
+
+    page.evaluate("location.hash = '#/checkpoint/no-such-session/1'")
+    page.locator("[role=alert]").wait_for()
+    assert "open it from the Projects page" in page.locator("[role=alert]").inner_text()
+
+
+def test_the_favicon_is_served_not_a_404(local_stack: LocalStackProcess) -> None:
+    answer = requests.get(f"{local_stack.url}/favicon.ico", timeout=10)
+
+    assert answer.status_code == 200 and answer.headers["Content-Type"].startswith("image/svg+xml")
+
+
+@pytest.mark.parametrize("width", [1280, 390], ids=["desktop", "phone"])
+def test_pages_hold_at_desktop_and_phone_width_without_broken_words_or_sideways_scroll(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded, width: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": 860})
+    second = seeded.checkpoints(2)[1]["sequence"]
+    routes = {
+        f"#/sessions?project={seeded.project}": f"tr[data-session='{seeded.session}']",
+        f"#/session/{seeded.session}": "#transcript",
+        f"#/checkpoint/{seeded.session}/{second}": "[data-change=added]",
+    }
+    sign_in(page, local_stack, "#/sessions")
+    page.locator("#nav").wait_for()
+    for route, ready in routes.items():
+        page.evaluate(f"location.hash = {route!r}")
+        page.locator(ready).first.wait_for()
+
+        assert page.evaluate(BROKEN_WORDS, WORDS_KEPT_WHOLE) == [], route
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), route
+        assert "?\u2013?" not in page.locator("main").inner_text(), route  # no "prompts ?-?"
+        if width < 600 and route.startswith("#/sessions"):
+            shot(page, "phone-sessions")
+
+
+def test_the_timeline_runs_in_the_order_things_happened_a_late_compaction_last(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded
+) -> None:
+    # Given a prompt, a remember a second later, then the harness's compaction marker a second
+    # after that, arriving with the pre-compaction hook (which writes a checkpoint)
+    session = f"order-{uuid.uuid4().hex[:8]}"
+    first = "User: ship the refunds fix\n\nAssistant: on it.\n\n"
+    seeded.hook("session-start", session, source="startup")
+    seeded.hook(
+        "user-prompt-submit", session, prompt="ship the refunds fix", transcript={"offset": 0, "text": first}
+    )
+    time.sleep(1.2)
+    seeded.hook("remember", session, content="Refunds go through the ledger.")
+    time.sleep(1.2)
+    marker = "--- context compacted (auto) ---\n\n"
+    seeded.hook("pre-compaction", session, trigger="auto", transcript={"offset": len(first), "text": marker})
+
+    # When its page is opened
+    sign_in(page, local_stack, f"#/session/{session}")
+    page.locator("#timeline li[data-kind=compaction]").wait_for()
+
+    # Then the times never go back, and the compaction comes after the remember
+    items = page.locator("#timeline li").evaluate_all(
+        "items => items.map(i => [i.dataset.kind, i.querySelector('time').getAttribute('datetime')])"
+    )
+    kinds = [kind for kind, _ in items]
+    times = [at for _, at in items if at]
+    assert [datetime.fromisoformat(t) for t in times] == sorted(datetime.fromisoformat(t) for t in times)
+    assert kinds.index("prompt") < kinds.index("remember") < kinds.index("compaction"), kinds
+
+
+def read(api: Api, path: str, **params: str) -> Any:
+    answer = api.http.get(f"{api.stack.url}{path}", params=params, timeout=30)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_the_first_page_lists_the_agents_projects_as_the_api_does(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded, api: Api
+) -> None:
+    # Given the seeded project among the agent's projects
+    listed = read(api, "/api/projects", limit="50")["projects"]
+
+    # When a person signs in (no route: the first page)
+    sign_in(page, local_stack)
+    row = page.locator(f"tr[data-project='{seeded.project}']")
+    row.wait_for()
+
+    # Then the projects show newest first, as the API orders them, with its counts
+    shown = page.locator("#projects tbody tr").evaluate_all("rows => rows.map(r => r.dataset.project)")
+    assert shown == [p["project_normalized"] for p in listed]
+    mine = next(p for p in listed if p["project_normalized"] == seeded.project)
+    cells = row.locator("td").all_inner_texts()
+    assert cells[2] == str(mine["sessions"]) and "claude-code" in cells[3]
+    shot(page, "projects")
+    row.locator("a").click()
+    page.locator(f"tr[data-session='{seeded.session}']").wait_for()
+
+
+def test_the_session_strip_marks_compactions_and_sub_agents_where_the_api_puts_them(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded, api: Api
+) -> None:
+    # Given three prompts, a compaction, a fourth prompt and a sub-agent
+    session = f"strip-{uuid.uuid4().hex[:8]}"
+    seeded.hook("session-start", session, source="startup")
+    offset = 0
+    for n in range(1, 5):
+        if n == 4:
+            marker = "--- context compacted (auto) ---\n\n"
+            seeded.hook(
+                "pre-compaction", session, trigger="auto", transcript={"offset": offset, "text": marker}
+            )
+            offset += len(marker)
+        text = f"User: step {n} of the strip\n\nAssistant: done.\n\n"
+        seeded.hook(
+            "user-prompt-submit", session, prompt=f"step {n}", transcript={"offset": offset, "text": text}
+        )
+        offset += len(text)
+    seeded.hook("subagent-start", session, agent_id="explorer-9", agent_type="Explore")
+    events = read(api, f"/api/sessions/{session}/timeline")["events"]
+
+    # When its page is opened
+    sign_in(page, local_stack, f"#/session/{session}")
+    strip = page.locator("#strip")
+    strip.wait_for()
+
+    # Then each mark sits after the prompt the API's timeline puts it after, and reads as text
+    expected, prompt = [], 0
+    for event in events:
+        if event["kind"] == "prompt":
+            prompt = event["prompt"]
+        elif event["kind"] in ("compaction", "subagent_start"):
+            expected.append((event["kind"], prompt))
+    drawn = strip.locator("svg .mark:not(.checkpoint):not(.agent_digest)").evaluate_all(
+        "marks => marks.map(m => [m.dataset.kind, Number(m.dataset.prompt)])"
+    )
+    assert sorted(map(tuple, drawn)) == sorted(expected) == [("compaction", 3), ("subagent_start", 4)]
+    label = strip.locator("svg").get_attribute("aria-label") or ""
+    assert "Along 4 prompts" in label and "1 compaction" in label and "1 sub-agent start" in label
+    table = strip.locator("table").text_content() or ""
+    assert "Compaction" in table and "3" in table
+    shot(page, "session-strip")
+
+
+def test_the_session_page_shows_a_prompt_that_arrives_while_it_is_open(
+    page: Any, local_stack: LocalStackProcess, seeded: Seeded
+) -> None:
+    session = f"live-{uuid.uuid4().hex[:8]}"
+    first = "User: first\n\n"
+    seeded.hook("user-prompt-submit", session, prompt="first", transcript={"offset": 0, "text": first})
+    sign_in(page, local_stack, f"#/session/{session}")
+    page.locator("#timeline li[data-kind=prompt]").first.wait_for()
+
+    seeded.hook(
+        "user-prompt-submit",
+        session,
+        prompt="second",
+        transcript={"offset": len(first), "text": "User: second\n\n"},
+    )
+
+    # Polled every 2 s while things change: the second prompt shows without a reload
+    page.locator("#timeline li[data-kind=prompt]").nth(1).wait_for(timeout=10_000)
+    assert "Live" in page.locator("#live").inner_text()
 
 
 def test_signing_in_shows_the_projects_sessions_with_their_counts(
@@ -477,3 +688,62 @@ def test_health_shows_the_queues_requests_per_minute_and_the_pruner(
     assert page.locator("#pruner").inner_text()
     shot(page, "health")
     assert fits_a_phone(page)
+
+
+@pytest.mark.parametrize("width", [1280, 390], ids=["desktop", "phone"])
+def test_a_projects_pictures_draw_the_apis_numbers_and_mark_a_cut_block(
+    page: Any,
+    local_stack: LocalStackProcess,
+    seeded: Seeded,
+    cleared: tuple[Cleared, str],
+    api: Api,
+    width: int,
+) -> None:
+    data, _ = cleared
+    page.set_viewport_size({"width": width, "height": 860})
+    sign_in(page, local_stack, "#/projects")
+    page.locator("#nav").wait_for()
+    for project in (seeded.project, data.project):
+        activity = read(api, "/api/projects/activity", project=project, days="14")
+
+        page.evaluate(f"location.hash = {f'#/sessions?project={project}'!r}")
+        page.locator("#activity-chart").wait_for()
+
+        # Per day and series, the bars carry the API's numbers
+        bars = page.locator("#activity-chart rect.bar").evaluate_all(
+            "bars => bars.map(b => [b.dataset.series, b.dataset.day, Number(b.dataset.value)])"
+        )
+        expected = [[name, d["day"], d[name]] for name in SERIES for d in activity["days"]]
+        assert bars == expected
+        # Each session start against its cap, a cut one marked as such
+        starts = page.locator("#starts-chart g.start").evaluate_all(
+            "gs => gs.map(g => [+g.dataset.chars, +g.dataset.cap, g.dataset.truncated === 'true'])"
+        )
+        assert starts == [[s["chars"], s["cap_chars"], s["truncated"]] for s in activity["starts"]]
+        assert page.locator("#starts-chart .cut-label").count() == sum(
+            s["truncated"] for s in activity["starts"]
+        )
+        # Compactions per session
+        drawn = page.locator("#compactions-chart g.session-compactions").evaluate_all(
+            "gs => gs.map(g => [g.dataset.session, Number(g.dataset.value)])"
+        )
+        assert drawn == [[s["session_key"], s["compactions"]] for s in activity["sessions"]]
+        # Readable as text, and the page still fits its width
+        assert "prompts checkpointed" in (
+            page.locator("#activity-chart svg").get_attribute("aria-label") or ""
+        )
+        assert page.locator("#activity-chart table tbody tr").count() == 14
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        assert page.evaluate(BROKEN_WORDS, WORDS_KEPT_WHOLE) == []
+        if project == data.project:
+            assert any(s["truncated"] for s in activity["starts"])
+        else:
+            assert sum(d["prompts"] for d in activity["days"]) >= 20
+            assert sum(d["checkpoints"] for d in activity["days"]) >= 2
+    if width == 1280:
+        page.evaluate(f"location.hash = {f'#/sessions?project={seeded.project}'!r}")
+        page.locator("#activity-chart").wait_for()
+        shot(page, "project-pictures")
+
+
+SERIES = ["prompts", "checkpoints", "compactions", "recoveries"]

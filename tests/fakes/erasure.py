@@ -105,6 +105,9 @@ class InMemoryErasureStore:
             head = self._memory.ledger_heads[key]
             head[:] = [entry for entry in head if entry.session_key != session_key]
 
+    def delete_project_record(self, agent_id: str, project_normalized: str) -> None:
+        self._memory.projects.pop((agent_id, project_normalized), None)
+
     def delete_project_entries(self, agent_id: str, project_normalized: str, session_keys: set[str]) -> int:
         noted = self._memory.project_sessions.get((agent_id, project_normalized), {})
         gone = [session for session in session_keys if session in noted]

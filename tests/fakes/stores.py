@@ -20,6 +20,7 @@ from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page
 from continuity_core.adapters.dynamo_state import MAX_HOOK_KEYS, hook_key_digest
 from continuity_core.logic.retention import expiry, is_expired
 from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.dashboard import ProjectRecord
 from continuity_core.models.digest import LedgerEntry, LedgerPage
 from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff
 from continuity_core.models.injections import InjectionRecord
@@ -74,6 +75,8 @@ class Memory:
     # (agent, project) -> {sort key: hand-off}; ``open_handoffs`` holds the sort keys still open
     handoffs: dict[Key, dict[str, Handoff]] = field(default_factory=dict)
     open_handoffs: set[tuple[str, str, str]] = field(default_factory=set)  # (agent, project, sort key)
+    # (agent, project) -> (its record, TTL epoch): the projects page's rows
+    projects: dict[Key, tuple[ProjectRecord, int]] = field(default_factory=dict)
 
 
 class InMemoryStateStore:
@@ -166,6 +169,7 @@ class InMemoryStateStore:
     ) -> SessionState:
         def change(values: dict[str, Any]) -> None:
             values["pending_remembers"] = [*values.get("pending_remembers", []), content]
+            values["pending_remember_at"] = [*values.get("pending_remember_at", []), now]
             _add(values, "version", 1)
             self._enter_idle_index(agent_id, identity.session_key, now)
 
@@ -185,7 +189,11 @@ class InMemoryStateStore:
         self.writes += 1
         values = stored.values
         values.update(
-            prompts_since_checkpoint=0, pending_queries=[], pending_snippets=[], pending_remembers=[]
+            prompts_since_checkpoint=0,
+            pending_queries=[],
+            pending_snippets=[],
+            pending_remembers=[],
+            pending_remember_at=[],
         )
         values["ended_at"] = now
         values.pop("flush_token", None)
@@ -324,7 +332,35 @@ class InMemoryStateStore:
         if created and identity.project_normalized:
             noted = self._memory.project_sessions.setdefault((agent_id, identity.project_normalized), {})
             noted[identity.session_key] = stored.ttl_epoch
+            self._note_project(agent_id, identity, now, stored.ttl_epoch)
         return SessionState.model_validate(values)
+
+    def _note_project(self, agent_id: str, identity: SessionIdentity, now: datetime, ttl_epoch: int) -> None:
+        assert identity.project_normalized is not None
+        key = (agent_id, identity.project_normalized)
+        before = self._memory.projects.get(key, (None, 0))[0]
+        harnesses = set(before.harnesses if before else []) | (
+            {identity.harness} if identity.harness else set()
+        )
+        record = ProjectRecord(
+            project=identity.project or (before.project if before else None),
+            project_normalized=identity.project_normalized,
+            sessions=(before.sessions if before else 0) + 1,
+            harnesses=sorted(harnesses),
+            first_seen=before.first_seen if before else now,
+            last_session_at=now,
+            last_session_key=identity.session_key,
+        )
+        self._memory.projects[key] = (record, ttl_epoch)
+
+    def projects(self, agent_id: str, limit: int) -> list[ProjectRecord]:
+        now = self._clock()
+        found = [
+            record
+            for (agent, _), (record, ttl_epoch) in self._memory.projects.items()
+            if agent == agent_id and not is_expired(ttl_epoch, now)
+        ]
+        return found[:limit]
 
 
 class InMemoryCheckpointStore:
@@ -355,7 +391,11 @@ class InMemoryCheckpointStore:
             return
         values = stored.values
         values.update(
-            prompts_since_checkpoint=0, pending_queries=[], pending_snippets=[], pending_remembers=[]
+            prompts_since_checkpoint=0,
+            pending_queries=[],
+            pending_snippets=[],
+            pending_remembers=[],
+            pending_remember_at=[],
         )
         values["last_checkpoint_at"] = now
         values["last_checkpoint_trigger"] = checkpoint.trigger.value

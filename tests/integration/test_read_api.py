@@ -1,9 +1,15 @@
 """The read API and the authorizer."""
 
+import json
+from typing import Any
+
 import pytest
 
+from infra import wiring
+from infra.local import events
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
+from tests.support.lambda_events import invoke
 
 
 def checkpoint_twice(service: InProcessService, session: str, cwd: str) -> None:
@@ -43,3 +49,28 @@ def test_bad_list_queries_get_422(service: InProcessService, query: dict[str, st
 
 def test_health_answers_ok(service: InProcessService) -> None:
     assert service.get("/api/health", "/api/health") == (200, {"status": "ok"})
+
+
+def test_whoami_names_the_tokens_agent_and_its_scopes_whatever_they_are(service: InProcessService) -> None:
+    # Given a token that may only post hooks (no read scope)
+    request = events.http_event(
+        "GET", "/api/whoami", "/api/whoami", authorizer={"agent_id": "ana", "scopes": "hooks"}
+    )
+
+    # When it asks who it is
+    status, body = decode(invoke(wiring.READ_API.key, request))
+
+    # Then it is told, so a sign-in can say what the token can and cannot do
+    assert (status, body) == (200, {"agent_id": "ana", "scopes": ["hooks"]})
+
+
+def test_whoami_without_the_authorizers_word_is_refused(service: InProcessService) -> None:
+    request = events.http_event("GET", "/api/whoami", "/api/whoami", authorizer=None)
+
+    status, body = decode(invoke(wiring.READ_API.key, request))
+
+    assert status == 401 and body["error"] == "unauthorized"
+
+
+def decode(response: dict[str, Any]) -> tuple[int, Any]:
+    return response["statusCode"], json.loads(response["body"])

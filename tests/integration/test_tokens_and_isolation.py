@@ -259,6 +259,8 @@ ROUTES = [
     ("GET", "/api/sessions/{session}/transcript", "read", 200),
     ("POST", "/api/sessions/search", "read", 200),
     # The dashboard's reads.
+    ("GET", "/api/projects", "read", 200),
+    ("GET", "/api/projects/activity?project=/work/app", "read", 200),
     ("GET", "/api/sessions/overview?project=/work/app", "read", 200),
     ("GET", "/api/sessions/{session}/timeline", "read", 200),
     ("GET", "/api/sessions/{session}/checkpoints/1", "read", 200),
@@ -330,7 +332,11 @@ def test_the_isolation_matrix(
                 answer = theirs[1]
                 assert not (answer.get("checkpoints") or answer.get("entries") or answer.get("sessions"))
                 assert not (answer.get("events") or answer.get("turns") or answer.get("checkpoint"))
-                assert not (answer.get("injections") or answer.get("links"))
+                assert not (answer.get("injections") or answer.get("links") or answer.get("projects"))
+                assert not (
+                    answer.get("starts")
+                    or any(d["prompts"] or d["checkpoints"] for d in answer.get("days", []))
+                )
         if path.endswith("/search"):
             assert not theirs[1]["results"]
         if path.startswith("/api/preview"):
@@ -341,6 +347,10 @@ def test_the_isolation_matrix(
         assert "alice-session summary" in json.dumps(own[1]["injections"])
     if path.endswith("/search"):
         assert own[1]["results"]
+    if path.startswith("/api/projects/activity"):
+        assert [row["session_key"] for row in own[1]["sessions"]] == ["alice-session"]
+    if path == "/api/projects":  # the agent's own records only
+        assert [row["last_session_key"] for row in own[1]["projects"]] == ["alice-session"]
     if "/overview" in path:  # listed from the project's session notes: the agent's own only
         assert [row["session_key"] for row in own[1]["sessions"]] == ["alice-session"]
     if path.startswith("/api/preview"):

@@ -265,6 +265,34 @@ def test_the_sessions_page_pages_the_project_newest_first_and_leaves_other_proje
     assert reader.sessions("a2", PROJECT, 3).sessions == []
 
 
+def test_the_projects_page_lists_every_project_newest_first_paged_with_its_last_activity(
+    stores: Stores, clock: Clock
+) -> None:
+    # Given five projects, each session started a minute after the one before, and the oldest
+    # project's session still busy later
+    for n in range(5):
+        where = f"/work/p{n}"
+        ident = SessionIdentity(session_key=f"s{n}", harness="codex", project=where, project_normalized=where)
+        stores.states.touch("a1", ident, T0 + timedelta(minutes=n))
+    busy = SessionIdentity(
+        session_key="s0", harness="codex", project="/work/p0", project_normalized="/work/p0"
+    )
+    stores.states.touch("a1", busy, T0 + timedelta(hours=1))
+    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+
+    # When the projects are read two at a time
+    first = reader.projects("a1", 2)
+    second = reader.projects("a1", 2, first.next_token)
+    last = reader.projects("a1", 2, second.next_token)
+
+    # Then newest session start first, every project once, each with its newest session's last hook
+    listed = [p.project for page in (first, second, last) for p in page.projects]
+    assert listed == ["/work/p4", "/work/p3", "/work/p2", "/work/p1", "/work/p0"]
+    assert last.next_token is None and last.projects[0].last_activity_at == T0 + timedelta(hours=1)
+    assert first.projects[0].harnesses == ["codex"] and first.projects[0].sessions == 1
+    assert reader.projects("a2", 10).projects == []
+
+
 def test_a_row_counts_prompts_checkpoints_compactions_and_sub_agents_from_the_state(
     stores: Stores, clock: Clock
 ) -> None:
@@ -328,6 +356,53 @@ def test_a_timeline_orders_prompts_checkpoints_remembers_and_the_end(stores: Sto
         timeline.digest_sequence == 5 and timeline.session and timeline.session.status is SessionStatus.ENDED
     )
     assert reader.timeline("a1", "nobody") is None
+
+
+def test_a_compaction_late_in_a_turn_shows_after_what_happened_earlier_in_that_turn(
+    stores: Stores, clock: Clock
+) -> None:
+    # Given a prompt stored at 05:02:30, a remember at 05:02:40 and an explicit checkpoint at
+    # 05:02:42 during its turn, then the harness's compaction marker stored at 05:02:50
+    day = datetime(2026, 11, 27, 5, 2, 30, tzinfo=UTC)
+    text = "User: ship the refunds fix\n\nAssistant: on it.\n\n"
+    marker = "--- context compacted (auto) ---\n\n"
+    at_ms = lambda seconds: int((day + timedelta(seconds=seconds)).timestamp() * 1000)  # noqa: E731
+    marks = [(at_ms(0), len(text)), (at_ms(20), len(text + marker))]
+    transcripts = Transcripts(
+        session_head("s1", length=len(text + marker)).model_copy(update={"marks": marks}), text=text + marker
+    )
+    identity = SessionIdentity(
+        session_key="s1", harness="claude-code", project=PROJECT, project_normalized=PROJECT
+    )
+    stores.states.touch("a1", identity, day - timedelta(minutes=1))
+    remembered = Fact(
+        kind=FactKind.REMEMBERED,
+        text="staging is 8787",
+        source=FactSource.REMEMBER,
+        at=day + timedelta(seconds=10),
+    )
+    explicit = checkpoint(
+        1, digest(remembered), trigger=CheckpointTrigger.EXPLICIT, created_at=day + timedelta(seconds=12)
+    )
+    stores.checkpoints.put("a1", explicit, day, [])
+    transcripts.states = stores.states
+    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+
+    # When the timeline is read
+    timeline = reader.timeline("a1", "s1")
+
+    # Then events run in the order they happened, the compaction last, at its own time
+    assert timeline is not None
+    assert [e.kind for e in timeline.events] == [
+        TimelineKind.SESSION_START,
+        TimelineKind.PROMPT,
+        TimelineKind.REMEMBER,
+        TimelineKind.CHECKPOINT,
+        TimelineKind.COMPACTION,
+    ]
+    assert timeline.events[-1].at == day + timedelta(seconds=20)
+    times = [e.at for e in timeline.events if e.at is not None]
+    assert times == sorted(times)
 
 
 def test_a_timeline_shows_each_sub_agent_start_with_the_sub_agents_own_key(

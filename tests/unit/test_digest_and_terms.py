@@ -57,3 +57,25 @@ def test_durations_read_naturally() -> None:
     assert format_duration(timedelta(seconds=42)) == "42s"
     assert format_duration(timedelta(minutes=14, seconds=59)) == "14m"
     assert format_duration(timedelta(hours=3, minutes=2)) == "3h 2m"
+
+
+def test_a_remember_is_taken_in_at_the_time_it_arrived_not_when_a_checkpoint_reads_it() -> None:
+    from continuity_core.logic.digest_inputs import digest_inputs
+    from continuity_core.models.session_digest import FactSource
+
+    said = NOW - timedelta(seconds=6)
+    base = {
+        "session_key": "s",
+        "harness": "claude-code",
+        "started_at": NOW - timedelta(minutes=5),
+        "last_activity_at": NOW,
+        "pending_remembers": ["staging is 8787"],
+    }
+    kept = SessionState.model_validate({**base, "pending_remember_at": [said]})
+    older = SessionState.model_validate(base)  # written before the times were kept
+
+    remembered = [s for s in digest_inputs(kept, "", [], NOW).statements if s.source is FactSource.REMEMBER]
+    unknown = [s for s in digest_inputs(older, "", [], NOW).statements if s.source is FactSource.REMEMBER]
+
+    assert [s.at for s in remembered] == [said]
+    assert [s.at for s in unknown] == [NOW]

@@ -226,6 +226,10 @@ class Client:
         results = self.call("POST", "/api/sessions/search", body).get("results")
         return [r for r in results if isinstance(r, dict)] if isinstance(results, list) else []
 
+    def projects(self, limit: int = 50, next_token: str | None = None) -> dict:
+        """One page of the agent's projects, newest first."""
+        return self.call("GET", "/api/projects", query={"limit": limit, "next_token": next_token})
+
     def sessions(self, project: str, limit: int = 20, next_token: str | None = None) -> dict:
         """One page of the project's sessions with a transcript, newest first."""
         query = {"project": project, "limit": limit, "next_token": next_token}

@@ -40,6 +40,34 @@ def search(argv: list[str]) -> int:
     return 0
 
 
+def projects(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="continuity projects", description="Every project of your agent, newest first."
+    )
+    parser.add_argument("--limit", type=int, default=50, help="at most this many (1-200)")
+    _json_flag(parser)
+    args = parser.parse_args(argv)
+    try:
+        page = api.Client().projects(max(1, min(args.limit, 200)))
+    except api.ServiceError as error:
+        return fail("projects", error)
+    if args.json:
+        print(json.dumps(page, indent=2))
+        return 0
+    found = page.get("projects") or []
+    if not found:
+        print("no projects yet: a project shows once a session has started in it")
+        return 0
+    print("projects, newest first (last activity, sessions started, harnesses):")
+    for item in found:
+        name = item.get("project") or item.get("project_normalized")
+        harnesses = ", ".join(item.get("harnesses") or []) or "?"
+        print(f"  {name}  {item.get('last_activity_at')}  {item.get('sessions', 0)} sessions  {harnesses}")
+    if page.get("next_token"):
+        print(f"  ... more (--limit {min(200, args.limit * 2)})")
+    return 0
+
+
 def sessions(argv: list[str]) -> int:
     parser = command_parser(
         "continuity sessions", "The project's sessions with a stored transcript, newest first."

@@ -50,6 +50,12 @@ export function when(iso) {
   return at.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
+// To the second: the timeline's order must be visible in its times.
+export function moment(iso) {
+  if (!iso) return "time unknown";
+  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+}
+
 export function ago(iso) {
   const seconds = Math.max(0, (Date.now() - new Date(iso).getTime()) / 1000);
   if (seconds < 90) return `${Math.round(seconds)} s ago`;
@@ -62,8 +68,25 @@ export function loading(root, what) {
   show(root, h("p", { class: "state", role: "status" }, `Loading ${what}…`));
 }
 
+// Each failure says what to do next, by what went wrong.
+const NEXT = {
+  0: "Check that the service is running (make run) and reload.",
+  401: "Sign out and sign in again with a valid token.",
+  403: "Sign out and sign in with a token that has the scope this page needs.",
+  404: "Check the link, or open it from the Projects page.",
+  429: "Wait a moment; the page tries again.",
+};
+
 export function failure(error) {
-  return h("p", { class: "state error", role: "alert" }, error.message || String(error));
+  const next =
+    NEXT[error.status] ??
+    (error.status >= 500 ? "Reload in a moment; if it persists, the Health page (admin) shows the service's state." : "");
+  return h(
+    "p",
+    { class: "state error", role: "alert" },
+    error.message || String(error),
+    next ? h("span", { class: "next" }, ` ${next}`) : null,
+  );
 }
 
 export function empty(message) {

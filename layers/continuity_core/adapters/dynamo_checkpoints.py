@@ -103,7 +103,8 @@ class DynamoCheckpointStore:
                 "Key": _state_key(agent_id, checkpoint.session_key),
                 "UpdateExpression": (
                     "SET prompts_since_checkpoint = :zero, pending_queries = :empty, "
-                    "pending_snippets = :empty, pending_remembers = :empty, last_checkpoint_at = :now, "
+                    "pending_snippets = :empty, pending_remembers = :empty, pending_remember_at = :empty, "
+                    "last_checkpoint_at = :now, "
                     "last_checkpoint_trigger = :trigger "
                     "REMOVE flush_token, flush_requested_at ADD version :one, checkpoints_written :one"
                 ),

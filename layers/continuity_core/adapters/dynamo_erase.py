@@ -19,7 +19,9 @@ from continuity_core.adapters.dynamo_items import (
     from_attributes,
     item_key,
     ledger_pk,
+    project_hash,
     project_pk,
+    projects_pk,
     session_pk,
     timestamp,
     to_attribute,
@@ -38,6 +40,7 @@ from continuity_core.names import (
     PROJECT_INDEX,
     PROJECT_INDEX_PK,
     PROJECT_INDEX_SK,
+    PROJECT_RECORD_PREFIX,
     PROJECT_SESSION_PREFIX,
     SESSION_INDEX,
     SESSION_INDEX_PK,
@@ -209,6 +212,10 @@ class DynamoErasureStore:
         }
         found = self._query(request, "#sk, session_key")
         return [item[SK]["S"] for item in found if item.get("session_key", {}).get("S") in session_keys]
+
+    def delete_project_record(self, agent_id: str, project_normalized: str) -> None:
+        key = item_key(projects_pk(agent_id), PROJECT_RECORD_PREFIX + project_hash(project_normalized))
+        call_dynamodb("delete_item", TableName=self._table, Key=key)
 
     # -- helpers -----------------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from continuity_core.names import (
     PROJECT_HASH_CHARS,
     PROJECT_NOTES_PART,
     PROJECT_PART,
+    PROJECTS_PART,
     SESSION_PART,
     SK,
 )
@@ -52,6 +53,11 @@ def project_pk(agent_id: str, project_normalized: str) -> str:
 def project_notes_pk(agent_id: str, project_normalized: str) -> str:
     """The session index partition of a project's session notes (every session, newest first)."""
     return f"{AGENT_PREFIX}{agent_id}{PROJECT_NOTES_PART}{project_hash(project_normalized)}"
+
+
+def projects_pk(agent_id: str) -> str:
+    """The agent's project records (``PROJECT_RECORD_PREFIX`` + the project's hash)."""
+    return f"{AGENT_PREFIX}{agent_id}{PROJECTS_PART}"
 
 
 def item_key(pk: str, sk: str) -> dict[str, Any]:

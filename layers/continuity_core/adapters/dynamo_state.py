@@ -23,8 +23,10 @@ from continuity_core.adapters.dynamo_items import (
     from_attributes,
     item_key,
     parse_timestamp,
+    project_hash,
     project_notes_pk,
     project_pk,
+    projects_pk,
     session_pk,
     short_texts,
     timestamp,
@@ -33,6 +35,7 @@ from continuity_core.adapters.dynamo_items import (
 from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
 from continuity_core.adapters.dynamo_update import UpdateBuilder
 from continuity_core.logic.retention import expiry
+from continuity_core.models.dashboard import ProjectRecord
 from continuity_core.models.state import SessionIdentity, SessionState, Tally
 from continuity_core.names import (
     DELETED_AT_ATTRIBUTE,
@@ -43,6 +46,7 @@ from continuity_core.names import (
     IDLE_SHARDS,
     IDLE_SK,
     PK,
+    PROJECT_RECORD_PREFIX,
     PROJECT_SESSION_PREFIX,
     SESSION_INDEX,
     SESSION_INDEX_PK,
@@ -99,6 +103,8 @@ def state_from_item(item: dict[str, Any]) -> SessionState:
     for field in _TIME_FIELDS:
         if values.get(field):
             values[field] = parse_timestamp(values[field])
+    if values.get("pending_remember_at"):
+        values["pending_remember_at"] = [parse_timestamp(at) for at in values["pending_remember_at"]]
     return SessionState.model_validate(values)
 
 
@@ -165,7 +171,10 @@ class DynamoStateStore:
             if note is None:  # the injection alone failed: the inspector's loss, never the agent's
                 return StartWrite(created=created, injection_stored=False)
             self._call("put_item", TableName=self._table, Item=note)  # the note's failure is the hook's
+            self._note_project(agent_id, identity, now)
             return StartWrite(created=created, injection_stored=False)
+        if note is not None:
+            self._note_project(agent_id, identity, now)
         return StartWrite(created=created, injection_stored=entry is not None)
 
     def _start_new(
@@ -186,6 +195,8 @@ class DynamoStateStore:
         writes: list[dict[str, Any]] = [{"Update": {"TableName": table, "Key": key, **update.request()}}]
         if identity.project_normalized:
             writes.append({"Put": {"TableName": table, "Item": self._note_item(agent_id, identity, now)}})
+            record = self._project_record_update(agent_id, identity, now)
+            writes.append({"Update": {"TableName": table, **record}})
         if injection is not None:
             writes.append({"Put": {"TableName": table, "Item": self._injection_item(agent_id, injection)}})
         if handoff is not None:
@@ -243,6 +254,7 @@ class DynamoStateStore:
     ) -> SessionState:
         update = self._activity(agent_id, identity, now)
         update.append("pending_remembers", [content])
+        update.append("pending_remember_at", [timestamp(now)])
         update.add("version", 1)
         _enter_idle_index(update, agent_id, identity.session_key, now)
         once = self._once(update, idempotency_key, body_fingerprint)
@@ -257,7 +269,7 @@ class DynamoStateStore:
     def end_session(self, agent_id: str, session_key: str, now: datetime) -> None:
         update = UpdateBuilder()
         update.set("prompts_since_checkpoint", 0)
-        for name in ("pending_queries", "pending_snippets", "pending_remembers"):
+        for name in ("pending_queries", "pending_snippets", "pending_remembers", "pending_remember_at"):
             update.set(name, [])
         update.set("ended_at", timestamp(now))
         update.remove("flush_token")
@@ -427,6 +439,43 @@ class DynamoStateStore:
 
     def _note_in_project(self, agent_id: str, identity: SessionIdentity, now: datetime) -> None:
         self._call("put_item", TableName=self._table, Item=self._note_item(agent_id, identity, now))
+        self._note_project(agent_id, identity, now)
+
+    def _note_project(self, agent_id: str, identity: SessionIdentity, now: datetime) -> None:
+        record = self._project_record_update(agent_id, identity, now)
+        self._call("update_item", TableName=self._table, **record)
+
+    def _project_record_update(
+        self, agent_id: str, identity: SessionIdentity, now: datetime
+    ) -> dict[str, Any]:
+        """The project's record (the projects page's row): one more session, its harness, newest start."""
+        assert identity.project_normalized is not None
+        update = UpdateBuilder()
+        update.set("project_normalized", identity.project_normalized)
+        if identity.project:
+            update.set("project", identity.project)
+        update.set("last_session_at", timestamp(now))
+        update.set("last_session_key", identity.session_key)
+        update.set_if_missing("first_seen", timestamp(now))
+        update.set(TTL_ATTRIBUTE, expiry(now, self._ttl).ttl_epoch)
+        update.add("sessions", 1)
+        if identity.harness:
+            update.adds.append(f"{update.name('harnesses')} {update.value({identity.harness})}")
+        key = item_key(
+            projects_pk(agent_id), PROJECT_RECORD_PREFIX + project_hash(identity.project_normalized)
+        )
+        return {"Key": key, **update.request()}
+
+    def projects(self, agent_id: str, limit: int) -> list[ProjectRecord]:
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": f"{PK} = :pk",
+            "ExpressionAttributeValues": {":pk": {"S": projects_pk(agent_id)}},
+            "Limit": limit,
+        }
+        items = self._call("query", **request).get("Items", [])
+        now = self._clock()
+        return [_project_record(item) for item in items if not item_expired(item, now)]
 
     def _note_item(self, agent_id: str, identity: SessionIdentity, now: datetime) -> dict[str, Any]:
         assert identity.project_normalized is not None
@@ -595,3 +644,16 @@ def _failed_last(response: dict[str, Any]) -> bool:
     """The cancelled transaction's last part (the hand-off's consumption) failed its condition."""
     reasons = response.get("CancellationReasons") or []
     return bool(reasons) and reasons[-1].get("Code") == "ConditionalCheckFailed"
+
+
+def _project_record(item: dict[str, Any]) -> ProjectRecord:
+    values = from_attributes(item)
+    return ProjectRecord(
+        project=values.get("project"),
+        project_normalized=values["project_normalized"],
+        sessions=values.get("sessions", 0),
+        harnesses=sorted(values.get("harnesses") or ()),
+        first_seen=parse_timestamp(values["first_seen"]),
+        last_session_at=parse_timestamp(values["last_session_at"]),
+        last_session_key=values["last_session_key"],
+    )

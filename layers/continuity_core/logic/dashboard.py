@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from continuity_core.logic.activity import project_activity
 from continuity_core.logic.checkpoint_diff import diff_digests
 from continuity_core.logic.lineage import SUBAGENT_START, children, links_of, origins
 from continuity_core.logic.reads import MAX_SESSION_CHECKPOINTS, project_key
@@ -19,6 +20,9 @@ from continuity_core.logic.turns import group_turns
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.dashboard import (
     CheckpointView,
+    ProjectActivity,
+    ProjectRow,
+    ProjectRows,
     SessionRow,
     SessionRows,
     SessionStatus,
@@ -38,6 +42,7 @@ from continuity_core.ports import (
     Clock,
     HandoffStore,
     InjectionLog,
+    InvalidPageTokenError,
     StateStore,
     TranscriptStore,
 )
@@ -53,6 +58,12 @@ MAX_INJECTIONS = 50
 MAX_LINEAGE_HOPS = 8
 # The project's newest sessions the lineage looks through for the ones that continued a session.
 LINEAGE_SCAN = 100
+# The projects page reads every record in one query (a record is ~300 bytes: ~3,000 fit in the
+# query's 1 MB page) and pages through them newest first here.
+MAX_PROJECTS = 2_000
+# The project's pictures: its newest sessions (one injection query each) and checkpoints.
+ACTIVITY_SESSIONS = 20
+ACTIVITY_CHECKPOINTS = 500
 
 
 def session_status(state: SessionState | None, last_activity: datetime, now: datetime) -> SessionStatus:
@@ -121,7 +132,9 @@ def checkpoint_events(checkpoints: list[Checkpoint]) -> list[TimelineEvent]:
 
 
 def transcript_events(turns: list[Turn]) -> list[TimelineEvent]:
-    """A prompt per turn, and the harness's compactions where the transcript marks them."""
+    """A prompt per turn, and the harness's compactions where the transcript marks them, each at
+    the time its own text arrived: a compaction late in a turn happened after what the turn's
+    prompt was followed by (a remember, a checkpoint), not when the prompt was sent."""
     events = []
     for turn in turns:
         if turn.number > 0:
@@ -129,7 +142,8 @@ def transcript_events(turns: list[Turn]) -> list[TimelineEvent]:
             events.append(TimelineEvent(kind=TimelineKind.PROMPT, at=turn.at, text=text, prompt=turn.number))
         for block in turn.blocks:
             if block.label == "Marker":
-                events.append(TimelineEvent(kind=TimelineKind.COMPACTION, at=turn.at, text=block.text))
+                at = block.at or turn.at
+                events.append(TimelineEvent(kind=TimelineKind.COMPACTION, at=at, text=block.text))
     return events
 
 
@@ -175,12 +189,22 @@ def timeline_events(
 
 
 def _in_time_order(events: list[TimelineEvent]) -> list[TimelineEvent]:
+    """By when each happened, on the service's clock (every time here is one it stamped: an
+    append's arrival, a hook's, a checkpoint's write); equal times keep the order gathered."""
     keyed = []
     last: datetime | None = None
     for index, event in enumerate(events):
         last = event.at or last
         keyed.append(((last.timestamp() if last else 0.0), index, event))
     return [event for _, _, event in sorted(keyed, key=lambda k: (k[0], k[1]))]
+
+
+def _page_start(token: str | None) -> int:
+    if token is None:
+        return 0
+    if not token.isdigit() or len(token) > 9:
+        raise InvalidPageTokenError("next_token is not one this API handed out for this list")
+    return int(token)
 
 
 class DashboardReader:
@@ -230,6 +254,37 @@ class DashboardReader:
             return []
         states, _ = self._states.in_project(agent_id, state.project_normalized, LINEAGE_SCAN)
         return children(session_key, states)
+
+    def projects(self, agent_id: str, limit: int, token: str | None = None) -> ProjectRows:
+        """The agent's projects, newest activity first, ``limit`` a page: one query for the
+        records, one batch read of the page's newest sessions' states (their last hook)."""
+        records = self._states.projects(agent_id, MAX_PROJECTS)
+        records.sort(key=lambda r: (r.last_session_at, r.project_normalized), reverse=True)
+        start = _page_start(token)
+        page = records[start : start + limit]
+        states = self._states.get_many(agent_id, [r.last_session_key for r in page]) if page else {}
+        rows = []
+        for record in page:
+            state = states.get(record.last_session_key)
+            last = max(state.last_activity_at, record.last_session_at) if state else record.last_session_at
+            rows.append(ProjectRow(**record.model_dump(), last_activity_at=last))
+        more = start + limit < len(records)
+        return ProjectRows(projects=rows, next_token=str(start + limit) if more else None)
+
+    def activity(self, agent_id: str, project: str, days: int) -> ProjectActivity:
+        """The project's pictures: its newest ``ACTIVITY_SESSIONS`` sessions (one index query, one
+        batch read, one injection query each) and newest ``ACTIVITY_CHECKPOINTS`` checkpoints (one
+        query), whatever the project holds."""
+        normalized = project_key(project)
+        states, _ = self._states.in_project(agent_id, normalized, ACTIVITY_SESSIONS)
+        checkpoints = self._checkpoints.list_for_project(agent_id, normalized, ACTIVITY_CHECKPOINTS)
+        injections = [
+            record
+            for state in states
+            for record in self._injections.for_session(agent_id, state.session_key, MAX_INJECTIONS)
+            if record.session_key == state.session_key
+        ]
+        return project_activity(project, states, checkpoints, injections, days, self._clock())
 
     def sessions(
         self,

@@ -157,11 +157,18 @@ def digest_inputs(
             continue
         statement = Statement(note.text, Role.USER, FactSource.PROMPT, note.prompt, now)
         (before if first_matched is not None and note.prompt < first_matched else after).append(statement)
+    # Each remember at the time it arrived (a state written before those times were kept: now).
+    times = state.pending_remember_at
     remembers = [
         Statement(
-            text, Role.USER, FactSource.REMEMBER, state.total_prompts or None, now, kind=FactKind.REMEMBERED
+            text,
+            Role.USER,
+            FactSource.REMEMBER,
+            state.total_prompts or None,
+            times[index] if len(times) == len(state.pending_remembers) else now,
+            kind=FactKind.REMEMBERED,
         )
-        for text in state.pending_remembers
+        for index, text in enumerate(state.pending_remembers)
     ]
     statements = [*before, *from_transcript, *after, *remembers, *(extra or [])]
     last = _last_instruction(state, pending, last_user, after)

@@ -58,6 +58,7 @@ class Forgetter:
                 counts.index_entries += self._store.delete_project_entries(agent_id, project, {session_key})
         self._delete_ledger(agent_id, project_normalized, counts)
         counts.index_entries += self._store.delete_project_entries(agent_id, project_normalized, sessions)
+        self._store.delete_project_record(agent_id, project_normalized)
         return self._answer(sorted(sessions), project_normalized, counts)
 
     def _erase(self, agent_id: str, session_key: str, counts: DeletedCounts) -> frozenset[str]:

@@ -34,9 +34,9 @@ def group_turns(text: str, head: TranscriptHead, base: int = 0) -> list[Turn]:
         cursor = (found if found >= 0 else cursor) + len(first_line)
         position = text.rfind("\n", 0, max(found, 0)) + 1  # the line it is on, label included
         starts_turn = block.label == "User" and is_users_words(block.text)
+        at = moment_of(head, base + position)
         if starts_turn or not turns:
             number = (turns[-1].number + 1) if turns else (1 if starts_turn else 0)
-            at = moment_of(head, base + position)
             turns.append(Turn(number=number, at=at, offset=base + position, blocks=[]))
-        turns[-1].blocks.append(TranscriptBlock(label=block.label, text=block.text))
+        turns[-1].blocks.append(TranscriptBlock(label=block.label, text=block.text, at=at))
     return turns

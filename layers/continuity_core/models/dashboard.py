@@ -3,7 +3,7 @@ transcript by turn, and one checkpoint with its diff against the one before it."
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
@@ -74,6 +74,9 @@ class TimelineEvent(BaseModel):
 class TranscriptBlock(BaseModel):
     label: str = Field(description="User, Assistant, Tool, Result, Summary or Marker.")
     text: str
+    at: datetime | None = Field(
+        None, description="When the append holding the block was stored (None once moved to S3)."
+    )
 
 
 class Turn(BaseModel):
@@ -115,3 +118,59 @@ class CheckpointView(BaseModel):
     previous_sequence: int | None = None
     next_sequence: int | None = None
     diff: DigestDiff
+
+
+class ProjectRecord(BaseModel):
+    """What the service keeps per project of an agent, updated as each session of it starts."""
+
+    project: str | None = Field(None, description="The project as its newest session named it.")
+    project_normalized: str
+    sessions: int = Field(0, description="Sessions started in it (a forgotten session still counts).")
+    harnesses: list[str] = Field(default_factory=list)
+    first_seen: datetime
+    last_session_at: datetime = Field(description="When its newest session started.")
+    last_session_key: str
+
+
+class ProjectRow(ProjectRecord):
+    last_activity_at: datetime = Field(
+        description="The newest session's last hook (its start, once that session is pruned)."
+    )
+
+
+class ProjectRows(BaseModel):
+    projects: list[ProjectRow] = Field(description="Newest activity first.")
+    next_token: str | None = Field(None, description="Pass back as `next_token` for the next page.")
+
+
+class DayActivity(BaseModel):
+    day: date
+    prompts: int = Field(description="Prompts the day's checkpoints covered.")
+    checkpoints: int
+    compactions: int = Field(description="Once per session and day, told before, after or both.")
+    recoveries: int = Field(description="Session starts given a checkpoint.")
+
+
+class StartSize(BaseModel):
+    session_key: str
+    at: datetime
+    source: str | None = None
+    chars: int = Field(description="The injected block's length.")
+    cap_chars: int = Field(description="The harness's cap on it.")
+    truncated: bool
+
+
+class SessionCompactions(BaseModel):
+    session_key: str
+    started_at: datetime
+    prompts: int
+    compactions: int
+
+
+class ProjectActivity(BaseModel):
+    """What the project's pictures draw: its newest sessions, checkpoints and starts."""
+
+    project: str
+    days: list[DayActivity] = Field(description="Oldest first, one per day, empty days included.")
+    starts: list[StartSize] = Field(description="Session starts of the newest sessions, oldest first.")
+    sessions: list[SessionCompactions] = Field(description="The newest sessions, oldest first.")

@@ -68,6 +68,9 @@ class SessionState(SessionOrigin):
     total_prompts: int = 0
     pending_queries: list[str] = Field(default_factory=list)
     pending_remembers: list[str] = Field(default_factory=list)
+    # When each pending remember arrived (same order; a state written before this field has none):
+    # its fact's time, so the timeline places it when it was said, not when a checkpoint took it in.
+    pending_remember_at: list[datetime] = Field(default_factory=list)
     pending_snippets: list[str] = Field(default_factory=list)
     last_checkpoint_at: datetime | None = None
     flush_token: str | None = None

@@ -16,6 +16,13 @@ class Scope(StrEnum):
     ADMIN = "admin"  # its own agent's tokens and health
 
 
+class WhoAmI(BaseModel):
+    """The caller as the authorizer decided: its agent and scopes (never the token or its secret)."""
+
+    agent_id: str
+    scopes: list[Scope] = Field(description="What the token may do: hooks, read, admin.")
+
+
 class TokenRecord(BaseModel):
     """A token as stored: never the secret, only its sha256."""
 

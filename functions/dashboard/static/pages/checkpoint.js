@@ -23,7 +23,7 @@ export async function checkpointPage(root, [sessionKey, sequence]) {
       { class: "meta" },
       "Session ",
       h("a", { href: `#/session/${key(sessionKey)}` }, sessionKey),
-      ` · ${when(cp.created_at)} · prompts ${cp.first_prompt ?? "?"}–${cp.last_prompt ?? "?"}`,
+      ` · ${when(cp.created_at)} · ${coverage(cp)}`,
     ),
     h(
       "nav",
@@ -64,6 +64,16 @@ export async function checkpointPage(root, [sessionKey, sequence]) {
         : null,
     ),
   );
+}
+
+// Which prompts the checkpoint covers, said only with what is known: an explicit or agent
+// checkpoint may carry no prompt numbers at all.
+export function coverage(cp) {
+  const count = `${cp.prompt_count} prompt${cp.prompt_count === 1 ? "" : "s"}`;
+  if (cp.first_prompt != null && cp.last_prompt != null)
+    return cp.first_prompt === cp.last_prompt ? `prompt ${cp.last_prompt}` : `prompts ${cp.first_prompt}–${cp.last_prompt}`;
+  if (cp.last_prompt != null) return `${count}, up to prompt ${cp.last_prompt}`;
+  return cp.prompt_count ? `${count} covered` : "no new prompts covered";
 }
 
 function group(title, name, facts) {

@@ -17,7 +17,7 @@ export async function ledgerPage(root, _args, params) {
     h("button", { type: "submit" }, "Show"),
   );
   show(root, h("h1", {}, "Decision ledger"), form, out);
-  if (!project) return show(out, empty("Enter a project path to see its decisions."));
+  if (!project) return show(out, empty("Enter a project path to see its decisions, or open a project from the Projects page."));
   show(out, h("p", { class: "state", role: "status" }, "Loading the ledger…"));
   try {
     const page = await get("/api/ledger", { project, limit: 200 });
@@ -55,7 +55,9 @@ export async function ledgerPage(root, _args, params) {
             ),
             page.next_token ? h("p", { class: "hint" }, "Older decisions are on the next page of /api/ledger.") : null,
           ]
-        : empty("No decisions recorded in this project yet."),
+        : empty(
+            "No decisions recorded in this project yet: they come from agent digests (the session_digest MCP tool, or continuity checkpoint).",
+          ),
     );
   } catch (error) {
     show(out, failure(error));

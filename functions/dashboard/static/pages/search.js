@@ -16,7 +16,7 @@ export async function searchPage(root, _args, params) {
   );
   show(root, h("h1", {}, "Search"), form, results);
   if (!query) return;
-  if (!project && !session) return show(results, empty("Give a project or a session to search in."));
+  if (!project && !session) return show(results, empty("Give a project (from the Projects page) or a session to search in."));
   show(results, h("p", { class: "state", role: "status" }, "Searching…"));
   try {
     const found = await post("/api/sessions/search", {
@@ -41,7 +41,7 @@ export async function searchPage(root, _args, params) {
               ),
             ),
           )
-        : empty("Nothing found."),
+        : empty("Nothing found: try fewer or other words, or search the whole project instead of one session."),
     );
   } catch (error) {
     show(results, failure(error));

@@ -1,6 +1,7 @@
 // One session: its timeline, its rolling digest (sticky facts with provenance), its transcript by turn.
 import { get, key } from "../api.js";
-import { empty, failure, h, loading, show, text, when } from "../dom.js";
+import { empty, failure, h, loading, moment, show, text, when } from "../dom.js";
+import { sessionStrip } from "../charts.js";
 import { injectionList } from "./injections.js";
 import { lineageList } from "./lineage.js";
 
@@ -15,7 +16,15 @@ const KIND_LABELS = {
   session_end: "Session end",
 };
 
-export async function sessionPage(root, [sessionKey]) {
+// Live: the timeline is asked again while the tab is visible, every 2 s while hooks keep coming,
+// doubling to 30 s while nothing changes (and after an error), back to 2 s as soon as something
+// does. Polling, not server-sent events: API Gateway's HTTP API answers a Lambda in one piece (no
+// stream), and a connection held open would bill a 1 GB function for every second a tab is open
+// (900 s a quarter hour: ~0.015 USD) where an idle tab's polls cost ~30 short calls (~0.0001 USD).
+export const LIVE_FIRST_MS = 2_000;
+export const LIVE_MAX_MS = 30_000;
+
+export async function sessionPage(root, [sessionKey], _params, signal) {
   loading(root, "the session");
   // Three requests, side by side, whatever the session holds.
   const [timelineAnswer, injectionsAnswer, lineageAnswer] = await Promise.allSettled([
@@ -23,24 +32,86 @@ export async function sessionPage(root, [sessionKey]) {
     get(`/api/sessions/${key(sessionKey)}/injections`),
     get(`/api/sessions/${key(sessionKey)}/lineage`),
   ]);
+  if (signal?.aborted) return;
   if (timelineAnswer.status === "rejected") {
-    show(root, h("h1", {}, sessionKey), failure(timelineAnswer.reason));
+    const why = timelineAnswer.reason;
+    const next =
+      why.status === 404
+        ? "Nothing is stored for this session: check the key, or open it from the Sessions page once its first hook has arrived."
+        : "Reload the page to try again.";
+    show(root, h("h1", {}, sessionKey), failure(why), empty(next));
     return;
   }
-  const data = timelineAnswer.value;
+  const draw = (data) => drawSession(root, sessionKey, data, injectionsAnswer, lineageAnswer);
+  draw(timelineAnswer.value);
+  live(sessionKey, timelineAnswer.value, draw, signal);
+}
+
+function signature(data) {
+  const last = data.events[data.events.length - 1];
+  const s = data.session || {};
+  return [data.events.length, last?.at, last?.kind, s.prompts, s.status, s.checkpoints, data.turns.length].join("|");
+}
+
+function live(sessionKey, first, draw, signal) {
+  if (!signal) return;
+  let wait = LIVE_FIRST_MS;
+  let seen = signature(first);
+  let timer;
+  const stamp = document.getElementById("live");
+  const again = () => {
+    timer = setTimeout(poll, wait);
+  };
+  const poll = async () => {
+    if (document.visibilityState !== "visible") return again();
+    try {
+      const data = await get(`/api/sessions/${key(sessionKey)}/timeline`);
+      if (signal.aborted) return;
+      const now = signature(data);
+      if (now !== seen) {
+        seen = now;
+        wait = LIVE_FIRST_MS;
+        draw(data);
+      } else wait = Math.min(LIVE_MAX_MS, wait * 2);
+      const line = document.getElementById("live") || stamp;
+      if (line) line.textContent = `Live: checked ${new Date().toLocaleTimeString()}; next in ${wait / 1000} s.`;
+    } catch (error) {
+      if (signal.aborted) return;
+      wait = LIVE_MAX_MS;
+      const line = document.getElementById("live");
+      if (line) line.textContent = `Live updates paused (${error.message}); trying again in ${wait / 1000} s.`;
+    }
+    again();
+  };
+  signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+  again();
+}
+
+function drawSession(root, sessionKey, data, injectionsAnswer, lineageAnswer) {
   const settled = (answer, render) => (answer.status === "fulfilled" ? render(answer.value) : failure(answer.reason));
   const s = data.session;
+  const timelineBox = document.querySelector("#timeline");
+  const scrolled = timelineBox ? timelineBox.scrollTop : 0;
   show(
     root,
     h("h1", {}, "Session ", h("code", {}, sessionKey)),
     s
       ? h(
           "p",
-          { class: "meta" },
+          { class: "meta", id: "session-meta" },
           `${s.harness || "?"} · ${s.status} · ${s.prompts} prompts · ${s.checkpoints} checkpoints · ` +
             `${s.compactions} compactions · ${s.subagents} sub-agents · ${s.project || ""}`,
         )
       : null,
+    h("p", { class: "hint", id: "live", role: "status" }, "Live: updates as hooks arrive."),
+    h(
+      "section",
+      { "aria-labelledby": "strip-h", class: "card" },
+      h("h2", { id: "strip-h" }, "Along the prompts"),
+      data.events.some((e) => e.kind === "prompt")
+        ? sessionStrip(data.events, s?.status)
+        : empty("No prompt yet: the strip fills as prompts arrive."),
+    ),
     h(
       "div",
       { class: "columns" },
@@ -80,10 +151,12 @@ export async function sessionPage(root, [sessionKey]) {
     ),
     h("section", { "aria-labelledby": "transcript-h", class: "card" }, h("h2", { id: "transcript-h" }, "Transcript"), transcript(data)),
   );
+  const box = document.querySelector("#timeline");
+  if (box) box.scrollTop = scrolled;
 }
 
 function timeline(sessionKey, events) {
-  if (!events.length) return empty("Nothing happened yet.");
+  if (!events.length) return empty("Nothing happened yet: events appear here as the session's hooks arrive.");
   return h(
     "ol",
     { class: "timeline", id: "timeline" },
@@ -96,7 +169,7 @@ function timeline(sessionKey, events) {
         "li",
         { class: `event ${e.kind}`, "data-kind": e.kind },
         h("span", { class: "kind" }, title),
-        h("time", { datetime: e.at || "" }, when(e.at)),
+        h("time", { datetime: e.at || "" }, moment(e.at)),
         e.prompt ? h("span", { class: "hint" }, ` · prompt ${e.prompt}`) : null,
         e.text ? h("div", { class: "event-text" }, text(e.text)) : null,
       );
@@ -148,7 +221,10 @@ function digest(sessionKey, data) {
 }
 
 function transcript(data) {
-  if (!data.turns.length) return empty("No transcript stored for this session.");
+  if (!data.turns.length)
+    return empty(
+      "No transcript stored for this session: the client sends it with each hook (continuity install, then continuity doctor to check).",
+    );
   return h(
     "div",
     { id: "transcript" },

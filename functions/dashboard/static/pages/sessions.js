@@ -1,5 +1,6 @@
 // Sessions by project, newest first, refreshed while the tab is visible.
 import { get, key } from "../api.js";
+import { activityChart, compactionsChart, startsChart } from "../charts.js";
 import { ago, empty, failure, h, routeForm, show, when } from "../dom.js";
 
 // Every 10 s while the tab is visible: 6 requests a minute per open tab, each one index query (the
@@ -17,12 +18,21 @@ export async function sessionsPage(root, _args, params, signal) {
   };
   const list = h("div", { id: "sessions", "aria-live": "polite" });
   const stamp = h("p", { class: "hint", id: "refreshed" });
-  show(root, h("h1", {}, "Sessions"), filterForm(filters), stamp, list);
+  const glance = h("div", { id: "glance" });
+  show(root, h("h1", {}, "Sessions"), filterForm(filters), glance, stamp, list);
   if (!project) {
-    show(list, empty("Enter a project path (the directory the agent works in) to see its sessions."));
+    show(list, empty("Pick a project on the Projects page, or enter its path (the directory the agent works in)."));
     return;
   }
   sessionStorage.setItem(PROJECT_KEY, project);
+  // The pictures: one request, once a visit (the table below refreshes on its own).
+  get("/api/projects/activity", { project, days: params.get("days") || 14 })
+    .then((activity) => {
+      if (!signal.aborted) show(glance, pictures(activity));
+    })
+    .catch((error) => {
+      if (!signal.aborted) show(glance, failure(error));
+    });
   show(list, h("p", { class: "state", role: "status" }, "Loading sessions…"));
   const every = Math.max(2000, Number(params.get("every")) * 1000 || REFRESH_MS);
   let loading = false;
@@ -36,7 +46,12 @@ export async function sessionsPage(root, _args, params, signal) {
         since: filters.since ? new Date(filters.since).toISOString() : "",
         limit: 100,
       });
-      show(list, page.sessions.length ? table(page.sessions) : empty("No sessions match."));
+      show(
+        list,
+        page.sessions.length
+          ? table(page.sessions)
+          : empty("No sessions match: widen the filters (any status, no date), or check the project on the Projects page."),
+      );
       stamp.textContent = `Updated ${new Date().toLocaleTimeString()}; refreshes every ${every / 1000} s.`;
     } catch (error) {
       show(list, failure(error));
@@ -52,6 +67,26 @@ export async function sessionsPage(root, _args, params, signal) {
   const timer = setInterval(tick, every);
   signal.addEventListener("abort", () => clearInterval(timer), { once: true });
   await refresh();
+}
+
+function pictures(activity) {
+  const card = (id, title, body, wide) =>
+    h("section", { class: `card${wide ? " wide" : ""}`, "aria-labelledby": id }, h("h2", { id }, title), body);
+  return h(
+    "div",
+    { class: "glance" },
+    card("activity-h", `The last ${activity.days.length} days`, activityChart(activity.days), true),
+    card(
+      "starts-h",
+      "Injected at each session start, against the cap",
+      activity.starts.length ? startsChart(activity.starts) : empty("No session start recorded yet: the next one shows here."),
+    ),
+    card(
+      "compactions-h",
+      "Compactions per session",
+      activity.sessions.length ? compactionsChart(activity.sessions) : empty("No session yet: start one in the project."),
+    ),
+  );
 }
 
 function filterForm(filters) {
@@ -92,7 +127,7 @@ function table(sessions) {
         h(
           "tr",
           { "data-session": s.session_key },
-          h("td", { "data-label": "Session" }, h("a", { href: `#/session/${key(s.session_key)}` }, s.session_key)),
+          h("td", { "data-label": "Session", class: "id" }, h("a", { href: `#/session/${key(s.session_key)}` }, s.session_key)),
           h("td", { "data-label": "Harness" }, s.harness || "?"),
           h("td", { "data-label": "Status" }, h("span", { class: `status ${s.status}` }, s.status)),
           h("td", { "data-label": "Last activity", title: when(s.last_activity_at) }, ago(s.last_activity_at)),

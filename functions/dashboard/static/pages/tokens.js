@@ -10,7 +10,12 @@ export async function tokensPage(root) {
   const refresh = async () => {
     try {
       const data = await get("/api/tokens");
-      show(list, data.tokens.length ? table(data.tokens, refresh) : empty("No tokens yet."));
+      show(
+        list,
+        data.tokens.length
+          ? table(data.tokens, refresh)
+          : empty("No tokens yet: create one below, with the scopes it needs (hooks for a machine's client, read for the dashboard)."),
+      );
     } catch (error) {
       show(list, failure(error));
     }
