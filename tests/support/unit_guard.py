@@ -3,7 +3,7 @@
 ``tests/unit/conftest.py`` installs it around every unit test, so a test that needs any of these
 fails where it tries, naming the layer it belongs in, instead of slowing ``make unit`` down.
 A conftest rather than pytest-socket: that plugin blocks sockets only, and a dependency more in the
-shared environment buys nothing the forty lines here do not.
+shared environment buys nothing this module does not.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import multiprocessing.process
 import os
 import socket
 import subprocess
+import threading
 import time
-from typing import Any, NoReturn
+from typing import Any
 
 import pytest
 from botocore.endpoint import Endpoint
@@ -28,32 +29,48 @@ class UnitTestEscaped(AssertionError):
     """A unit test reached outside the process or the clock."""
 
 
-def _refuse(what: str) -> Any:
-    def refuse(*_args: Any, **_kwargs: Any) -> NoReturn:
+def _refusing(original: Any, what: str, spared: frozenset[int]) -> Any:
+    """``original`` for the threads in ``spared``; for the test's own threads, a failure."""
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        if threading.get_ident() in spared:
+            return original(*args, **kwargs)
         raise UnitTestEscaped(f"a unit test may not {what}: move the test to {WHERE}")
 
     return refuse
 
 
-def _refuse_sleep(seconds: float) -> None:
-    if seconds > 0:  # sleep(0) only yields the thread
-        _refuse(f"sleep ({seconds} s; give the code a clock or a sleep to inject)")()
-
-
 def install(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Block sockets, processes, sleeps and AWS calls until ``monkeypatch`` is undone."""
-    network = _refuse("open a network connection")
+    """Block sockets, processes, sleeps and AWS calls until ``monkeypatch`` is undone.
+
+    Threads already running are spared: in one ``make test`` run they are another layer's (a
+    server's loop, a reader), and this test did not start them.
+    """
+    main = threading.main_thread().ident
+    spared = frozenset(t.ident for t in threading.enumerate() if t.ident is not None and t.ident != main)
+
+    def block(owner: Any, name: str, what: str) -> None:
+        monkeypatch.setattr(owner, name, _refusing(getattr(owner, name), what, spared))
+
     for name in ("connect", "connect_ex", "bind", "listen"):
-        monkeypatch.setattr(socket.socket, name, network)
-    monkeypatch.setattr(socket, "create_connection", network)
-    monkeypatch.setattr(socket, "create_server", network)
-    monkeypatch.setattr(socket, "getaddrinfo", network)
-    process = _refuse("start a process")
-    monkeypatch.setattr(subprocess, "Popen", process)
-    monkeypatch.setattr(os, "fork", process)
-    monkeypatch.setattr(os, "posix_spawn", process)
-    monkeypatch.setattr(os, "posix_spawnp", process)
-    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", process)
-    monkeypatch.setattr(time, "sleep", _refuse_sleep)
+        block(socket.socket, name, "open a network connection")
+    for name in ("create_connection", "create_server", "getaddrinfo"):
+        block(socket, name, "open a network connection")
+    for owner, name in [
+        (subprocess, "Popen"),
+        (os, "fork"),
+        (os, "posix_spawn"),
+        (os, "posix_spawnp"),
+        (multiprocessing.process.BaseProcess, "start"),
+    ]:
+        block(owner, name, "start a process")
     # moto intercepts below this call, so refusing it refuses moto and real AWS alike.
-    monkeypatch.setattr(Endpoint, "make_request", _refuse("call AWS (moto or real)"))
+    block(Endpoint, "make_request", "call AWS (moto or real)")
+
+    sleep = time.sleep
+    refuse_sleep = _refusing(sleep, "sleep (give the code a clock, or a sleep to inject)", spared)
+
+    def sleep_only_to_yield(seconds: float) -> None:
+        (sleep if seconds <= 0 else refuse_sleep)(seconds)  # sleep(0) only yields the thread
+
+    monkeypatch.setattr(time, "sleep", sleep_only_to_yield)
