@@ -45,7 +45,7 @@ test: setup chromium lint typecheck test-plugins
 	$(PY) -m pytest -q
 
 # The test layers, each alone (docs/TESTING.md). unit: the core on in-memory fakes; no socket,
-# process, sleep or AWS call (tests/support/unit_guard.py refuses them), under 15 s. Without the
+# process, sleep or AWS call (tests/support/unit_guard.py refuses them); aimed at under 15 s. Without the
 # schemathesis and hypothesis plugins (only the e2e layer uses them): their import is a second.
 unit: setup
 	$(PY) -m pytest -q -p no:schemathesis -p no:hypothesispytest tests/unit
