@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 STAGE ?= dev
 PORT ?= 8787
 
-.PHONY: background-model setup js-tools browser run test test-harness test-plugins screenshots lint typecheck format bench synth layer invoke openapi config-table measured-table clean \
+.PHONY: background-model setup js-tools chromium run test unit contract integration e2e harness browser test-harness test-plugins screenshots lint typecheck format bench synth layer invoke openapi config-table measured-table clean \
 	deploy deploy-dry destroy bootstrap smoke redrive restore-drill migrate-project-keys
 
 setup: $(VENV)/.installed
@@ -30,7 +30,7 @@ node_modules/.installed: package.json package-lock.json
 
 # Debian's chromium for the dashboard's browser tests (Playwright drives it; nothing is downloaded
 # by Playwright itself). Best effort: without it (not root, no apt) those tests skip and say why.
-browser:
+chromium:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 		echo "no chromium: the dashboard's browser tests will skip"
@@ -49,23 +49,47 @@ run:
 	@$(VENV)/bin/continuity local --port $(PORT) $(if $(TOKEN),--token $(TOKEN),) $(if $(DATA),--data-dir $(DATA),)
 
 # Every test: lint and types first (cheap), the OpenCode/OpenClaw plugins under node's own test
-# runner (a few seconds), then unit, integration (moto), infra (CDK + cdk-nag), client,
-# end-to-end (the local stack over HTTP, schemathesis, the dashboard in Chromium) and the real
-# harness CLIs (tests/harness: pinned npm packages cached in build/harness-cli; ~2 minutes once installed).
-test: setup browser lint typecheck test-plugins
+# runner (a few seconds), then every layer below in one pytest run (the e2e, browser and harness
+# layers share its local stack; the real CLIs are cached in build/harness-cli, ~2 minutes once installed).
+test: setup chromium lint typecheck test-plugins
 	$(PY) -m pytest -q
+
+# The test layers, each alone (docs/TESTING.md). unit: the core on in-memory fakes; no socket,
+# process, sleep or AWS call (tests/support/unit_guard.py refuses them); aimed at under 15 s. Without the
+# schemathesis and hypothesis plugins (only the e2e layer uses them): their import is a second.
+unit: setup
+	$(PY) -m pytest -q -p no:schemathesis -p no:hypothesispytest tests/unit
+
+# Each fake against its DynamoDB adapter on moto: one suite per port.
+contract: setup
+	$(PY) -m pytest -q tests/contract
+
+# In one process: the handlers and the local stack's parts on moto under the access guard, the
+# CDK app synthesized with cdk-nag, the client against a service on 127.0.0.1.
+integration: setup
+	$(PY) -m pytest -q tests/integration tests/infra tests/client
+
+# The local stack started as `make run` starts it, driven over HTTP (the dashboard's tests excepted).
+e2e: setup
+	$(PY) -m pytest -q -m "not browser" tests/e2e
+
+# The real harness CLIs (Claude Code, Codex, Gemini CLI, OpenCode, OpenClaw) against a scripted model.
+harness: setup
+	$(PY) -m pytest -q -m harness tests/harness
+
+test-harness: harness
+
+# The dashboard in Chromium on the local stack (Playwright drives Debian's chromium).
+browser: setup chromium
+	$(PY) -m pytest -q -m browser tests/e2e
 
 # The plugins under node's test runner, and the dashboard's router (no DOM in it).
 test-plugins:
 	node --test tests/plugins/ tests/dashboard/
 
 # The dashboard's screenshots in docs/dashboard/, taken by its browser tests.
-screenshots: setup browser
+screenshots: setup chromium
 	CONTINUITY_SCREENSHOTS=docs/dashboard $(PY) -m pytest -q tests/e2e/test_e2e_dashboard.py
-
-# The real-CLI stage alone (Claude Code, Codex, Gemini CLI, OpenCode, OpenClaw against a scripted model).
-test-harness: setup
-	$(PY) -m pytest -q -m harness tests/harness
 
 # Python (ruff), the JS we ship and its tests (Biome: lint and format, biome.json), and the
 # CloudFormation template as `cdk synth` makes it (cfn-lint, .cfnlintrc.yaml; a synth of ~8 s).

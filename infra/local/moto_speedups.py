@@ -23,7 +23,7 @@ the service's:
   once, through the same conversions.
 
 All apply to DynamoDB only, fall back to moto's code for anything unexpected, and are checked
-against moto's unpatched answers in ``tests/unit/local/test_moto_speedups.py``. They change how
+against moto's unpatched answers in ``tests/integration/local/test_moto_speedups.py``. They change how
 fast the local stack answers, nothing a deployed stack does (DynamoDB reads only the partition,
 and answers in its own time). ``CONTINUITY_LOCAL_MOTO_SPEEDUPS=0`` leaves moto as it is.
 """

@@ -28,6 +28,7 @@ CHROMIUM = shutil.which("chromium") or next(
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the dev extras")
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.browser,
     pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary: apt-get install -y chromium"),
 ]
 

@@ -17,7 +17,7 @@ from botocore.exceptions import ClientError
 from infra.local.access_guard import AccessGuard, Request
 from infra.local.access_policies import BUCKET, QUEUE, TABLE, FunctionAccess, StackAccess, Statement
 from infra.local.events import ACCOUNT_ID, REGION
-from tests.unit.local.conftest import FAKE_AWS
+from tests.integration.local.conftest import FAKE_AWS
 
 TABLE_ARN = f"arn:aws:dynamodb:{REGION}:{ACCOUNT_ID}:table/t"
 QUEUE_URL = f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT_ID}/q"

@@ -13,7 +13,7 @@ import pytest
 
 from infra.local.workers import FunctionRuntime
 from infra.wiring import FunctionSpec
-from tests.unit.local import worker_functions
+from tests.integration.local import worker_functions
 from tests.unit.local.support import throwaway
 
 

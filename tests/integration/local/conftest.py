@@ -1,4 +1,4 @@
-"""Fixtures for the local stack's unit tests: in-memory moto clients."""
+"""Fixtures for the local stack's integration tests: in-memory moto clients."""
 
 from __future__ import annotations
 
