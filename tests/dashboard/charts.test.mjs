@@ -31,6 +31,25 @@ test("a compaction and a sub-agent sit at the prompt they followed, a /clear at 
   );
 });
 
+test("a hand-off checkpoint is marked as a hand-off, at the prompt it covered", () => {
+  const events = [
+    { kind: "prompt", prompt: 1 },
+    { kind: "checkpoint", prompt: 1, trigger: "periodic" },
+    { kind: "prompt", prompt: 2 },
+    { kind: "checkpoint", prompt: 2, trigger: "handoff" },
+  ];
+
+  const { marks } = stripMarks(events, "active");
+
+  assert.deepEqual(
+    marks.map((m) => [m.kind, m.prompt]),
+    [
+      ["checkpoint", 1],
+      ["handoff", 2],
+    ],
+  );
+});
+
 test("a checkpoint's coverage names only the prompts it knows", () => {
   assert.equal(coverage({ prompt_count: 10, first_prompt: 1, last_prompt: 10 }), "prompts 1–10");
   assert.equal(coverage({ prompt_count: 1, first_prompt: 7, last_prompt: 7 }), "prompt 7");

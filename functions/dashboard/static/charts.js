@@ -24,6 +24,7 @@ const MARKS = {
   subagent_start: { label: "Sub-agent start", shape: "circle" },
   checkpoint: { label: "Checkpoint", shape: "tick" },
   agent_digest: { label: "Agent digest", shape: "tick" },
+  handoff: { label: "Hand-off", shape: "bar" },
 };
 
 /** The strip's marks from a timeline (oldest first): [{kind, prompt, at}] where `prompt` is the
@@ -33,7 +34,11 @@ export function stripMarks(events, status) {
   let prompt = 0;
   for (const e of events) {
     if (e.kind === "prompt") prompt = e.prompt || prompt + 1;
-    else if (MARKS[e.kind]) marks.push({ kind: e.kind, prompt: e.kind === "checkpoint" ? e.prompt || prompt : prompt, at: e.at });
+    else if (MARKS[e.kind]) {
+      // a hand-off is the checkpoint `continuity handoff` wrote: marked as what it is
+      const kind = e.kind === "checkpoint" && e.trigger === "handoff" ? "handoff" : e.kind;
+      marks.push({ kind, prompt: e.kind === "checkpoint" ? e.prompt || prompt : prompt, at: e.at });
+    }
   }
   if (status === "cleared") marks.push({ kind: "clear", prompt, at: null });
   return { marks, prompts: prompt };
@@ -45,7 +50,7 @@ export function sessionStrip(events, status) {
   const left = 10;
   const span = width - 2 * left;
   const x = (p) => left + (prompts ? (span * p) / prompts : 0);
-  const rows = { checkpoint: 18, agent_digest: 18, compaction: 40, clear: 40, subagent_start: 62 };
+  const rows = { checkpoint: 18, agent_digest: 18, compaction: 40, clear: 40, handoff: 40, subagent_start: 62 };
   const shape = (m) => {
     const cx = x(m.prompt);
     const cy = rows[m.kind];
