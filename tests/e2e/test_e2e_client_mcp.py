@@ -93,7 +93,7 @@ def test_an_mcp_client_round_trip_against_the_local_stack(
 
     # Then the server offered its tools, wrote the digest for that session, and recovers it
     assert seen["server"] == "continuity"
-    assert seen["tools"] == ["recover", "remember", "session_digest", "session_search"]
+    assert seen["tools"] == ["handoff", "recover", "remember", "session_digest", "session_search"]
     assert not seen["digest"].is_error, text_of(seen["digest"])
     assert f"session {session}" in text_of(seen["digest"])
     assert not seen["recovered"].is_error, text_of(seen["recovered"])
