@@ -236,6 +236,8 @@ class Client:
         user = "".join(c for c in self.env.get(USER_ENV, "") if c.isprintable()).strip()[:128]
         if user:
             body["user"] = user
+        # Where it was handed off from, for the receiving block ("Claude Code, on ana-laptop").
+        body["machine"] = machine.machine_name(self.env, self.settings.file_values)
         body = {k: v for k, v in body.items() if v not in (None, "", [])}
         quoted = urllib.parse.quote(session, safe="")
         return self.call("POST", f"/api/sessions/{quoted}/handoff", body).get("handoff") or {}
