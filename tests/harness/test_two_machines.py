@@ -3,13 +3,16 @@ runs ``continuity handoff --note …`` there, and Codex on the desktop (another 
 of the same bare repository at another path, another machine name) gets the hand-off first in its
 model request, once.
 
-What is not here (issue 23, part 6): a third session on the laptop on another branch not getting
-the desktop's work as its own (tests/unit cover the rule), and the dashboard's projects page in
-Chromium showing one project with two machines.
+Then a third session, Claude Code on the laptop on another branch, is not handed the desktop's
+work as its own (a session on the laptop's ``main`` would be: the control).
+
+Not here (issue 23, part 6): the dashboard's projects page in Chromium showing one project with
+two machines.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -21,7 +24,7 @@ from tests.harness.claude_code import ClaudeSession, environment
 from tests.harness.codex import Codex
 from tests.harness.machine import Machine
 from tests.harness.mock_model import MockModel
-from tests.harness.script import CONSTRAINT
+from tests.harness.script import CONSTRAINT, RECOVERY
 
 pytestmark = [pytest.mark.harness, pytest.mark.e2e]
 
@@ -29,6 +32,7 @@ NOTE = "finish the zstd reader; the vendored folder stays untouched"
 AFTER = "AFTER_HANDOFF: where were we?"
 AGAIN = "AGAIN: anything new?"
 HANDOFF = "## Hand-off from"
+THIRD = "THIRD: where were we?"
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -113,3 +117,22 @@ def test_a_handoff_from_claude_code_on_one_machine_reaches_codex_on_another_firs
     assert "never edit the vendored folder" in block  # the laptop session's own words
     # and the next session does not get it again
     assert not later.contains(HANDOFF)
+
+    # When the desktop's work is checkpointed, and Claude Code starts on the laptop on another branch
+    desktop.continuity("checkpoint")
+    desktop_session = second.first("thread_id")
+    same_branch = json.loads(laptop.continuity("preview", "--json").stdout)
+    git("checkout", "-q", "-b", "docs/zstd", cwd=laptop.project)
+    other_branch = json.loads(laptop.continuity("preview", "--json").stdout)
+    with MockModel() as model:
+        session = ClaudeSession(claude, laptop, environment(laptop, model.url))
+        try:
+            session.send(THIRD)
+        finally:
+            session.close()
+        third = model.prompted("THIRD")
+
+    # Then it starts without the desktop's work, which the laptop's main branch would have recovered
+    assert same_branch.get("session_key") == desktop_session, same_branch
+    assert other_branch.get("session_key") != desktop_session, other_branch
+    assert not third.contains(RECOVERY) and not third.contains("AGAIN")
