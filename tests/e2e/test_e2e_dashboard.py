@@ -78,7 +78,8 @@ class Seeded:
 @pytest.fixture(scope="module")
 def seeded(api: Api) -> Seeded:
     data = Seeded(api)
-    data.hook("session-start", data.session, source="startup", machine_name="ana-laptop", branch="fix/refunds")
+    where = {"machine_name": "ana-laptop", "branch": "fix/refunds"}
+    data.hook("session-start", data.session, source="startup", **where)
     data.prompt("We'll use SQS for the checkpoint queue.")
     data.prompt(HOSTILE)
     data.prompt(f"the deploy token is {SECRET}, and the island is {WORD}")
