@@ -26,7 +26,7 @@ set-up:
                       remove what install wrote: every harness by default, or those named
                       (--purge: ~/.continuity too)
 
-the current session and project (each takes --project DIR and --session KEY):
+the current session and project (each takes --project DIR|ID and --session KEY):
   status              what the service holds for the current session and project
   remember TEXT       keep a note for the session's next checkpoint
   checkpoint          write an explicit checkpoint of the current session now
@@ -44,7 +44,7 @@ the current session and project (each takes --project DIR and --session KEY):
   transcript [SESSION]
                       a session's stored transcript
   ledger [--all]      the project's decision ledger (what agents recorded with session_digest)
-  forget SESSION | --project [DIR] [--yes]
+  forget SESSION | --project [DIR|ID] [--yes]
                       delete a session's (or a whole project's) data on the service now
 
 for the harness and the agent:

@@ -53,7 +53,8 @@ def test_handoff_sends_the_git_state_and_the_next_session_gets_it_first_once(
     # Given a session that worked in the repository
     worked(real_env, project)
     # When the person hands off
-    done = run_cli(["handoff", "--note", "finish the retry"], real_env, cwd=project)
+    laptop = real_env | {"CONTINUITY_MACHINE": "ana-laptop"}
+    done = run_cli(["handoff", "--note", "finish the retry"], laptop, cwd=project)
     assert done.returncode == 0, done.stderr
     assert "(branch fix/refunds, commit " in done.stdout, done.stdout
     assert "2 uncommitted path(s)): finish the retry" in done.stdout
@@ -64,6 +65,7 @@ def test_handoff_sends_the_git_state_and_the_next_session_gets_it_first_once(
     block = start(real_env, project, "a1b2c3d4-0000-4000-8000-000000000002")
     assert block.startswith("## Hand-off from"), block[:200]
     assert ": finish the retry" in block.splitlines()[0]
+    assert "on ana-laptop) handed its work to the next session" in block.splitlines()[1]
     assert f"- Git: branch `fix/refunds` at commit `{git(project, 'rev-parse', 'HEAD')[:12]}`" in block
     assert "`notes.md`" in block and "`refunds.py`" in block
     assert "the retry count must never exceed 3" in block

@@ -93,3 +93,38 @@ def test_another_agents_token_gets_nothing_of_the_project(
     # Then it recovers nothing of alice's project (which alice's own token there does)
     assert context == ""
     assert "session alice-session" in own
+
+
+def test_project_takes_the_id_from_anywhere_and_the_folder_as_before(
+    tmp_path: Path, real_env: dict[str, str], real_service: RealService
+) -> None:
+    # Given a session that worked in a clone of acme/shop on branch fix/refunds, one commit in
+    clone = repository(
+        tmp_path / "src" / "shop", ("origin", "https://github.com/acme/shop.git"), branch="fix/refunds"
+    )
+    (clone / "refunds.py").write_text("retry = 3\n")
+    git("add", "refunds.py", cwd=clone)
+    git("commit", "-q", "-m", "start", cwd=clone)
+    prompts(real_env, clone, "laptop-session", count=2)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    # When the person hands off from another folder, naming the project by its id
+    handed = run_cli(
+        ["handoff", "--project", "github.com/acme/shop", "--note", "finish"], real_env, cwd=elsewhere
+    )
+    # and another machine (no folder of the project there) asks about the id, and this one about the folder
+    other_machine = real_env | {"CONTINUITY_HOME": str(tmp_path / "home-b")}
+    by_id = run_cli(["status", "--json", "--project", "github.com/acme/shop"], other_machine, cwd=elsewhere)
+    by_folder = run_cli(["status", "--json", "--project", str(clone)], real_env, cwd=elsewhere)
+
+    # Then the hand-off is the clone's session's, with its branch and commit
+    assert handed.returncode == 0, handed.stderr
+    assert "(branch fix/refunds, commit " in handed.stdout and "finish" in handed.stdout, handed.stdout
+    # and both name the same project and see its work
+    for done in (by_id, by_folder):
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        assert report["project"] == "github.com/acme/shop"
+        assert report["latest_project_checkpoint"] is not None
+    assert json.loads(by_folder.stdout)["session"] == "laptop-session"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from continuity_client.hook import harness, machine, project_id
+from continuity_client.agent import api
+from continuity_client.hook import current, harness, machine, project_id
 from tests.client.client_support import run_hook
 from tests.client.fake_continuity_service import FakeService
 
@@ -234,3 +235,35 @@ def test_continuity_config_names_the_machine_and_its_user_for_later_hooks(
     assert shown.stdout.strip() == "ana-desktop"
     body = service.requests[0].body
     assert (body["machine_name"], body["user"]) == ("ana-desktop", "ana")
+
+
+def test_project_names_a_directory_when_one_is_there_else_a_project_id(tmp_path: Path) -> None:
+    # Given a clone of acme/shop whose hooks saw a session, on branch fix/refunds
+    clone = repository(
+        tmp_path / "src" / "shop", ("origin", "git@github.com:Acme/Shop.git"), branch="fix/refunds"
+    )
+    home = str(tmp_path / "continuity-home")
+    current.record(home, str(clone.resolve()), "s-laptop", "codex", None)
+    env: dict[str, str] = {}
+
+    # When a command is given the folder, the id, or an id this machine never saw
+    by_folder = api.Target.resolve(env, home, str(clone))
+    by_id = api.Target.resolve(env, home, "github.com/acme/shop")
+    unseen = api.Target.resolve(env, home, "github.com/acme/other")
+    unseen_given = api.Target.resolve(env, home, "github.com/acme/other", "s-given")
+
+    # Then the folder's id is derived as the hooks derive it, and the id finds that folder and its session
+    assert (by_folder.project, by_folder.session) == ("github.com/acme/shop", "s-laptop")
+    assert (by_id.project, by_id.folder, by_id.session) == (
+        "github.com/acme/shop",
+        str(clone.resolve()),
+        "s-laptop",
+    )
+    assert (by_id.branch, by_id.harness) == ("fix/refunds", "codex")
+    # and an id with no folder here stands for itself, its session only when one is given
+    assert (unseen.project, unseen.folder, unseen.session) == (
+        "github.com/acme/other",
+        "github.com/acme/other",
+        None,
+    )
+    assert unseen_given.session == "s-given"

@@ -78,7 +78,8 @@ class Seeded:
 @pytest.fixture(scope="module")
 def seeded(api: Api) -> Seeded:
     data = Seeded(api)
-    data.hook("session-start", data.session, source="startup")
+    where = {"machine_name": "ana-laptop", "branch": "fix/refunds"}
+    data.hook("session-start", data.session, source="startup", **where)
     data.prompt("We'll use SQS for the checkpoint queue.")
     data.prompt(HOSTILE)
     data.prompt(f"the deploy token is {SECRET}, and the island is {WORD}")
@@ -347,8 +348,8 @@ def test_signing_in_shows_the_projects_sessions_with_their_counts(
     row = page.locator(f"tr[data-session='{seeded.session}']")
     row.wait_for()
     cells = row.locator("td").all_inner_texts()
-    assert cells[1] == "claude-code" and cells[2] == "active"
-    assert cells[4] == "20" and int(cells[5]) >= 2 and cells[6:8] == ["0", "0"]  # no compaction, sub-agent
+    assert cells[1] == "claude-code" and cells[2] == "ana-laptop · fix/refunds" and cells[3] == "active"
+    assert cells[5] == "20" and int(cells[6]) >= 2 and cells[7:9] == ["0", "0"]  # no compaction, sub-agent
     # The token is this tab's alone: not in localStorage, and a new tab asks for it again.
     assert page.evaluate("localStorage.length") == 0
     assert page.evaluate("sessionStorage.getItem('continuity.token')") == local_stack.token

@@ -1,7 +1,8 @@
 """The service's agent API, for people (``continuity status|checkpoint|recover``) and agents (MCP).
 
 Every call finds "the current session" the same way (``Target.resolve``): an explicit session
-and project win; else the project is ``CONTINUITY_PROJECT_DIR`` / ``CLAUDE_PROJECT_DIR`` /
+and project win (a project is a directory when one exists at that path, else a project id, as
+``continuity projects`` lists it); else the project is ``CONTINUITY_PROJECT_DIR`` / ``CLAUDE_PROJECT_DIR`` /
 ``GEMINI_PROJECT_DIR`` / the working directory (or its nearest parent the hooks reported), and
 the session is ``CONTINUITY_SESSION_ID`` or the one the hooks last saw for that project.
 
@@ -47,9 +48,15 @@ class Target:
     __slots__ = ("branch", "folder", "harness", "project", "session", "source")
 
     def __init__(
-        self, folder: str, session: str | None, harness: str | None, source: str, env: Mapping[str, str]
+        self,
+        folder: str,
+        session: str | None,
+        harness: str | None,
+        source: str,
+        env: Mapping[str, str],
+        identity: project_id.ProjectIdentity | None = None,
     ) -> None:
-        identity = project_id.derive(folder, env)
+        identity = identity or project_id.derive(folder, env)
         self.folder = folder
         self.project = identity.id
         self.branch = identity.branch
@@ -65,6 +72,8 @@ class Target:
         project: str | None = None,
         session: str | None = None,
     ) -> Target:
+        if project and not os.path.isdir(os.path.expanduser(project)):
+            return cls._of_id(env, home, project, session)
         start = current.project_root(env, project)
         root, seen = current.find(home, start) if not project else (start, current.read(home, start))
         if session:
@@ -76,6 +85,27 @@ class Target:
             return cls(root, str(seen["session_id"]), seen.get("harness"), "last hook", env)
         return cls(start, None, None, "none", env)
 
+    @classmethod
+    def _of_id(cls, env: Mapping[str, str], home: str, project: str, session: str | None) -> Target:
+        """A project named by its id: its folder on this machine is the one the hooks saw last with
+        that id (its current session too); without one, the id stands for the folder and only an
+        explicit session (or ``CONTINUITY_SESSION_ID``) is current."""
+        wanted = project.strip()
+        known = _known_folder(env, home, wanted)
+        if known is not None:
+            folder, seen, identity = known
+            harness = seen.get("harness")
+            if session:
+                return cls(folder, session, harness, "given", env, identity)
+            from_env = env.get("CONTINUITY_SESSION_ID")
+            if from_env:
+                return cls(folder, from_env, harness, "CONTINUITY_SESSION_ID", env, identity)
+            return cls(folder, str(seen["session_id"]), harness, "last hook", env, identity)
+        identity = project_id.ProjectIdentity(wanted, wanted, wanted, None, "given")
+        given = session or env.get("CONTINUITY_SESSION_ID")
+        source = "none" if not given else "given" if session else "CONTINUITY_SESSION_ID"
+        return cls(wanted, given or None, None, source, env, identity)
+
     def need_session(self) -> str:
         if not self.session:
             raise ServiceError(
@@ -83,6 +113,34 @@ class Target:
                 "(pass a session key, or set CONTINUITY_SESSION_ID)"
             )
         return self.session
+
+
+def _known_folder(
+    env: Mapping[str, str], home: str, wanted: str
+) -> tuple[str, dict, project_id.ProjectIdentity] | None:
+    """(folder, its last session record, its identity) of the folder on this machine whose project
+    is ``wanted``, the one a hook saw last; None when no hook here has seen that project."""
+    folder = os.path.join(home, current.PROJECTS_DIR)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return None
+    best: tuple[float, str, dict, project_id.ProjectIdentity] | None = None
+    for name in names:
+        try:
+            with open(os.path.join(folder, name), "rb") as handle:
+                data = json.loads(handle.read())
+        except (OSError, ValueError):
+            continue
+        path = data.get("project") if isinstance(data, dict) else None
+        if not isinstance(path, str) or not data.get("session_id") or not os.path.isdir(path):
+            continue
+        seen_at = data.get("seen_at")
+        seen_at = float(seen_at) if isinstance(seen_at, (int, float)) else 0.0
+        identity = project_id.derive(path, env)
+        if identity.id == wanted and (best is None or seen_at > best[0]):
+            best = (seen_at, path, data, identity)
+    return (best[1], best[2], best[3]) if best else None
 
 
 class Client:
@@ -178,6 +236,8 @@ class Client:
         user = "".join(c for c in self.env.get(USER_ENV, "") if c.isprintable()).strip()[:128]
         if user:
             body["user"] = user
+        # Where it was handed off from, for the receiving block ("Claude Code, on ana-laptop").
+        body["machine"] = machine.machine_name(self.env, self.settings.file_values)
         body = {k: v for k, v in body.items() if v not in (None, "", [])}
         quoted = urllib.parse.quote(session, safe="")
         return self.call("POST", f"/api/sessions/{quoted}/handoff", body).get("handoff") or {}

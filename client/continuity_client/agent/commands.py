@@ -17,7 +17,11 @@ from continuity_client.agent import api
 
 def command_parser(prog: str, description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("--project", default=None, help="the project directory (default: the current one)")
+    parser.add_argument(
+        "--project",
+        default=None,
+        help="the project: a directory, or an id as `continuity projects` lists it (default: this one)",
+    )
     parser.add_argument("--session", default=None, help="the session key (default: the last one seen)")
     return parser
 
@@ -81,7 +85,7 @@ def handoff(argv: list[str]) -> int:
     client = api.Client()
     try:
         target = client.target(args.project, args.session)
-        git = {} if args.no_git else api.git_state(target.project)
+        git = {} if args.no_git else api.git_state(target.folder)
         written = client.handoff(target, args.note, args.to, git)
     except api.ServiceError as error:
         if error.status == 404:

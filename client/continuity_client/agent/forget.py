@@ -42,14 +42,15 @@ def main(argv: list[str]) -> int:
         nargs="?",
         const="",
         default=None,
-        metavar="DIR",
-        help="delete every session of the project instead, and its ledger (default: this one)",
+        metavar="DIR|ID",
+        help="delete every session of the project (a directory or a project id) instead, and its ledger "
+        "(default: this one)",
     )
     parser.add_argument("--yes", action="store_true", help="do not ask (it cannot be undone)")
     parser.add_argument("--json", action="store_true", help="print the service's answer as JSON")
     args = parser.parse_args(argv)
     if bool(args.session_key) == (args.project is not None):
-        parser.error("name one session, or pass --project [DIR] for a whole project")
+        parser.error("name one session, or pass --project [DIR|ID] for a whole project")
     client = api.Client()
     target = client.target(args.project or None, None)
     what = f"session {args.session_key}" if args.session_key else f"every session of {target.project}"

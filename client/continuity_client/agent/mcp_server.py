@@ -142,7 +142,7 @@ def build_server(env: Mapping[str, str] | None = None, client: api.Client | None
         off or to continue elsewhere."""
         try:
             where = target(project, session_key)
-            written = service.handoff(where, note, to, api.git_state(where.project))
+            written = service.handoff(where, note, to, api.git_state(where.folder))
         except api.ServiceError as error:
             if error.status == 404:
                 raise ToolError(f"the service has not seen session {where.session!r} yet") from None

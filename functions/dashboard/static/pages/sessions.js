@@ -107,7 +107,7 @@ function filterForm(filters) {
 }
 
 function table(sessions) {
-  const head = ["Session", "Harness", "Status", "Last activity", "Prompts", "Checkpoints", "Compactions", "Sub-agents", "Started"];
+  const head = ["Session", "Harness", "Where", "Status", "Last activity", "Prompts", "Checkpoints", "Compactions", "Sub-agents", "Started"];
   return h(
     "table",
     { class: "rows" },
@@ -129,6 +129,7 @@ function table(sessions) {
           { "data-session": s.session_key },
           h("td", { "data-label": "Session", class: "id" }, h("a", { href: `#/session/${key(s.session_key)}` }, s.session_key)),
           h("td", { "data-label": "Harness" }, s.harness || "?"),
+          h("td", { "data-label": "Where", title: whereTitle(s) }, where(s)),
           h("td", { "data-label": "Status" }, h("span", { class: `status ${s.status}` }, s.status)),
           h("td", { "data-label": "Last activity", title: when(s.last_activity_at) }, ago(s.last_activity_at)),
           h("td", { "data-label": "Prompts", class: "num" }, s.prompts),
@@ -140,4 +141,14 @@ function table(sessions) {
       ),
     ),
   );
+}
+
+// The machine and branch the session's client reported ("ana-laptop · fix/refunds"); empty for a
+// client that sends neither (older ones). The person and the local path show on hover.
+function where(s) {
+  return [s.machine_name, s.branch].filter(Boolean).join(" · ");
+}
+
+function whereTitle(s) {
+  return [s.user && `by ${s.user}`, s.project_path && `in ${s.project_path}`].filter(Boolean).join(", ");
 }
