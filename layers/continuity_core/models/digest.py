@@ -16,7 +16,7 @@ class Evidence(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     path: str = Field(min_length=1, max_length=1024)
-    line: int | None = Field(None, ge=0, le=MAX_SAFE_INTEGER)
+    line: int | None = Field(None, ge=0, le=MAX_SAFE_INTEGER, strict=True)
     quote: str | None = Field(None, max_length=ITEM_CHARS)
 
 

@@ -40,7 +40,8 @@ class HandoffRequest(BaseModel):
         default_factory=list, max_length=MAX_UNCOMMITTED, description="Paths with uncommitted changes."
     )
     uncommitted_total: int | None = Field(
-        None, ge=0, le=10**9, description="Paths with uncommitted changes in all, when more than listed."
+        None,
+        strict=True,  # a JSON number: false or "3" is a client bug, not a count ge=0, le=10**9, description="Paths with uncommitted changes in all, when more than listed."
     )
 
 

@@ -54,7 +54,10 @@ class TranscriptDelta(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     offset: int = Field(
-        ge=0, le=MAX_SAFE_INTEGER, description="Characters of readable transcript before this text."
+        strict=True,
+        ge=0,
+        le=MAX_SAFE_INTEGER,
+        description="Characters of readable transcript before this text.",
     )
     text: str = Field(description="The readable text from ``offset`` on.")
 
@@ -124,6 +127,7 @@ class HookRequest(BaseModel):
     )
     compacted: bool = Field(
         False,
+        strict=True,
         description="The transcript delta shows a compaction since the last hook, and the harness has no "
         "session start for it (Gemini CLI): the answer to this prompt carries the recovery block.",
     )

@@ -57,7 +57,7 @@ class SearchRequest(BaseModel):
         validation_alias=AliasChoices("asking_session_key", "askingSessionKey"),
         description="The session asking: left out of a project search; its project is the default scope.",
     )
-    limit: int = Field(10, ge=1, le=MAX_SEARCH_RESULTS)
+    limit: int = Field(10, ge=1, le=MAX_SEARCH_RESULTS, strict=True)
 
     @model_validator(mode="after")
     def _require_scope(self) -> SearchRequest:

@@ -60,7 +60,7 @@ class CreateTokenRequest(BaseModel):
         None, description="The caller's own agent (the default); an admin cannot name another."
     )
     scopes: list[Scope] = Field(min_length=1, max_length=3)
-    expires_in_days: int | None = Field(None, ge=1, le=3650)
+    expires_in_days: int | None = Field(None, ge=1, le=3650, strict=True)
     name: TokenName | None = None
 
     @field_validator("scopes")
