@@ -41,7 +41,10 @@ class HandoffRequest(BaseModel):
     )
     uncommitted_total: int | None = Field(
         None,
-        strict=True,  # a JSON number: false or "3" is a client bug, not a count ge=0, le=10**9, description="Paths with uncommitted changes in all, when more than listed."
+        strict=True,  # a JSON number: false or "3" is a client bug, not a count
+        ge=0,
+        le=10**9,
+        description="Paths with uncommitted changes in all, when more than listed.",
     )
 
 
