@@ -267,10 +267,10 @@ def test_the_first_append_starts_the_transcript_without_reading(service: InProce
     transcript = Transcript("s1")
     transcript.grow("User: one\n")
     assert service.hook("user-prompt-submit", prompt_with(transcript, 1))[0] == 200
-    # state update (and the project's note of the new session), the head, the append, the state's
-    # hint: no read; then, at the answer, the instance's first count of the minute on the token's
-    # rate window (with the hook's mark, for the health page)
-    assert calls == ["UpdateItem", "PutItem", "PutItem", "PutItem", "UpdateItem", "UpdateItem"]
+    # state update (and, as it created the session, the project's note of it and the projects
+    # page's record), the head, the append, the state's hint: no read; then, at the answer, the
+    # instance's first count of the minute on the token's rate window (with the hook's mark)
+    assert calls == ["UpdateItem", "PutItem", "UpdateItem", "PutItem", "PutItem", "UpdateItem", "UpdateItem"]
 
 
 def test_moving_text_to_s3_reads_only_what_it_moves(small_inline: InProcessService) -> None:
