@@ -466,3 +466,16 @@ def test_the_ledger_flags_sessions_whose_decisions_interleave_as_forks() -> None
     entries = [entry("later", 9), entry("main", 5), entry("fork", 3), entry("main", 1)]
     # Then main and the fork ran side by side; the later one followed, no fork
     assert ledger_forks(entries) == {"main": ["fork"], "fork": ["main"]}
+
+
+def test_a_projects_page_token_of_other_digits_is_refused_not_a_crash(stores: Stores, clock: Clock) -> None:
+    # Given a token no API handed out, made of digits int() does not read ("²", Arabic-Indic one)
+    import pytest
+
+    from continuity_core.ports import InvalidPageTokenError
+
+    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+    for token in ("²", "\u0661", "12x"):
+        # Then it is refused as a bad page token (400), never an error of the service
+        with pytest.raises(InvalidPageTokenError):
+            reader.projects("a1", 2, token)

@@ -202,7 +202,8 @@ def _in_time_order(events: list[TimelineEvent]) -> list[TimelineEvent]:
 def _page_start(token: str | None) -> int:
     if token is None:
         return 0
-    if not token.isdigit() or len(token) > 9:
+    # ASCII digits only: str.isdigit() also says yes to a superscript two, which int() refuses
+    if not (token.isascii() and token.isdigit()) or len(token) > 9:
         raise InvalidPageTokenError("next_token is not one this API handed out for this list")
     return int(token)
 
