@@ -257,6 +257,75 @@ def test_failing_tests_from_runner_output_stay_until_a_passing_run() -> None:
     assert "failing:" not in block(later)
 
 
+def test_failing_tests_of_one_file_share_one_line() -> None:
+    failing_run = (
+        "FAILED tests/api/test_refunds.py::TestRefunds::test_rounding - assert 3 == 2\n"
+        "FAILED tests/api/test_refunds.py::TestRefunds::test_partial - KeyError: 'amount'\n"
+        "FAILED tests/api/test_orders.py::test_totals - assert 0 == 1\n"
+        "========================= 3 failed, 12 passed in 0.41s ========================="
+    )
+    digest = rolled([user("run the api tests", 1), result("Tool Bash: pytest -q tests/api", failing_run, 1)])
+    failing = [line for line in block(digest).splitlines() if line.startswith("- failing:")]
+    assert failing == [
+        "- failing: tests/api/test_refunds.py::TestRefunds::{test_rounding, test_partial}"
+        " (pytest, since prompt 1)",
+        "- failing: tests/api/test_orders.py::test_totals (pytest, since prompt 1)",
+    ]
+
+
+def test_the_finding_that_answered_a_question_outlives_later_findings() -> None:
+    # Given an early question answered by the agent's finding, then more later findings, each as
+    # specific, than the digest keeps
+    statements = [
+        user("why are there duplicate rows in stg_events?", 1),
+        said_by_agent(
+            "I found that the duplicate rows come from the mobile SDK resending whole batches after a 502, "
+            "so the stg_events dedup key has to include `client_batch_id`.",
+            2,
+        ),
+    ]
+    for n in range(3, 43):
+        statements.append(
+            said_by_agent(
+                f"I found that `etl/job_{n}.py` writes snappy parquet shards to `s3://lake-{n}/raw_{n}/` "
+                f"with `max_rows={n}000`, so the `orders_{n}` compaction has to run after `load_{n}`.",
+                n,
+            )
+        )
+    # and more questions answered since than the digest keeps closed
+    for n in range(43, 67, 2):
+        statements += [
+            user(f"which region hosts `cluster_{n}`?", n),
+            user(f"`cluster_{n}` region is eu-west-{n}, confirmed by ops", n + 1),
+        ]
+    text = block(rolled(statements))
+    assert "why are there duplicate rows" not in text  # the question itself is long gone
+    assert "`client_batch_id`" in text
+
+
+def test_a_guess_ranks_below_what_the_agent_found() -> None:
+    digest = rolled(
+        [
+            user("the tokenizer page 404s on the deployed site", 1),
+            said_by_agent(
+                "The issue is that `public/tokenizer/index.html` is never served for `/tokenizer/`: Next.js "
+                "serves `index.html` only at the site root.",
+                2,
+            ),
+            said_by_agent(
+                "The issue is that the CDN might be caching the old `tokenizer.js` bundle. Let me check the "
+                "`vercel.json` headers:",
+                3,
+            ),
+        ]
+    )
+    # When the block has room for one of the two, it is the finding, not the guess checked later
+    tight = render_digest(digest, "## Session Recovery Context", 800, [ROOT])[0]
+    findings = [line for line in tight.splitlines() if line.startswith("- The issue is that")]
+    assert len(findings) == 1
+    assert "only at the site root" in findings[0]
+
+
 def test_where_things_stand_shows_the_task_list_and_the_commits() -> None:
     digest = rolled(
         [

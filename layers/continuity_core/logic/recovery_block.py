@@ -20,7 +20,14 @@ from continuity_core.logic.rolling import ASKED, CONCLUSION, fact_key, score, st
 from continuity_core.logic.salience import rare_terms, salience, select, term_set, topic_terms
 from continuity_core.logic.sticky import FileAction
 from continuity_core.logic.terms import snippet
-from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
+from continuity_core.models.session_digest import (
+    Fact,
+    FactKind,
+    FactSource,
+    FactStatus,
+    FailingTest,
+    SessionDigest,
+)
 
 LAST_INSTRUCTION_SHARE = 0.35  # of the budget, at most, for the last instruction
 SUMMARY_SHARE = 0.15  # and for the agent's own summary
@@ -184,7 +191,7 @@ def progress_block(digest: SessionDigest, room: int) -> str | None:
     if digest.failing:
         lines.append("Tests failing in the last run that ran them:")
         shown = digest.failing[-FAILING_SHOWN:]
-        lines += [f"- failing: {t.test} ({t.runner}, since prompt {t.prompt})" for t in shown]
+        lines += _failing_lines(shown)
         if len(digest.failing) > len(shown):
             lines.append(f"- … and {len(digest.failing) - len(shown)} more failing")
     if digest.commits:
@@ -195,6 +202,21 @@ def progress_block(digest: SessionDigest, room: int) -> str | None:
     if not lines:
         return None
     return _clip_visibly("\n".join(["### Where Things Stand", *lines]), room)
+
+
+def _failing_lines(failing: list[FailingTest]) -> list[str]:
+    """One line per test file and run (a pytest node's ``path::Class``), its failing tests named."""
+    groups: dict[tuple[str, str, int | None], list[str]] = {}
+    for test in failing:
+        where, _, name = test.test.rpartition("::")
+        groups.setdefault((where, test.runner, test.prompt), []).append(name)
+    lines = []
+    for (where, runner, prompt), names in groups.items():
+        named = ", ".join(names)
+        tests = named if not where else f"{where}::{{{named}}}" if len(names) > 1 else f"{where}::{named}"
+        since = f", since prompt {prompt}" if prompt is not None else ""
+        lines.append(f"- failing: {tests} ({runner}{since})")
+    return lines
 
 
 @dataclass

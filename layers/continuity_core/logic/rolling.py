@@ -32,6 +32,7 @@ from continuity_core.logic.paths import names_a_file, project_file
 from continuity_core.logic.salience import (
     background,
     has_content,
+    is_tentative,
     key_terms,
     rare_terms,
     salience,
@@ -890,8 +891,35 @@ def in_project(path: str, roots: Iterable[str]) -> bool:
     return any(path.startswith(root.rstrip("/") + "/") for root in roots if root)
 
 
+TENTATIVE_WEIGHT = 0.4
+ANSWER_WEIGHT = 0.6  # a sentence that answered a question asked: the answer outlives the asking
+ANSWER_KEY_CHARS = 60
+
+
+def _mark_answers(facts: list[Fact]) -> list[Fact]:
+    """Each sentence that closed a question remembers the question's prompt, so it keeps its rank
+    after the closed question itself is dropped."""
+    closers = {
+        key[:ANSWER_KEY_CHARS]: f.prompt or 0
+        for f in facts
+        if f.kind is FactKind.QUESTION and f.status is FactStatus.CLOSED and f.ended_by
+        if len(key := f.ended_by.strip("…").strip()) >= PART_CHARS
+    }
+    if not closers:
+        return facts
+    marked = []
+    for fact in facts:
+        if fact.kind is not FactKind.QUESTION and fact.answers_prompt is None:
+            asked = next((p for key, p in closers.items() if key in fact.text), None)
+            if asked is not None:
+                fact = fact.model_copy(update={"answers_prompt": asked})
+        marked.append(fact)
+    return marked
+
+
 def score(fact: Fact, prompts: int, roots: Iterable[str] = ()) -> float:
-    """How useful a fact is to keep: recent, repeated, said by the user, a file worked on."""
+    """How useful a fact is to keep: recent, repeated, said by the user, a file worked on, an
+    answer to a question asked."""
     when = fact.last_prompt or fact.prompt
     recency = (when / prompts) if when and prompts else 0.5
     repetition = 0.15 * min(fact.seen - 1, 4)
@@ -908,13 +936,17 @@ def score(fact: Fact, prompts: int, roots: Iterable[str] = ()) -> float:
         recency *= STANDING_RECENCY
     what = salience(fact.text).score if fact.kind is not FactKind.REMEMBERED else 1.0
     labelled = 0.0 if fact.detail in (CONCLUSION, ASKED) else 0.4
+    if fact.kind is FactKind.FINDING and is_tentative(fact.text):
+        labelled -= TENTATIVE_WEIGHT  # a guess the agent went on to check: the check's outcome counts
     answered = -0.5 if fact.kind is FactKind.QUESTION and fact.answer else 0.0  # likely no longer open
-    return recency + repetition + _SOURCE_WEIGHT[fact.source] + 0.5 * what + labelled + answered
+    answer = ANSWER_WEIGHT if fact.answers_prompt is not None else 0.0
+    return recency + repetition + _SOURCE_WEIGHT[fact.source] + 0.5 * what + labelled + answered + answer
 
 
 def _bound(work: _Digest, prompts: int, roots: Iterable[str]) -> None:
     """Each kind within its cap, ended facts within theirs, the whole within its size."""
     keep: list[Fact] = []
+    work.facts = _mark_answers(work.facts)
     ended = [f for f in work.facts if f.status is not FactStatus.ACTIVE]
     for kind, cap in CAPS.items():
         active = [f for f in work.facts if f.kind is kind and f.status is FactStatus.ACTIVE]

@@ -156,6 +156,20 @@ def is_modal(text: str) -> bool:
     return bool(_MODAL.search(text))
 
 
+# Epistemic modality: a guess, not a conclusion ("X might be", "probably Y", "I suspect Z").
+_HEDGED = re.compile(
+    r"\b(?:might|may|could|perhaps|possibly|probably|maybe|likely|unlikely|seems?|appears? to|"
+    r"suspect|guess|wonder)\b",
+    re.IGNORECASE,
+)
+
+
+def is_tentative(text: str) -> bool:
+    """A hypothesis rather than a finding: hedged by its grammar, or a lead-in to what comes next
+    (ends with a colon: "Let me check whether …:")."""
+    return bool(_HEDGED.search(text)) or text.rstrip().endswith(":")
+
+
 def rare_terms(text: str, threshold: float = 0.55) -> frozenset[str]:
     """Terms few sessions of the background say: what a sentence is about."""
     model = background()

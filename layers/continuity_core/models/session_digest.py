@@ -67,6 +67,9 @@ class Fact(BaseModel):
         None, description="An open question: a later sentence on its subject that may answer it."
     )
     answer_prompt: int | None = None
+    answers_prompt: int | None = Field(
+        None, description="A sentence that closed a question: the prompt the question was asked at."
+    )
     in_summary: bool = Field(
         False, description="The harness's latest compaction summary already says it (its rare terms)."
     )
