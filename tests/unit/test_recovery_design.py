@@ -163,6 +163,22 @@ def test_a_problem_the_agent_reports_does_not_replace_the_users_choice() -> None
     assert not [f for f in digest.facts if f.status is FactStatus.SUPERSEDED]
 
 
+def test_a_refinement_that_says_never_of_an_everyday_verb_replaces_nothing() -> None:
+    # Given the user's choice, then the agent's decision on how to use it ("never run" sets no value aside)
+    digest = rolled(
+        [
+            user("switch the job queue to Amazon SQS instead of Redis; ops won't run another service", 42),
+            said_by_agent(
+                "I decided to use a FIFO queue with one message group per customer, so charges for one "
+                "customer never run concurrently.",
+                50,
+            ),
+        ]
+    )
+    current = [f.text for f in digest.facts if f.status is FactStatus.ACTIVE and "SQS" in f.text]
+    assert current, "the SQS choice still stands"
+
+
 def test_scratch_that_takes_back_the_last_choice_that_named_something() -> None:
     # Given a choice, a contentless remark that reads as one, then "scratch that" sharing no word
     digest = rolled(

@@ -675,8 +675,10 @@ def _dismisses(new: str, old: str, *, strict: bool = False) -> bool:
     if _subject_weight(shared) < SUBJECT_SHARED or not _new_value(new, old):
         return False
     words = [(m.group(0).lower(), _term_of(m.group(0))) for m in _WORD_TOKEN.finditer(new)]
+    model = background()
     for at, (_, term) in enumerate(words):
-        if term not in shared:
+        # what is set aside is a value ("no redis"), not an everyday verb ("never run concurrently")
+        if term not in shared or model.rarity(term) < DISMISSED_RARITY:
             continue
         before = [w for w, _ in words[max(0, at - DISMISS_REACH) : at]]
         after = " ".join(w for w, _ in words[at + 1 : at + 4])
@@ -691,6 +693,7 @@ def _dismisses(new: str, old: str, *, strict: bool = False) -> bool:
 
 _WORD_TOKEN = re.compile(r"[^\W_][\w'\u2019.-]*", re.UNICODE)
 DISMISS_REACH = 3  # words before the older value a dismissal may stand
+DISMISSED_RARITY = 0.3  # how telling the term a dismissal sets aside must be
 # After the older value: "X is too slow", "X is out", "X isn't …", "X won't …".
 _SET_ASIDE_AFTER = re.compile(
     r"^(?:[\w-]+ )?(?:is|are|was) (?:too|out|gone|dead|overkill)\b|^(?:isn'?t|aren'?t|won'?t)\b"
