@@ -7,8 +7,7 @@
 - dashboard_requests_sessions_page / _session_page / _checkpoint_page: the /api requests a page
   makes to render once (bounded: none per row): the sessions page's table and its pictures. The
   sessions page's polling adds 1 per 10 s, the session page's live view 1 per 2-30 s.
-- dashboard_projects_first_render_ms_200: from navigation to the projects page's first 50 rows,
-  with 200 projects stored (one session each); median of 5 fresh tabs, signed in.
+- (the projects page's figures: bench/bench_projects_page.py)
 - search_cold_ms_200_local / search_ms_200_local: ``POST /api/sessions/search`` over a project of
   200 sessions of ~100 KB on the local stack: the first search (the function's worker already
   started by another search, so this is the index's cold: 200 transcript reads and their
@@ -37,8 +36,6 @@ SESSION_CHARS = 100_000
 RENDER_RUNS = 5
 SEARCH_RUNS = 5
 ROWS = 100  # the sessions page's page size
-PROJECTS = 200
-PROJECT_ROWS = 50  # the projects page's page size
 
 
 def signed_in(token: str) -> str:
@@ -46,29 +43,6 @@ def signed_in(token: str) -> str:
     who = '{"agent_id": "default", "scopes": ["admin", "hooks", "read"]}'
     keep = "sessionStorage.setItem"
     return f"{keep}('continuity.token', {token!r}); {keep}('continuity.who', {who!r})"
-
-
-def seed_projects(api: Any, count: int) -> None:
-    """``count`` projects, a session started in each (4 at a time)."""
-
-    def one(n: int) -> None:
-        body = {"session_id": f"proj-{n}-{uuid.uuid4().hex[:6]}", "cwd": f"/bench/projects/p{n:04d}"}
-        answer = api.hook("session-start", {**body, "source": "startup"})
-        assert answer.status_code == 200, answer.text
-
-    with ThreadPoolExecutor(max_workers=4) as threads:
-        list(threads.map(one, range(count)))
-
-
-def projects_render(browser: Any, url: str, token: str) -> float:
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
-    context.add_init_script(signed_in(token))
-    page = context.new_page()
-    page.goto(f"{url}/dashboard#/projects")
-    page.locator("#projects tbody tr").nth(PROJECT_ROWS - 1).wait_for(timeout=60_000)
-    elapsed = float(page.evaluate("performance.now()"))
-    context.close()
-    return elapsed
 
 
 def seed_sessions(api: Any, project: str, count: int, chars: int, rng: random.Random, pool: str) -> list[str]:
@@ -146,8 +120,8 @@ def run() -> dict[str, float]:
     if chromium is None:
         return {}
     from bench.bench_transcripts import prose, vocabulary
+    from tests.e2e.chromium import CHROMIUM_ARGS
     from tests.e2e.local_stack import Api, LocalStackProcess
-    from tests.e2e.test_e2e_dashboard import CHROMIUM_ARGS
 
     rng = random.Random(14)
     words = vocabulary(rng)
@@ -174,11 +148,6 @@ def run() -> dict[str, float]:
                 session_route = f"#/session/{keys[0]}"
                 out["dashboard_requests_session_page"] = float(
                     page_requests(browser, stack.url, stack.token, session_route, "#transcript")
-                )
-                seed_projects(api, PROJECTS)
-                projects_render(browser, stack.url, stack.token)  # the function's worker warm
-                out["dashboard_projects_first_render_ms_200"] = statistics.median(
-                    projects_render(browser, stack.url, stack.token) for _ in range(RENDER_RUNS)
                 )
                 browser.close()
             out["dashboard_overview_api_ms_500"] = statistics.median(
