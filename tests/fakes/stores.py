@@ -127,8 +127,8 @@ class InMemoryStateStore:
             return None
         if expect is StartExpectation.NEW and handoff is not None and claim is not None:
             self._memory.open_handoffs.discard(claim)
-            counted = self._memory.project_handoffs.get((agent_id, handoff.project_normalized), {})
-            counted.pop(handoff.id, None)
+            on_record = self._memory.project_handoffs.get((agent_id, handoff.project_normalized), {})
+            on_record.pop(handoff.id, None)
             kept = self._memory.handoffs[(agent_id, handoff.project_normalized)]
             kept[claim[2]] = kept[claim[2]].model_copy(
                 update={"consumed_by": identity.session_key, "consumed_at": now}
