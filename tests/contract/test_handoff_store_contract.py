@@ -133,3 +133,18 @@ def test_an_expired_handoff_is_not_counted_on_the_projects_page(
     stores.states.touch(agent, identity("B"), clock.now)  # keeps the project listed
     clock.now = T0 + timedelta(days=30)
     assert open_on_page(stores, agent) == {PROJECT: 0}
+
+
+def test_a_handoff_of_the_path_keyed_project_taken_from_the_new_id_is_counted_open_no_more(
+    stores: StoreSet, agent: str
+) -> None:
+    # Given a hand-off under the folder's path (written before the project had an id)
+    stores.handoffs.put(agent, handoff("A"), close=[])
+    [given] = stores.handoffs.open_for_project(agent, PROJECT, 10)
+    # When a session of the repository's id takes it (recovery reads the old key as its alias)
+    renamed = SessionIdentity(
+        session_key="B", harness="codex", project=PROJECT, project_normalized="github.com/acme/app"
+    )
+    stores.states.start_session(agent, renamed, LATER, None, None, StartExpectation.NEW, given)
+    # Then neither project's row counts it open
+    assert open_on_page(stores, agent) == {PROJECT: 0, "github.com/acme/app": 0}
