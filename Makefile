@@ -87,9 +87,10 @@ browser: setup chromium
 test-plugins:
 	node --test tests/plugins/ tests/dashboard/
 
-# The dashboard's screenshots in docs/dashboard/, taken by its browser tests.
+# The dashboard's screenshots in docs/dashboard/, taken by its browser tests (and the projects page
+# of one repository on two machines, by the real-CLI test).
 screenshots: setup chromium
-	CONTINUITY_SCREENSHOTS=docs/dashboard $(PY) -m pytest -q tests/e2e/test_e2e_dashboard.py
+	CONTINUITY_SCREENSHOTS=docs/dashboard $(PY) -m pytest -q tests/e2e/test_e2e_dashboard.py tests/harness/test_two_machines.py
 
 # Python (ruff), the JS we ship and its tests (Biome: lint and format, biome.json), and the
 # CloudFormation template as `cdk synth` makes it (cfn-lint, .cfnlintrc.yaml; a synth of ~8 s).

@@ -7,8 +7,7 @@
 - dashboard_requests_sessions_page / _session_page / _checkpoint_page: the /api requests a page
   makes to render once (bounded: none per row): the sessions page's table and its pictures. The
   sessions page's polling adds 1 per 10 s, the session page's live view 1 per 2-30 s.
-- dashboard_projects_first_render_ms_200: from navigation to the projects page's first 50 rows,
-  with 200 projects stored (one session each); median of 5 fresh tabs, signed in.
+- (the projects page's figures: bench/bench_projects_page.py)
 - search_cold_ms_200_local / search_ms_200_local: ``POST /api/sessions/search`` over a project of
   200 sessions of ~100 KB on the local stack: the first search (the function's worker already
   started by another search, so this is the index's cold: 200 transcript reads and their
@@ -26,7 +25,9 @@ import statistics
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -37,8 +38,6 @@ SESSION_CHARS = 100_000
 RENDER_RUNS = 5
 SEARCH_RUNS = 5
 ROWS = 100  # the sessions page's page size
-PROJECTS = 200
-PROJECT_ROWS = 50  # the projects page's page size
 
 
 def signed_in(token: str) -> str:
@@ -48,27 +47,20 @@ def signed_in(token: str) -> str:
     return f"{keep}('continuity.token', {token!r}); {keep}('continuity.who', {who!r})"
 
 
-def seed_projects(api: Any, count: int) -> None:
-    """``count`` projects, a session started in each (4 at a time)."""
+@contextmanager
+def seeding_stack() -> Iterator[Any]:
+    """A local stack of its own, in a temporary folder, stopped after: its rate limit lifted, as
+    the seeding posts hundreds of hooks with one token, faster than the default 600 a minute."""
+    from tests.e2e.local_stack import LocalStackProcess
 
-    def one(n: int) -> None:
-        body = {"session_id": f"proj-{n}-{uuid.uuid4().hex[:6]}", "cwd": f"/bench/projects/p{n:04d}"}
-        answer = api.hook("session-start", {**body, "source": "startup"})
-        assert answer.status_code == 200, answer.text
-
-    with ThreadPoolExecutor(max_workers=4) as threads:
-        list(threads.map(one, range(count)))
-
-
-def projects_render(browser: Any, url: str, token: str) -> float:
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
-    context.add_init_script(signed_in(token))
-    page = context.new_page()
-    page.goto(f"{url}/dashboard#/projects")
-    page.locator("#projects tbody tr").nth(PROJECT_ROWS - 1).wait_for(timeout=60_000)
-    elapsed = float(page.evaluate("performance.now()"))
-    context.close()
-    return elapsed
+    with tempfile.TemporaryDirectory() as base:
+        stack = LocalStackProcess(Path(base) / "data", Path(base) / "local-stack.log")
+        with mock.patch.dict(os.environ, {"CONTINUITY_RATE_LIMIT_PER_MINUTE": "100000"}):
+            stack.start()
+        try:
+            yield stack
+        finally:
+            stack.stop()
 
 
 def seed_sessions(api: Any, project: str, count: int, chars: int, rng: random.Random, pool: str) -> list[str]:
@@ -146,56 +138,42 @@ def run() -> dict[str, float]:
     if chromium is None:
         return {}
     from bench.bench_transcripts import prose, vocabulary
-    from tests.e2e.local_stack import Api, LocalStackProcess
-    from tests.e2e.test_e2e_dashboard import CHROMIUM_ARGS
+    from tests.e2e.chromium import CHROMIUM_ARGS
+    from tests.e2e.local_stack import Api
 
     rng = random.Random(14)
     words = vocabulary(rng)
     pool = prose(rng, 2_000_000, words)
     out: dict[str, float] = {}
-    with tempfile.TemporaryDirectory() as base:
-        stack = LocalStackProcess(Path(base) / "data", Path(base) / "local-stack.log")
-        # The seeding posts 700 hooks with one token, faster than the default 600 a minute.
-        with mock.patch.dict(os.environ, {"CONTINUITY_RATE_LIMIT_PER_MINUTE": "100000"}):
-            stack.start()
-        try:
-            api = Api(stack)
-            project = f"/bench/dashboard-{uuid.uuid4().hex[:6]}"
-            keys = seed_sessions(api, project, SESSIONS, 2_000, rng, pool)
-            with sync_playwright() as driver:
-                browser = driver.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-                cold, requests = first_render(browser, stack.url, stack.token, project)
-                renders = [
-                    first_render(browser, stack.url, stack.token, project)[0] for _ in range(RENDER_RUNS)
-                ]
-                out["dashboard_sessions_first_render_cold_ms_500"] = cold
-                out["dashboard_sessions_first_render_ms_500"] = statistics.median(renders)
-                out["dashboard_requests_sessions_page"] = float(requests)
-                session_route = f"#/session/{keys[0]}"
-                out["dashboard_requests_session_page"] = float(
-                    page_requests(browser, stack.url, stack.token, session_route, "#transcript")
-                )
-                seed_projects(api, PROJECTS)
-                projects_render(browser, stack.url, stack.token)  # the function's worker warm
-                out["dashboard_projects_first_render_ms_200"] = statistics.median(
-                    projects_render(browser, stack.url, stack.token) for _ in range(RENDER_RUNS)
-                )
-                browser.close()
-            out["dashboard_overview_api_ms_500"] = statistics.median(
-                overview_ms(api, project) for _ in range(RENDER_RUNS)
+    with seeding_stack() as stack:
+        api = Api(stack)
+        project = f"/bench/dashboard-{uuid.uuid4().hex[:6]}"
+        keys = seed_sessions(api, project, SESSIONS, 2_000, rng, pool)
+        with sync_playwright() as driver:
+            browser = driver.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            cold, requests = first_render(browser, stack.url, stack.token, project)
+            renders = [first_render(browser, stack.url, stack.token, project)[0] for _ in range(RENDER_RUNS)]
+            out["dashboard_sessions_first_render_cold_ms_500"] = cold
+            out["dashboard_sessions_first_render_ms_500"] = statistics.median(renders)
+            out["dashboard_requests_sessions_page"] = float(requests)
+            session_route = f"#/session/{keys[0]}"
+            out["dashboard_requests_session_page"] = float(
+                page_requests(browser, stack.url, stack.token, session_route, "#transcript")
             )
-            search_project = f"/bench/search-{uuid.uuid4().hex[:6]}"
-            seed_sessions(api, search_project, SEARCH_SESSIONS, SESSION_CHARS, rng, pool)
-            # The sessions function's worker is started (and its search index warm) on another project
-            # first: what follows is the index's cold start over 200 sessions, not the process's.
-            search_ms(api, project, "marker")
-            query = f"{words[60]} {words[600]} marker"
-            out["search_cold_ms_200_local"] = search_ms(api, search_project, query)
-            out["search_ms_200_local"] = statistics.median(
-                search_ms(api, search_project, query) for _ in range(SEARCH_RUNS)
-            )
-        finally:
-            stack.stop()
+            browser.close()
+        out["dashboard_overview_api_ms_500"] = statistics.median(
+            overview_ms(api, project) for _ in range(RENDER_RUNS)
+        )
+        search_project = f"/bench/search-{uuid.uuid4().hex[:6]}"
+        seed_sessions(api, search_project, SEARCH_SESSIONS, SESSION_CHARS, rng, pool)
+        # The sessions function's worker is started (and its search index warm) on another project
+        # first: what follows is the index's cold start over 200 sessions, not the process's.
+        search_ms(api, project, "marker")
+        query = f"{words[60]} {words[600]} marker"
+        out["search_cold_ms_200_local"] = search_ms(api, search_project, query)
+        out["search_ms_200_local"] = statistics.median(
+            search_ms(api, search_project, query) for _ in range(SEARCH_RUNS)
+        )
     return out
 
 

@@ -348,7 +348,8 @@ FORGET = FunctionSpec(
         HttpRoute("DELETE", "/api/sessions/{session_key}"),
         HttpRoute("DELETE", "/api/projects"),
     ),
-    # Deletes items (BatchWriteItem, DeleteItem), puts the tombstone, rewrites the ledger's head;
+    # Deletes items (BatchWriteItem, DeleteItem), puts the tombstone, rewrites the ledger's head and
+    # the project record's open hand-offs;
     # deletes transcript bodies in S3 and nothing else there.
     resources={CONTINUITY_TABLE.key: Access.READ_WRITE, TRANSCRIPT_BUCKET.key: Access.DELETE},
     environment={**SERVICE_ENVIRONMENT},

@@ -61,8 +61,8 @@ def list_projects(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     next_token: Annotated[str | None, Query(max_length=2048)] = None,
 ) -> ProjectRows:
-    """Every project of the token's agent, newest session start first: sessions started, harnesses,
-    the newest session and its last activity (the dashboard's first page)."""
+    """Every project of the token's agent, newest session start first: sessions started, machines,
+    harnesses, open hand-offs, the newest session and its last activity (the dashboard's first page)."""
     return dashboard_reader().projects(caller(app, Scope.READ).agent_id, limit, next_token)
 
 

@@ -124,6 +124,9 @@ INJECTION_PREFIX = "INJECTION#"
 # with each session's note (when its state is created): what the projects page lists in one query.
 PROJECTS_PART = "#PROJECTS"
 PROJECT_RECORD_PREFIX = "P#"
+# On a project's record, one attribute per open hand-off: this prefix + the hand-off's id (letters
+# and digits), holding the hand-off's TTL epoch (the page's count of open hand-offs).
+OPEN_HANDOFF_ATTRIBUTE_PREFIX = "open_handoff_"
 
 # A tenant's tokens: A#{agent}#TOKENS, one item per token by its id (listed and revoked by its
 # agent's admin only).

@@ -86,7 +86,7 @@ def test_projects_lists_the_project_a_session_started_in_with_its_harness(
 
     assert listed.returncode == 0, listed.stderr
     (line,) = [row for row in listed.stdout.splitlines() if str(project.resolve()) in row]
-    assert "1 sessions" in line and line.endswith("claude-code")
+    assert "1 sessions  claude-code  on " in line and line.endswith("0 open hand-offs")
     assert json.loads(as_json.stdout)["projects"][0]["last_session_key"] == SESSION
 
 

@@ -209,6 +209,8 @@ def test_a_sessions_handoffs_go_with_its_project_entries_and_the_others_stay(
     backend.handoffs.put(agent, theirs, close=[])
     assert backend.erasure.delete_project_entries(agent, PROJECT, {"s1"}) == 1
     assert backend.handoffs.open_for_project(agent, PROJECT, 10) == [theirs]
+    # the projects page counts only the hand-off that is left
+    assert [p.open_handoffs for p in backend.states.projects(agent, 10)] == [1]
 
 
 def test_a_deleted_project_record_is_listed_no_more_and_the_others_stay(backend: Backend, agent: str) -> None:

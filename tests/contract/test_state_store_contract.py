@@ -350,3 +350,19 @@ def test_each_project_is_listed_once_with_its_sessions_harnesses_and_newest_star
     assert (app.first_seen, app.last_session_at, app.project) == (T0, LATER, "/work/app")
     assert found["/work/other"].sessions == 1
     assert stores.states.projects(agent + "-other", 100) == []
+
+
+def test_a_projects_machines_are_their_names_else_their_ids(stores: StoreSet, agent: str) -> None:
+    # Given sessions of one project on a named machine (twice), an unnamed one, and an older client's
+    laptop = {"machine_id": "a" * 32, "machine_name": "ana-laptop"}
+    stores.states.touch(agent, me("s1").model_copy(update=laptop), T0)
+    stores.states.touch(agent, me("s2", harness="codex").model_copy(update=laptop), T0)
+    stores.states.touch(agent, me("s3").model_copy(update={"machine_id": "b" * 32}), LATER)
+    stores.states.touch(agent, me("s4"), LATER)
+
+    # When the agent's projects are listed
+    [app] = stores.states.projects(agent, 100)
+
+    # Then the project shows each machine once, by the name its user set, else by its id
+    assert app.machines == ["ana-laptop", "b" * 32]
+    assert (app.sessions, app.open_handoffs) == (4, 0)

@@ -8,7 +8,6 @@ person would and writes its screenshot to docs/dashboard/ (linked from docs/DASH
 from __future__ import annotations
 
 import os
-import shutil
 import time
 import uuid
 from collections.abc import Iterator
@@ -20,11 +19,9 @@ from urllib.parse import unquote
 import pytest
 import requests
 
+from tests.e2e.chromium import CHROMIUM, CHROMIUM_ARGS, sign_in
 from tests.e2e.local_stack import Api, LocalStackProcess, wait_for
 
-CHROMIUM = shutil.which("chromium") or next(
-    (p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser") if os.path.exists(p)), None
-)
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the dev extras")
 pytestmark = [
     pytest.mark.e2e,
@@ -36,16 +33,6 @@ pytestmark = [
 # (`make screenshots`) refreshes the ones docs/DASHBOARD.md links to.
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / os.environ.get("CONTINUITY_SCREENSHOTS", "build/dashboard-screenshots")
-# As root in a container with no network but loopback: no sandbox, and nothing that phones home.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 HOSTILE = 'see <script>window.__pwned = 1</script> and <img src=x onerror="window.__pwned = 2">'
 SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 CONSTRAINT = "You must never push to main without a review."
@@ -111,12 +98,6 @@ def page(browser: Any, local_stack: LocalStackProcess) -> Iterator[Any]:
     yield opened
     context.close()
     assert not errors, errors
-
-
-def sign_in(page: Any, stack: LocalStackProcess, hash_route: str = "") -> None:
-    page.goto(f"{stack.url}/dashboard{hash_route}")
-    page.fill("#token", stack.token)
-    page.click("button[type=submit]")
 
 
 def fits_a_phone(page: Any) -> bool:
@@ -268,7 +249,8 @@ def test_the_first_page_lists_the_agents_projects_as_the_api_does(
     assert shown == [p["project_normalized"] for p in listed]
     mine = next(p for p in listed if p["project_normalized"] == seeded.project)
     cells = row.locator("td").all_inner_texts()
-    assert cells[2] == str(mine["sessions"]) and "claude-code" in cells[3]
+    assert cells[2] == str(mine["sessions"]) and cells[3] == "ana-laptop" and "claude-code" in cells[4]
+    assert cells[5] == "0"  # open hand-offs
     shot(page, "projects")
     row.locator("a").click()
     page.locator(f"tr[data-session='{seeded.session}']").wait_for()

@@ -107,6 +107,7 @@ class InMemoryErasureStore:
 
     def delete_project_record(self, agent_id: str, project_normalized: str) -> None:
         self._memory.projects.pop((agent_id, project_normalized), None)
+        self._memory.project_handoffs.pop((agent_id, project_normalized), None)
 
     def delete_project_entries(self, agent_id: str, project_normalized: str, session_keys: set[str]) -> int:
         noted = self._memory.project_sessions.get((agent_id, project_normalized), {})
@@ -115,7 +116,9 @@ class InMemoryErasureStore:
             del noted[session]
         handoffs = self._memory.handoffs.get((agent_id, project_normalized), {})
         theirs = [key for key, handoff in handoffs.items() if handoff.session_key in session_keys]
+        counted = self._memory.project_handoffs.get((agent_id, project_normalized), {})
         for key in theirs:
+            counted.pop(handoffs[key].id, None)
             del handoffs[key]
             self._memory.open_handoffs.discard((agent_id, project_normalized, key))
         return len(gone) + len(theirs)

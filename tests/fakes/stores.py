@@ -17,6 +17,7 @@ from continuity_core.adapters.dynamo_injections import injection_sk
 from continuity_core.adapters.dynamo_items import checkpoint_sk, ledger_entry_sk
 from continuity_core.adapters.dynamo_ledger import HEAD_DECISIONS
 from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
+from continuity_core.adapters.dynamo_projects import machine_label
 from continuity_core.adapters.dynamo_state import MAX_HOOK_KEYS, hook_key_digest
 from continuity_core.logic.retention import expiry, is_expired
 from continuity_core.models.checkpoint import Checkpoint
@@ -77,6 +78,8 @@ class Memory:
     open_handoffs: set[tuple[str, str, str]] = field(default_factory=set)  # (agent, project, sort key)
     # (agent, project) -> (its record, TTL epoch): the projects page's rows
     projects: dict[Key, tuple[ProjectRecord, int]] = field(default_factory=dict)
+    # (agent, project) -> {hand-off id: its TTL epoch}: the open hand-offs its record counts
+    project_handoffs: dict[Key, dict[str, int]] = field(default_factory=dict)
 
 
 class InMemoryStateStore:
@@ -124,6 +127,8 @@ class InMemoryStateStore:
             return None
         if expect is StartExpectation.NEW and handoff is not None and claim is not None:
             self._memory.open_handoffs.discard(claim)
+            on_record = self._memory.project_handoffs.get((agent_id, handoff.project_normalized), {})
+            on_record.pop(handoff.id, None)
             kept = self._memory.handoffs[(agent_id, handoff.project_normalized)]
             kept[claim[2]] = kept[claim[2]].model_copy(
                 update={"consumed_by": identity.session_key, "consumed_at": now}
@@ -342,11 +347,14 @@ class InMemoryStateStore:
         harnesses = set(before.harnesses if before else []) | (
             {identity.harness} if identity.harness else set()
         )
+        machine = machine_label(identity)
+        machines = set(before.machines if before else []) | ({machine} if machine else set())
         record = ProjectRecord(
             project=identity.project or (before.project if before else None),
             project_normalized=identity.project_normalized,
             sessions=(before.sessions if before else 0) + 1,
             harnesses=sorted(harnesses),
+            machines=sorted(machines),
             first_seen=before.first_seen if before else now,
             last_session_at=now,
             last_session_key=identity.session_key,
@@ -356,8 +364,16 @@ class InMemoryStateStore:
     def projects(self, agent_id: str, limit: int) -> list[ProjectRecord]:
         now = self._clock()
         found = [
-            record
-            for (agent, _), (record, ttl_epoch) in self._memory.projects.items()
+            record.model_copy(
+                update={
+                    "open_handoffs": sum(
+                        1
+                        for ttl in self._memory.project_handoffs.get((agent, project), {}).values()
+                        if not is_expired(ttl, now)
+                    )
+                }
+            )
+            for (agent, project), (record, ttl_epoch) in self._memory.projects.items()
             if agent == agent_id and not is_expired(ttl_epoch, now)
         ]
         return found[:limit]
@@ -483,6 +499,20 @@ class InMemoryHandoffStore:
         self._memory.handoffs.setdefault((agent_id, project), {})[key] = handoff
         if handoff.open:
             self._memory.open_handoffs.add((agent_id, project, key))
+        # The project's record, in the same transaction: made again from the hand-off when gone.
+        until = expiry(handoff.created_at, self._retention).ttl_epoch
+        counted = self._memory.project_handoffs.setdefault((agent_id, project), {})
+        for old in close:
+            counted.pop(old.id, None)
+        counted[handoff.id] = until
+        record = self._memory.projects.get((agent_id, project), (None, 0))[0] or ProjectRecord(
+            project=handoff.project,
+            project_normalized=project,
+            first_seen=handoff.created_at,
+            last_session_at=handoff.created_at,
+            last_session_key=handoff.session_key,
+        )
+        self._memory.projects[(agent_id, project)] = (record, until)
 
     def open_for_project(
         self, agent_id: str, project_normalized: str, limit: int, live_only: bool = True

@@ -4,20 +4,21 @@ of the same bare repository at another path, another machine name) gets the hand
 model request, once.
 
 Then a third session, Claude Code on the laptop on another branch, is not handed the desktop's
-work as its own (a session on the laptop's ``main`` would be: the control).
-
-Not here (issue 23, part 6): the dashboard's projects page in Chromium showing one project with
-two machines.
+work as its own (a session on the laptop's ``main`` would be: the control). Last, the dashboard's
+projects page in Chromium shows the repository as one project, with both machines.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from continuity_client.hook.project_id import normalize_remote
+from tests.e2e.chromium import CHROMIUM, chromium, sign_in
 from tests.e2e.local_stack import LocalStackProcess
 from tests.harness import clis
 from tests.harness.claude_code import ClaudeSession, environment
@@ -34,6 +35,7 @@ AGAIN = "AGAIN: anything new?"
 HANDOFF = "## Hand-off from"
 THIRD = "THIRD: where were we?"
 ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / os.environ.get("CONTINUITY_SCREENSHOTS", "build/dashboard-screenshots")
 
 
 def git(*args: str, cwd: Path) -> str:
@@ -73,6 +75,26 @@ def machine(base: Path, name: str, bare: Path) -> Machine:
     return made
 
 
+def projects_page(
+    stack: LocalStackProcess, project: str, shot: str | None = None
+) -> tuple[list[str], list[str]]:
+    """(every listed project, the cells of ``project``'s row) as the projects page shows them; with
+    ``shot``, its screenshot (build/, or docs/dashboard/ with ``make screenshots``)."""
+    if CHROMIUM is None:
+        pytest.skip("no chromium binary for the projects page: apt-get install -y chromium")
+    pytest.importorskip("playwright.sync_api", reason="playwright is in the dev extras")
+    with chromium() as browser:
+        page = browser.new_page()
+        sign_in(page, stack, "#/projects")
+        row = page.locator(f"tr[data-project='{project}']")
+        row.wait_for()
+        listed = page.locator("#projects tbody tr").evaluate_all("rows => rows.map(r => r.dataset.project)")
+        if shot is not None:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"{shot}.png"), full_page=True)
+        return listed, row.locator("td").all_inner_texts()
+
+
 def test_a_handoff_from_claude_code_on_one_machine_reaches_codex_on_another_first_and_once(
     local_stack: LocalStackProcess, tmp_path: Path
 ) -> None:
@@ -98,6 +120,11 @@ def test_a_handoff_from_claude_code_on_one_machine_reaches_codex_on_another_firs
     # When the person hands off there
     handed = laptop.continuity("handoff", "--note", NOTE)
     assert "(branch main, commit " in handed.stdout, handed.stdout
+    # (the projects page counts it open, on the one machine that worked so far)
+    project = normalize_remote(str(bare))
+    assert project is not None
+    _, cells = projects_page(local_stack, project)
+    assert (cells[3], cells[5]) == ("ana-laptop", "1")
 
     # and Codex starts on the desktop, twice
     desktop.login(local_stack.url, local_stack.token)
@@ -136,3 +163,11 @@ def test_a_handoff_from_claude_code_on_one_machine_reaches_codex_on_another_firs
     assert same_branch.get("session_key") == desktop_session, same_branch
     assert other_branch.get("session_key") != desktop_session, other_branch
     assert not third.contains(RECOVERY) and not third.contains("AGAIN")
+
+    # And the dashboard's projects page lists the repository once, not a project per clone, with
+    # both machines, the two harnesses and no hand-off left open
+    listed, cells = projects_page(local_stack, project, shot="projects-two-machines")
+    assert listed.count(project) == 1
+    assert not {str(laptop.project), str(desktop.project)} & set(listed), listed
+    assert cells[0] == project  # the repository's id, not a clone's folder
+    assert (cells[3], cells[4], cells[5]) == ("ana-desktop, ana-laptop", "claude-code, codex", "0")

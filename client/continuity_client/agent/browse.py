@@ -58,11 +58,15 @@ def projects(argv: list[str]) -> int:
     if not found:
         print("no projects yet: a project shows once a session has started in it")
         return 0
-    print("projects, newest first (last activity, sessions started, harnesses):")
+    print("projects, newest first (id, last activity, sessions, harnesses, machines, open hand-offs):")
     for item in found:
-        name = item.get("project") or item.get("project_normalized")
+        name = item.get("project_normalized") or item.get("project")  # the id --project takes
         harnesses = ", ".join(item.get("harnesses") or []) or "?"
-        print(f"  {name}  {item.get('last_activity_at')}  {item.get('sessions', 0)} sessions  {harnesses}")
+        machines = ", ".join(item.get("machines") or []) or "?"  # none kept before the service kept them
+        print(
+            f"  {name}  {item.get('last_activity_at')}  {item.get('sessions', 0)} sessions  {harnesses}"
+            f"  on {machines}  {item.get('open_handoffs', 0)} open hand-offs"
+        )
     if page.get("next_token"):
         print(f"  ... more (--limit {min(200, args.limit * 2)})")
     return 0

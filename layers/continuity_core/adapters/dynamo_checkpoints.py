@@ -8,17 +8,17 @@ from typing import Any
 from continuity_core.adapters.dynamo_expiry import expiry_values, item_expired, live
 from continuity_core.adapters.dynamo_handoffs import handoff_from_item, is_open_handoff_item
 from continuity_core.adapters.dynamo_items import (
-    body_attribute,
     checkpoint_sk,
     from_attributes,
     item_key,
+    model_item,
+    model_values,
     parse_timestamp,
     project_pk,
     session_pk,
     timestamp,
     to_attribute,
     to_attributes,
-    with_body,
 )
 from continuity_core.adapters.dynamo_state import call_dynamodb
 from continuity_core.logic.retention import expiry
@@ -48,25 +48,21 @@ _IN_PROJECT = f"{PROJECT_INDEX_PK} = :pk"
 # The text of a checkpoint, stored as one zlib-compressed JSON attribute (``body``): DynamoDB bills a
 # write, its project index copy and the pruner's delete by the item's size, and digests compress ~2.5x.
 _BODY_FIELDS = ("digest", "memory_queries", "recent_remembers", "summary", "next_steps", "session_digest")
+_TIMES = ("created_at",)
 
 
 def checkpoint_item(agent_id: str, checkpoint: Checkpoint, expires_at: int) -> dict[str, Any]:
-    values = checkpoint.model_dump(mode="json", exclude=set(_BODY_FIELDS))
-    values["created_at"] = timestamp(checkpoint.created_at)
     sort_key = checkpoint_sk(checkpoint.created_at, checkpoint.id)
-    values.update({PK: session_pk(agent_id, checkpoint.session_key), SK: sort_key, TTL_ATTRIBUTE: expires_at})
+    keys = {PK: session_pk(agent_id, checkpoint.session_key), SK: sort_key, TTL_ATTRIBUTE: expires_at}
     if checkpoint.project_normalized:
         index_pk = project_pk(agent_id, checkpoint.project_normalized)
-        values.update({PROJECT_INDEX_PK: index_pk, PROJECT_INDEX_SK: sort_key})
-    fields = checkpoint.model_dump(mode="json", include=set(_BODY_FIELDS), exclude_defaults=True)
-    return to_attributes(values) | body_attribute(fields)
+        keys.update({PROJECT_INDEX_PK: index_pk, PROJECT_INDEX_SK: sort_key})
+    return model_item(checkpoint, _BODY_FIELDS, _TIMES, keys)
 
 
 def checkpoint_from_item(item: dict[str, Any]) -> Checkpoint:
     """Items written before the body was compressed hold its fields as plain attributes."""
-    values = with_body(item)
-    values["created_at"] = parse_timestamp(values["created_at"])
-    return Checkpoint.model_validate(values)
+    return Checkpoint.model_validate(model_values(item, _TIMES))
 
 
 class DynamoCheckpointStore:

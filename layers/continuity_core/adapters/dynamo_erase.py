@@ -19,15 +19,15 @@ from continuity_core.adapters.dynamo_items import (
     from_attributes,
     item_key,
     ledger_pk,
-    project_hash,
     project_pk,
-    projects_pk,
     session_pk,
     timestamp,
     to_attribute,
     to_attributes,
 )
+from continuity_core.adapters.dynamo_projects import handoffs_gone, project_record_key
 from continuity_core.adapters.dynamo_state import call_dynamodb, write_if
+from continuity_core.adapters.dynamo_update import UpdateBuilder
 from continuity_core.adapters.s3_bodies import S3BodyStore, chunk_key
 from continuity_core.logic.retention import expiry
 from continuity_core.names import (
@@ -40,7 +40,6 @@ from continuity_core.names import (
     PROJECT_INDEX,
     PROJECT_INDEX_PK,
     PROJECT_INDEX_SK,
-    PROJECT_RECORD_PREFIX,
     PROJECT_SESSION_PREFIX,
     SESSION_INDEX,
     SESSION_INDEX_PK,
@@ -201,6 +200,12 @@ class DynamoErasureStore:
             [{"DeleteRequest": {"Key": item_key(pk, PROJECT_SESSION_PREFIX + key)}} for key in sorted(noted)]
             + [{"DeleteRequest": {"Key": item_key(pk, sk)}} for sk in handoffs],
         )
+        if handoffs:  # the project's record no longer counts them (only a record that is there)
+            gone = UpdateBuilder()
+            handoffs_gone(gone, [sk.rsplit("#", 1)[1] for sk in handoffs])
+            gone.conditions.append(f"attribute_exists({gone.name(PK)})")
+            key = project_record_key(agent_id, project_normalized)
+            write_if("update_item", TableName=self._table, Key=key, **gone.request())
         return len(noted) + len(handoffs)
 
     def _handoffs_of(self, pk: str, session_keys: set[str]) -> list[str]:
@@ -214,7 +219,7 @@ class DynamoErasureStore:
         return [item[SK]["S"] for item in found if item.get("session_key", {}).get("S") in session_keys]
 
     def delete_project_record(self, agent_id: str, project_normalized: str) -> None:
-        key = item_key(projects_pk(agent_id), PROJECT_RECORD_PREFIX + project_hash(project_normalized))
+        key = project_record_key(agent_id, project_normalized)
         call_dynamodb("delete_item", TableName=self._table, Key=key)
 
     # -- helpers -----------------------------------------------------------------------------------

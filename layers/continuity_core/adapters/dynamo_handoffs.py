@@ -4,6 +4,7 @@ The item is HANDOFF#{at}#{id} under A#{agent}#P#{project}; while open, its index
 OPEN#HANDOFF#{at}#{id} in the project's index partition, after the ledger head, so the session
 start's newest-first query reads the open hand-offs first (``dynamo_checkpoints.project_snapshot``).
 Consuming or closing one removes its index keys, conditioned on their being there: once only.
+Each write also keeps the project's record's count of open hand-offs (``dynamo_projects``).
 """
 
 from __future__ import annotations
@@ -13,16 +14,15 @@ from typing import Any
 
 from continuity_core.adapters.dynamo_expiry import live
 from continuity_core.adapters.dynamo_items import (
-    body_attribute,
     checkpoint_sk,
     item_key,
-    parse_timestamp,
+    model_item,
+    model_values,
     project_pk,
     timestamp,
     to_attribute,
-    to_attributes,
-    with_body,
 )
+from continuity_core.adapters.dynamo_projects import handoff_opened, project_record_key
 from continuity_core.adapters.dynamo_state import call_dynamodb
 from continuity_core.logic.retention import expiry
 from continuity_core.models.handoff import Handoff
@@ -57,28 +57,18 @@ def open_index_sk(handoff: Handoff) -> str:
 
 
 def handoff_item(agent_id: str, handoff: Handoff, retention: timedelta) -> dict[str, Any]:
-    values = handoff.model_dump(mode="json", exclude=set(_BODY_FIELDS), exclude_none=True)
-    for name in _TIMES:
-        moment = getattr(handoff, name)
-        if moment is not None:
-            values[name] = timestamp(moment)
     key = handoff_key(agent_id, handoff)
     pk, sk = key[PK]["S"], key[SK]["S"]
-    values.update({PK: pk, SK: sk})
+    keys: dict[str, Any] = {PK: pk, SK: sk}
     if handoff.open:
-        values.update({PROJECT_INDEX_PK: pk, PROJECT_INDEX_SK: open_index_sk(handoff)})
+        keys.update({PROJECT_INDEX_PK: pk, PROJECT_INDEX_SK: open_index_sk(handoff)})
     # TTL only, like the project's session notes: the pruner's expiry index is for session items.
-    values[TTL_ATTRIBUTE] = expiry(handoff.created_at, retention).ttl_epoch
-    fields = handoff.model_dump(mode="json", include=set(_BODY_FIELDS), exclude_defaults=True)
-    return to_attributes(values) | body_attribute(fields)
+    keys[TTL_ATTRIBUTE] = expiry(handoff.created_at, retention).ttl_epoch
+    return model_item(handoff, _BODY_FIELDS, _TIMES, keys)
 
 
 def handoff_from_item(item: dict[str, Any]) -> Handoff:
-    values = with_body(item)
-    for name in _TIMES:
-        if values.get(name):
-            values[name] = parse_timestamp(values[name])
-    return Handoff.model_validate(values)
+    return Handoff.model_validate(model_values(item, _TIMES))
 
 
 def is_open_handoff_item(item: dict[str, Any]) -> bool:
@@ -116,12 +106,14 @@ class DynamoHandoffStore:
         self._clock = clock
 
     def put(self, agent_id: str, handoff: Handoff, close: list[Handoff]) -> None:
+        """The hand-off, the ones it closes and its project's record (its count of open hand-offs) in
+        one transaction."""
         put = {"Put": {"TableName": self._table, "Item": handoff_item(agent_id, handoff, self._retention)}}
         closes = [self._close(agent_id, old) for old in close]
-        if closes:
-            call_dynamodb("transact_write_items", TransactItems=[put, *closes])
-        else:
-            call_dynamodb("put_item", **put["Put"])
+        opened = handoff_opened(handoff, close, self._retention)
+        key = project_record_key(agent_id, handoff.project_normalized)
+        record = {"Update": {"TableName": self._table, "Key": key, **opened.request()}}
+        call_dynamodb("transact_write_items", TransactItems=[put, record, *closes])
 
     def _close(self, agent_id: str, handoff: Handoff) -> dict[str, Any]:
         # Unconditional: one consumed meanwhile is already out of the open list, and stays consumed.

@@ -8,7 +8,7 @@ import zlib
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from continuity_core.names import (
     AGENT_PREFIX,
@@ -24,6 +24,9 @@ from continuity_core.names import (
     SK,
 )
 from continuity_core.ports import KeyTooLongError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 # DynamoDB refuses partition keys over 2,048 bytes; say so as bad input, not a storage failure.
 MAX_PARTITION_KEY_BYTES = 2048
@@ -137,6 +140,30 @@ def with_body(item: dict[str, Any]) -> dict[str, Any]:
     values = from_attributes({k: v for k, v in item.items() if k != "body"})
     if body is not None:
         values.update(json.loads(decompress_text(bytes(body))))
+    return values
+
+
+def model_item(
+    model: BaseModel, body_fields: tuple[str, ...], times: tuple[str, ...], attributes: dict[str, Any]
+) -> dict[str, Any]:
+    """A record as an item (a checkpoint, a hand-off): its plain fields as attributes (``times`` as
+    fixed-width timestamps) with ``attributes`` (keys, TTL), ``body_fields`` in the compressed body."""
+    values = model.model_dump(mode="json", exclude=set(body_fields))
+    for name in times:
+        moment = getattr(model, name)
+        if moment is not None:
+            values[name] = timestamp(moment)
+    values.update(attributes)
+    fields = model.model_dump(mode="json", include=set(body_fields), exclude_defaults=True)
+    return to_attributes(values) | body_attribute(fields)
+
+
+def model_values(item: dict[str, Any], times: tuple[str, ...]) -> dict[str, Any]:
+    """A ``model_item``'s values again, its body unpacked and ``times`` parsed, for ``model_validate``."""
+    values = with_body(item)
+    for name in times:
+        if values.get(name):
+            values[name] = parse_timestamp(values[name])
     return values
 
 

@@ -23,7 +23,6 @@ from continuity_core.adapters.dynamo_items import (
     from_attributes,
     item_key,
     parse_timestamp,
-    project_hash,
     project_notes_pk,
     project_pk,
     projects_pk,
@@ -33,6 +32,12 @@ from continuity_core.adapters.dynamo_items import (
     to_attributes,
 )
 from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
+from continuity_core.adapters.dynamo_projects import (
+    handoffs_gone,
+    project_record,
+    project_record_key,
+    session_started,
+)
 from continuity_core.adapters.dynamo_update import UpdateBuilder
 from continuity_core.logic.retention import expiry
 from continuity_core.models.dashboard import ProjectRecord
@@ -46,7 +51,6 @@ from continuity_core.names import (
     IDLE_SHARDS,
     IDLE_SK,
     PK,
-    PROJECT_RECORD_PREFIX,
     PROJECT_SESSION_PREFIX,
     SESSION_INDEX,
     SESSION_INDEX_PK,
@@ -193,13 +197,21 @@ class DynamoStateStore:
         update.conditions.append(f"attribute_not_exists({update.name('started_at')})")
         table, key = self._table, _key(agent_id, identity.session_key)
         writes: list[dict[str, Any]] = [{"Update": {"TableName": table, "Key": key, **update.request()}}]
+        # The record counts the hand-off as open no more: in its own update when the hand-off is of
+        # another project (the path-keyed one read before project ids), else in the new session's.
+        same_project = handoff is not None and handoff.project_normalized == identity.project_normalized
         if identity.project_normalized:
             writes.append({"Put": {"TableName": table, "Item": self._note_item(agent_id, identity, now)}})
-            record = self._project_record_update(agent_id, identity, now)
+            record = self._project_record_update(agent_id, identity, now, handoff if same_project else None)
             writes.append({"Update": {"TableName": table, **record}})
         if injection is not None:
             writes.append({"Put": {"TableName": table, "Item": self._injection_item(agent_id, injection)}})
-        if handoff is not None:
+        if handoff is not None and not same_project:
+            gone = UpdateBuilder()
+            handoffs_gone(gone, [handoff.id])
+            key = project_record_key(agent_id, handoff.project_normalized)
+            writes.append({"Update": {"TableName": table, "Key": key, **gone.request()}})
+        if handoff is not None:  # last: a cancelled transaction's last reason is the hand-off's
             writes.append(consume_update(agent_id, handoff, identity.session_key, now, table))
         try:
             call_dynamodb("transact_write_items", TransactItems=writes)
@@ -446,25 +458,15 @@ class DynamoStateStore:
         self._call("update_item", TableName=self._table, **record)
 
     def _project_record_update(
-        self, agent_id: str, identity: SessionIdentity, now: datetime
+        self, agent_id: str, identity: SessionIdentity, now: datetime, handoff: Handoff | None = None
     ) -> dict[str, Any]:
-        """The project's record (the projects page's row): one more session, its harness, newest start."""
+        """The project's record (the projects page's row): one more session, its harness and machine,
+        newest start; with ``handoff``, the hand-off this start consumes is open no more."""
         assert identity.project_normalized is not None
-        update = UpdateBuilder()
-        update.set("project_normalized", identity.project_normalized)
-        if identity.project:
-            update.set("project", identity.project)
-        update.set("last_session_at", timestamp(now))
-        update.set("last_session_key", identity.session_key)
-        update.set_if_missing("first_seen", timestamp(now))
-        update.set(TTL_ATTRIBUTE, expiry(now, self._ttl).ttl_epoch)
-        update.add("sessions", 1)
-        if identity.harness:
-            update.adds.append(f"{update.name('harnesses')} {update.value({identity.harness})}")
-        key = item_key(
-            projects_pk(agent_id), PROJECT_RECORD_PREFIX + project_hash(identity.project_normalized)
-        )
-        return {"Key": key, **update.request()}
+        update = session_started(identity, now, self._ttl)
+        if handoff is not None:
+            handoffs_gone(update, [handoff.id])
+        return {"Key": project_record_key(agent_id, identity.project_normalized), **update.request()}
 
     def projects(self, agent_id: str, limit: int) -> list[ProjectRecord]:
         request: dict[str, Any] = {
@@ -475,7 +477,8 @@ class DynamoStateStore:
         }
         items = self._call("query", **request).get("Items", [])
         now = self._clock()
-        return [_project_record(item) for item in items if not item_expired(item, now)]
+        records = (project_record(item, now) for item in items if not item_expired(item, now))
+        return [record for record in records if record is not None]
 
     def _note_item(self, agent_id: str, identity: SessionIdentity, now: datetime) -> dict[str, Any]:
         assert identity.project_normalized is not None
@@ -644,16 +647,3 @@ def _failed_last(response: dict[str, Any]) -> bool:
     """The cancelled transaction's last part (the hand-off's consumption) failed its condition."""
     reasons = response.get("CancellationReasons") or []
     return bool(reasons) and reasons[-1].get("Code") == "ConditionalCheckFailed"
-
-
-def _project_record(item: dict[str, Any]) -> ProjectRecord:
-    values = from_attributes(item)
-    return ProjectRecord(
-        project=values.get("project"),
-        project_normalized=values["project_normalized"],
-        sessions=values.get("sessions", 0),
-        harnesses=sorted(values.get("harnesses") or ()),
-        first_seen=parse_timestamp(values["first_seen"]),
-        last_session_at=parse_timestamp(values["last_session_at"]),
-        last_session_key=values["last_session_key"],
-    )

@@ -127,6 +127,12 @@ class ProjectRecord(BaseModel):
     project_normalized: str
     sessions: int = Field(0, description="Sessions started in it (a forgotten session still counts).")
     harnesses: list[str] = Field(default_factory=list)
+    machines: list[str] = Field(
+        default_factory=list,
+        description="Its sessions' machines: the name the user set, else the machine's id (none "
+        "for sessions started before machines were kept).",
+    )
+    open_handoffs: int = Field(0, description="Hand-offs written and not yet taken by a session.")
     first_seen: datetime
     last_session_at: datetime = Field(description="When its newest session started.")
     last_session_key: str

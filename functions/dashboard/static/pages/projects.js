@@ -28,8 +28,8 @@ export async function projectsPage(root, _args, params) {
 }
 
 function table(projects) {
-  // Machine and branch per session are not in the records yet: no column for them.
-  const head = ["Project", "Last activity", "Sessions", "Harnesses", "First seen"];
+  // A record written before machines or hand-offs were kept has neither: "?" and 0.
+  const head = ["Project", "Last activity", "Sessions", "Machines", "Harnesses", "Open hand-offs", "First seen"];
   return h(
     "table",
     { class: "rows", id: "projects" },
@@ -46,18 +46,21 @@ function table(projects) {
       "tbody",
       {},
       projects.map((p) => {
-        const name = p.project || p.project_normalized;
+        // The id (a repository's remote, a committed id, or a path); the newest session's folder on hover.
+        const folder = p.project && p.project !== p.project_normalized ? `newest session's folder: ${p.project}` : null;
         return h(
           "tr",
           { "data-project": p.project_normalized },
           h(
             "td",
             { "data-label": "Project", class: "id" },
-            h("a", { href: `#/sessions?project=${encodeURIComponent(p.project_normalized)}` }, name),
+            h("a", { href: `#/sessions?project=${encodeURIComponent(p.project_normalized)}`, title: folder }, p.project_normalized),
           ),
           h("td", { "data-label": "Last activity", title: when(p.last_activity_at) }, ago(p.last_activity_at)),
           h("td", { "data-label": "Sessions", class: "num" }, p.sessions),
+          h("td", { "data-label": "Machines" }, (p.machines || []).join(", ") || "?"),
           h("td", { "data-label": "Harnesses" }, p.harnesses.join(", ") || "?"),
+          h("td", { "data-label": "Open hand-offs", class: "num" }, p.open_handoffs || 0),
           h("td", { "data-label": "First seen" }, when(p.first_seen)),
         );
       }),
