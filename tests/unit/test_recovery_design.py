@@ -215,6 +215,22 @@ def test_a_generic_reply_closes_no_question() -> None:
     assert [q.text for q in questions] == ["why do the invoice PDFs lose the school logo on the second page?"]
 
 
+def test_a_guess_the_agent_goes_on_to_check_closes_no_question() -> None:
+    digest = rolled(
+        [
+            user("why does the deployed tokenizer page load without its stylesheet?", 4),
+            said_by_agent(
+                "The issue is that Next.js might be treating the tokenizer stylesheet path as a route. "
+                "Let me check the rewrites in `next.config.js`:",
+                5,
+            ),
+        ]
+    )
+    assert [q.text for q in digest.of(FactKind.QUESTION)] == [
+        "why does the deployed tokenizer page load without its stylesheet?"
+    ]
+
+
 def test_an_answer_on_the_questions_subject_closes_it() -> None:
     digest = rolled(
         [

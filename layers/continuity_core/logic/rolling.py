@@ -852,6 +852,8 @@ def _subject(text: str) -> set[str]:
 def _close(work: _Digest, text: str, statement: Statement) -> None:
     """A sentence that says it answers ("it turns out …", "X says …") closes the open question it
     shares the most telling key terms with; "fixed" or "found it" alone closes nothing."""
+    if is_tentative(text):  # "the issue might be X; let me check:" is a guess, not an answer yet
+        return
     said = term_set(text)
     best: tuple[float, int] | None = None
     for index, fact in enumerate(work.facts):
