@@ -38,8 +38,10 @@ def identity(
     return SessionIdentity(session_key=session, harness=harness, project=project, project_normalized=project)
 
 
-def started(storage: TranscriptStorage, agent: str, session: str = "s1", **extra: str) -> TranscriptHead:
-    assert storage.start_head(agent, identity(session, **extra), T0)
+def started(
+    storage: TranscriptStorage, agent: str, session: str = "s1", project: str | None = "/work/app"
+) -> TranscriptHead:
+    assert storage.start_head(agent, identity(session, project), T0)
     head = storage.head(agent, session, T0, consistent=True)
     assert head is not None
     return head

@@ -21,7 +21,7 @@ PROJECT = "/work/app"
 
 
 def fact(kind: FactKind, text: str, status: FactStatus = FactStatus.ACTIVE, **extra: object) -> Fact:
-    return Fact(kind=kind, text=text, source=FactSource.PROMPT, prompt=1, at=T0, status=status, **extra)  # type: ignore[arg-type]
+    return Fact(kind=kind, text=text, source=FactSource.PROMPT, prompt=1, at=T0, status=status, **extra)
 
 
 def digest(*facts: Fact) -> SessionDigest:
