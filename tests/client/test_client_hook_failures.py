@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_client.hook import delivery, run, spool, transport
+from continuity_client.hook import delivery, harness, run, spool, transport
 from tests.client.client_support import SLACK_S, eventually, log_text, plain, run_hook, run_hook_cli, spooled
 from tests.client.fake_continuity_service import (
     BAD_REQUEST,
@@ -210,7 +210,7 @@ def test_an_internal_error_is_logged_and_swallowed(
     def boom(*args: object, **kwargs: object) -> dict:
         raise RuntimeError("bug in the client")
 
-    monkeypatch.setattr(run.harness, "build_body", boom)
+    monkeypatch.setattr(harness, "build_body", boom)  # the module run calls it through
     result = run_hook(["user-prompt-submit"], PROMPT, client_env)
     assert (result.code, result.stdout) == (0, "")
     assert "hook failed in normalise: RuntimeError: bug in the client" in plain(log_text(home))
