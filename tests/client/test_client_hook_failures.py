@@ -237,13 +237,15 @@ def test_a_stdin_that_never_closes_cannot_hold_the_agent(client_env: dict[str, s
         stderr=subprocess.PIPE,
         env=env,
     )
+    stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
+    assert stdin is not None and stdout is not None and stderr is not None  # all three are pipes
     try:
         # Then the hook still ends, with 0 and no output, at its deadline (not waiting for stdin)
         code = process.wait(timeout=0.3 + SLACK_S)
-        assert (code, process.stdout.read(), process.stderr.read()) == (0, b"", b"")  # type: ignore[union-attr]
+        assert (code, stdout.read(), stderr.read()) == (0, b"", b"")
     finally:
         process.kill()
-        process.stdin.close()  # type: ignore[union-attr]
+        stdin.close()
     assert "deadline passed" in plain(log_text(home))
 
 

@@ -297,9 +297,11 @@ def seed_earlier_layout(storage: TranscriptStorage, agent: str, text: str) -> No
         storage.seed_head(agent, head.model_copy(update={"inline": text}), T0)
         return
     from continuity_core.adapters.aws import client
+    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
     from tests.support.earlier_layout import earlier_layout_head
 
-    table = storage._table  # type: ignore[attr-defined]
+    assert isinstance(storage, DynamoTranscriptStorage)
+    table = storage._table
     client("dynamodb").put_item(TableName=table, Item=earlier_layout_head(agent, "old", text, T0))
 
 

@@ -120,7 +120,8 @@ def test_a_digest_sent_again_with_its_key_is_stored_once(stores: Stores, clock: 
         "keep the mock",
         "use sqlite",
     ]
-    assert stores.states.get(AGENT, "s1").checkpoints_written == 1  # type: ignore[union-attr]
+    state = stores.states.get(AGENT, "s1")
+    assert state is not None and state.checkpoints_written == 1
 
 
 def test_a_digest_whose_ledger_write_failed_gets_its_decisions_when_sent_again(
