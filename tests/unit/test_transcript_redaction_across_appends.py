@@ -57,6 +57,7 @@ def test_every_corpus_secret_split_at_every_position_is_redacted_in_what_is_stor
     start = text.index(positive.secret)
     near = range(start - 64, start + len(positive.secret) + 64)
     raw_spans = secret_spans(text)  # the same for every cut: found once
+    checked: set[str] = set()  # stored texts already checked (most cuts store the same text)
     for split in range(1, len(text)):
         # The one-put path at every cut; the careful path (the same redaction, its tail read with
         # the head) at every cut near the secret.
@@ -66,6 +67,9 @@ def test_every_corpus_secret_split_at_every_position_is_redacted_in_what_is_stor
             # Then the stored transcript keeps the client's offsets, holds no piece of the secret,
             # and redacts every character a redaction of the whole text would
             assert len(stored) == len(text)
+            if stored in checked:  # the checks below are pure functions of the stored text
+                continue
+            checked.add(stored)
             assert not leaked(positive.secret, stored), (split, fast, stored)
             assert unredacted(raw_spans, stored) == [], (split, fast, stored)
             # and a whole read has nothing more to redact: what it serves is what is stored
