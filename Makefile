@@ -92,19 +92,22 @@ test-plugins:
 screenshots: setup chromium
 	CONTINUITY_SCREENSHOTS=docs/dashboard $(PY) -m pytest -q tests/e2e/test_e2e_dashboard.py tests/harness/test_two_machines.py
 
-# Python (ruff), the JS we ship and its tests (Biome: lint and format, biome.json), and the
-# CloudFormation template as `cdk synth` makes it (cfn-lint, .cfnlintrc.yaml; a synth of ~8 s).
-lint: setup js-tools
+# Python (ruff, and mypy: typecheck), the JS we ship and its tests (Biome: lint and format,
+# biome.json), and the CloudFormation template as `cdk synth` makes it (cfn-lint, .cfnlintrc.yaml;
+# a synth of ~8 s).
+lint: setup js-tools typecheck
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	node_modules/.bin/biome ci --colors=off .
 	$(PY) -m infra.synth_template build/cfn-lint >/dev/null
 	$(VENV)/bin/cfn-lint -- build/cfn-lint/*.template.json
 
-# The client runs on the agent's machine with Python 3.10+ (client/pyproject.toml): checked against
-# 3.10's standard library too, its own modules only (the server's need 3.11).
+# Every Python folder, the tests too; strict where pyproject.toml's [[tool.mypy.overrides]] says (the
+# client's hook path, the hooks function). The client runs on the agent's machine with Python 3.10+
+# (client/pyproject.toml): checked against 3.10's standard library too, its own modules only (the
+# server's need 3.11).
 typecheck: setup
-	$(VENV)/bin/mypy layers functions infra client bench
+	$(VENV)/bin/mypy layers functions infra client bench tests
 	$(VENV)/bin/mypy --python-version 3.10 --follow-imports=silent client
 
 format: setup js-tools

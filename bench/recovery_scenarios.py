@@ -543,10 +543,15 @@ def normalize(text: str) -> str:
 
 
 @cache
+def normalized_probe(probe: str) -> str:
+    return normalize(probe)
+
+
+@cache
 def probe_pattern(probe: str) -> re.Pattern[str]:
     """A probe matches as a substring, but not inside a longer word at its alphanumeric ends
     ("UTC" is not found in "outcome")."""
-    wanted = normalize(probe)
+    wanted = normalized_probe(probe)
     head = r"(?<!\w)" if wanted[:1].isalnum() or wanted[:1] == "_" else ""
     tail = r"(?!\w)" if wanted[-1:].isalnum() or wanted[-1:] == "_" else ""
     return re.compile(head + re.escape(wanted) + tail)
@@ -559,7 +564,9 @@ def found(text: str, probe: str) -> bool:
 
 def found_normalized(normalized: str, probe: str) -> bool:
     """``found`` on a text already passed through ``normalize``."""
-    return probe_pattern(probe).search(normalized) is not None
+    # The substring test first: the pattern cannot match without it, and it is many times cheaper
+    # (building the scenarios tests every filler turn against every probe).
+    return normalized_probe(probe) in normalized and probe_pattern(probe).search(normalized) is not None
 
 
 def _resolve(scenario: Scenario, plants: tuple[Plant, ...], decoy: bool) -> tuple[PlantedFact, ...]:

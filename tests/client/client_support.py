@@ -11,8 +11,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from continuity_client.hook import run
+
+T = TypeVar("T")
 
 # What a busy shared machine may add to a hook's own deadline (interpreter start-up, scheduling).
 # Deadlines are checked against the fake service's HANG_S (30 s): a hook that waited for a hung
@@ -67,7 +70,7 @@ def run_hook(args: list[str], payload: dict | str | None, env: dict[str, str]) -
     return HookResult(code, out.getvalue())
 
 
-def eventually(check: Callable[[], object], timeout_s: float = 20.0) -> object:
+def eventually(check: Callable[[], T], timeout_s: float = 20.0) -> T:
     """``check()`` once it is truthy (its last value at the timeout). A hook process whose answer
     the harness does not need hands its delivery to a background process and exits first: what
     it sends lands a moment after."""

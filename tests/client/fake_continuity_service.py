@@ -55,6 +55,24 @@ class Received:
         return str(self.body.get("idempotency_key"))
 
 
+class JsonHandler(http.server.BaseHTTPRequestHandler):
+    """A request of the fake service: JSON answers, nothing logged."""
+
+    protocol_version = "HTTP/1.1"
+
+    def _send(self, status: int, body: bytes, extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
 @dataclass
 class FakeService:
     mode: str = OK
@@ -86,9 +104,7 @@ class FakeService:
     def start(self) -> FakeService:
         service = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
+        class Handler(JsonHandler):
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 received = Received(self.path, dict(self.headers), json.loads(raw or b"{}"), time.time())
@@ -105,18 +121,6 @@ class FakeService:
                     service.agent_api(self, "GET", {})
                 else:
                     self._send(401, b'{"message":"Unauthorized"}')
-
-            def _send(self, status: int, body: bytes, extra: dict[str, str] | None = None) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                for name, value in (extra or {}).items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
 
         self.Handler = Handler
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
@@ -167,8 +171,8 @@ class FakeService:
 
     # ---- the agent API ------------------------------------------------------------------------
 
-    def agent_api(self, handler: http.server.BaseHTTPRequestHandler, method: str, body: dict) -> None:
-        send = handler._send  # type: ignore[attr-defined]
+    def agent_api(self, handler: JsonHandler, method: str, body: dict) -> None:
+        send = handler._send
         parsed = urllib.parse.urlsplit(handler.path)
         query = {k: v[0] for k, v in urllib.parse.parse_qs(parsed.query).items()}
         parts = [urllib.parse.unquote(p) for p in parsed.path.split("/") if p]
@@ -264,8 +268,8 @@ class FakeService:
                 )
         return results[: int(body.get("limit") or 5)]
 
-    def respond(self, handler: http.server.BaseHTTPRequestHandler, received: Received) -> None:
-        send = handler._send  # type: ignore[attr-defined]
+    def respond(self, handler: JsonHandler, received: Received) -> None:
+        send = handler._send
         if self.delay:
             time.sleep(self.delay)
         if self.fail_after is not None and len(self.requests) > self.fail_after:

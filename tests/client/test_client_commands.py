@@ -134,7 +134,7 @@ def test_local_dispatches_to_the_local_stack(monkeypatch: pytest.MonkeyPatch) ->
         return 0
 
     module = types.ModuleType("infra.local.main")
-    module.main = fake_main  # type: ignore[attr-defined]
+    module.main = fake_main  # type: ignore[attr-defined]  # a stand-in module, built here
     monkeypatch.setitem(sys.modules, "infra.local.main", module)
 
     assert cli.main(["local", "--port", "8787"]) == 0

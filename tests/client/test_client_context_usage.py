@@ -86,7 +86,7 @@ def test_the_cursor_reports_the_figure_as_of_each_cut_of_a_real_transcript(tmp_p
             expected = claude_usage(parse(line)) or expected
         assert delta is not None and not delta.more
         assert delta.context_tokens == expected, cut
-    assert delta.context_tokens == 78_284
+    assert delta is not None and delta.context_tokens == 78_284
 
 
 def test_a_compaction_forgets_the_figure_until_the_next_response() -> None:

@@ -149,7 +149,8 @@ def test_a_fork_not_written_yet_names_the_projects_session_the_hooks_saw_last(
     }
     run_hook(["SessionStart", "--harness", "claude-code"], payload, client_env)
     assert service.requests[-1].body["previous_session_key"] == "cc-parent"
-    assert current.read(str(home), project)["session_id"] == "cc-fork"  # type: ignore[index]
+    pointer = current.read(str(home), project)
+    assert pointer is not None and pointer["session_id"] == "cc-fork"
 
 
 def test_a_plain_start_names_no_previous_session(service: FakeService, client_env: dict[str, str]) -> None:

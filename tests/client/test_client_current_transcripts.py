@@ -16,6 +16,7 @@ Record shapes, by the harness's own definition:
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -260,14 +261,14 @@ def test_a_rollout_compressed_then_written_back_plain_is_one_transcript(tmp_path
 def test_without_a_zstd_library_the_reason_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "rollout-y.jsonl.zst"
     compress(path, rollout_lines(0, 1))
-    real = transcript_cursor.importlib.import_module
+    real = importlib.import_module  # the one transcript_cursor finds the library with
 
     def missing(name: str) -> object:
         if name in ("zstandard", "compression.zstd"):
             raise ImportError(name)
         return real(name)
 
-    monkeypatch.setattr(transcript_cursor.importlib, "import_module", missing)
+    monkeypatch.setattr(importlib, "import_module", missing)
     with pytest.raises(OSError, match=r"install the zstandard package .*continuity-client\[zstd\]"):
         transcript_cursor.next_delta(str(tmp_path / "home"), "y", str(path), CODEX)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_client.hook import delivery, run, spool, transport
+from continuity_client.hook import delivery, harness, run, spool, transport
 from tests.client.client_support import SLACK_S, eventually, log_text, plain, run_hook, run_hook_cli, spooled
 from tests.client.fake_continuity_service import (
     BAD_REQUEST,
@@ -210,7 +210,7 @@ def test_an_internal_error_is_logged_and_swallowed(
     def boom(*args: object, **kwargs: object) -> dict:
         raise RuntimeError("bug in the client")
 
-    monkeypatch.setattr(run.harness, "build_body", boom)
+    monkeypatch.setattr(harness, "build_body", boom)  # the module run calls it through
     result = run_hook(["user-prompt-submit"], PROMPT, client_env)
     assert (result.code, result.stdout) == (0, "")
     assert "hook failed in normalise: RuntimeError: bug in the client" in plain(log_text(home))
@@ -237,13 +237,15 @@ def test_a_stdin_that_never_closes_cannot_hold_the_agent(client_env: dict[str, s
         stderr=subprocess.PIPE,
         env=env,
     )
+    stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
+    assert stdin is not None and stdout is not None and stderr is not None  # all three are pipes
     try:
         # Then the hook still ends, with 0 and no output, at its deadline (not waiting for stdin)
         code = process.wait(timeout=0.3 + SLACK_S)
-        assert (code, process.stdout.read(), process.stderr.read()) == (0, b"", b"")  # type: ignore[union-attr]
+        assert (code, stdout.read(), stderr.read()) == (0, b"", b"")
     finally:
         process.kill()
-        process.stdin.close()  # type: ignore[union-attr]
+        stdin.close()
     assert "deadline passed" in plain(log_text(home))
 
 

@@ -39,7 +39,7 @@ def seen_session(agent_env: dict[str, str], project: Path, service: FakeService)
     return SESSION
 
 
-def call_tools(env: dict[str, str], calls: list[tuple[str, dict]]) -> tuple[list[str], list[Any]]:
+def call_tools(env: dict[str, str], calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[Any]]:
     """(tool names, results of each call) through an in-process MCP client."""
     from mcp import Client
 
@@ -91,7 +91,7 @@ def test_session_digest_writes_the_agents_checkpoint_for_the_current_session(
 def test_recover_answers_the_level_asked_for(
     agent_env: dict[str, str], seen_session: str, service: FakeService
 ) -> None:
-    calls = [
+    calls: list[tuple[str, dict[str, Any]]] = [
         ("session_digest", {"summary": "halfway", "next_steps": ["ship"]}),
         ("recover", {"level": 1}),
         ("recover", {"level": 2, "query": "refund"}),

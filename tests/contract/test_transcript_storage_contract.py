@@ -38,8 +38,10 @@ def identity(
     return SessionIdentity(session_key=session, harness=harness, project=project, project_normalized=project)
 
 
-def started(storage: TranscriptStorage, agent: str, session: str = "s1", **extra: str) -> TranscriptHead:
-    assert storage.start_head(agent, identity(session, **extra), T0)
+def started(
+    storage: TranscriptStorage, agent: str, session: str = "s1", project: str | None = "/work/app"
+) -> TranscriptHead:
+    assert storage.start_head(agent, identity(session, project), T0)
     head = storage.head(agent, session, T0, consistent=True)
     assert head is not None
     return head
@@ -295,9 +297,11 @@ def seed_earlier_layout(storage: TranscriptStorage, agent: str, text: str) -> No
         storage.seed_head(agent, head.model_copy(update={"inline": text}), T0)
         return
     from continuity_core.adapters.aws import client
+    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
     from tests.support.earlier_layout import earlier_layout_head
 
-    table = storage._table  # type: ignore[attr-defined]
+    assert isinstance(storage, DynamoTranscriptStorage)
+    table = storage._table
     client("dynamodb").put_item(TableName=table, Item=earlier_layout_head(agent, "old", text, T0))
 
 

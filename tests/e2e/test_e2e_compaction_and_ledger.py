@@ -77,7 +77,10 @@ def test_a_session_sees_decisions_another_session_made_since_its_checkpoint(api:
     first, second, project = unique("A"), unique("B"), f"/tmp/{unique('e2e-fork')}"
     checkpointed(api, first, project)
     hook(api, "session-start", second, project, source="startup")
-    digest = {"summary": "switched the lock", "decisions": [{"decision": "Use advisory locks, not Redis"}]}
+    digest: dict[str, Any] = {
+        "summary": "switched the lock",
+        "decisions": [{"decision": "Use advisory locks, not Redis"}],
+    }
     created = api.http.post(f"{api.stack.url}/api/sessions/{second}/digest", json=digest, timeout=30)
     assert created.status_code == 201, created.text
 

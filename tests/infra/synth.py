@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from aws_cdk import Stack
+from aws_cdk import CfnElement, Stack
 from aws_cdk.assertions import Template
 from aws_cdk.cx_api import CloudAssembly
 from constructs import IConstruct
@@ -31,4 +31,5 @@ class Synthesized:
 
 
 def logical_id(stack: Stack, construct: IConstruct) -> str:
-    return stack.get_logical_id(construct.node.default_child)  # type: ignore[arg-type]
+    # An L2 construct's default child is its CloudFormation resource
+    return stack.get_logical_id(cast(CfnElement, construct.node.default_child))

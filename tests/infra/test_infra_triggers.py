@@ -10,6 +10,7 @@ from aws_cdk.assertions import Template
 from infra import wiring
 from infra.constructs.queues import Queues
 from infra.constructs.triggers import Triggers
+from tests.infra.synth import logical_id
 
 
 def _function(stack: Stack, timeout_s: int = 10) -> lambda_.Function:
@@ -43,7 +44,7 @@ def test_a_schedule_trigger_becomes_an_events_rule_targeting_the_function(bare_s
     )
     template = Template.from_stack(bare_stack)
     # Then a rule runs the function at that rate, and Events may invoke it
-    function_id = bare_stack.get_logical_id(function.node.default_child)  # type: ignore[arg-type]
+    function_id = logical_id(bare_stack, function)
     template.has_resource_properties(
         "AWS::Events::Rule",
         {

@@ -46,7 +46,7 @@ def lived(service: InProcessService, session: str) -> None:
     second = "Assistant: " + "done. " * 900 + "\n"
     deltas = [{"offset": 0, "text": first}, {"offset": len(first), "text": second}]
     for n in range(1, 11):
-        body = {"session_id": session, "cwd": PROJECT, "prompt": f"step {n} of {session}"}
+        body: dict[str, object] = {"session_id": session, "cwd": PROJECT, "prompt": f"step {n} of {session}"}
         if deltas:
             body["transcript"] = deltas.pop(0)
         assert service.hook("user-prompt-submit", body)[0] == 200

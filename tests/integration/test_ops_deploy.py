@@ -92,7 +92,8 @@ def test_an_ephemeral_deploy_says_so_in_the_context_and_a_profile_is_passed_on()
 def test_the_makefile_pins_the_same_cdk_cli() -> None:
     makefile = (ROOT / "Makefile").read_text()
 
-    assert re.search(r"^CDK_CLI := (\S+)$", makefile, re.M)[1] == deploy.CDK_CLI  # type: ignore[index]
+    pinned = re.search(r"^CDK_CLI := (\S+)$", makefile, re.M)
+    assert pinned is not None and pinned[1] == deploy.CDK_CLI
 
 
 def test_a_dry_run_prints_the_command_and_runs_nothing(

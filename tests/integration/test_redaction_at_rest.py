@@ -168,7 +168,7 @@ def test_a_secret_split_across_two_deltas_is_stored_redacted_and_no_two_pages_jo
         line = f"Tool: {positive.text}\nUser: next\n"
         cut = line.index(positive.secret) + len(positive.secret) // 2
         for offset, part in ((0, line[:cut]), (cut, line[cut:])):
-            body = {"session_id": f"cut{n}", "cwd": "/work/app", "prompt": f"{offset}"}
+            body: dict[str, object] = {"session_id": f"cut{n}", "cwd": "/work/app", "prompt": f"{offset}"}
             body["transcript"] = {"offset": offset, "text": part}
             assert service.hook("user-prompt-submit", body)[0] == 200
 

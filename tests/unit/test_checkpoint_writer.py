@@ -125,13 +125,20 @@ def test_every_checkpoint_carries_the_whole_session_so_far(stores: Stores, clock
     assert any("prod database" in fact.text for fact in second.session_digest.facts)
 
 
-def test_the_writer_reads_no_checkpoint_back_while_it_wrote_the_newest(stores: Stores, clock: Clock) -> None:
+def test_the_writer_reads_no_checkpoint_back_while_it_wrote_the_newest(
+    stores: Stores, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
     writer = writer_on(stores, clock)
     prompts(stores, clock, range(1, 4))
     writer.flush(AGENT, "s1")
     reads: list[str] = []
     real = stores.checkpoints.recent_for_session
-    stores.checkpoints.recent_for_session = lambda *a: reads.append("recent") or real(*a)  # type: ignore[method-assign]
+
+    def recent_counted(*args: Any) -> Any:
+        reads.append("recent")
+        return real(*args)
+
+    monkeypatch.setattr(stores.checkpoints, "recent_for_session", recent_counted)
     prompts(stores, clock, range(4, 6))
     writer.flush(AGENT, "s1")
     assert reads == []  # the digest it last wrote is still the newest: kept warm

@@ -4,6 +4,7 @@ status, and the sessions page and timeline read from the in-memory stores."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any, cast
 
 from continuity_core.logic.checkpoint_diff import diff_digests
 from continuity_core.logic.dashboard import DashboardReader, session_status
@@ -13,6 +14,7 @@ from continuity_core.models.dashboard import SessionStatus, TimelineKind
 from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
 from continuity_core.models.state import SessionIdentity, SessionState
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
+from continuity_core.ports import StateStore, TranscriptStore
 from tests.fakes.stores import InMemoryStateStore, Stores
 from tests.support.clock import Clock
 
@@ -21,7 +23,7 @@ PROJECT = "/work/app"
 
 
 def fact(kind: FactKind, text: str, status: FactStatus = FactStatus.ACTIVE, **extra: object) -> Fact:
-    return Fact(kind=kind, text=text, source=FactSource.PROMPT, prompt=1, at=T0, status=status, **extra)  # type: ignore[arg-type]
+    return Fact(kind=kind, text=text, source=FactSource.PROMPT, prompt=1, at=T0, status=status, **extra)
 
 
 def digest(*facts: Fact) -> SessionDigest:
@@ -210,12 +212,22 @@ class CountedStates:
         self._states = states
         self.reads = 0
 
-    def in_project(self, *args: object, **kwargs: object) -> tuple[list[SessionState], str | None]:
+    def in_project(self, *args: Any, **kwargs: Any) -> tuple[list[SessionState], str | None]:
         self.reads += 1  # one index query and one batch read, as one call
-        return self._states.in_project(*args, **kwargs)  # type: ignore[arg-type]
+        return self._states.in_project(*args, **kwargs)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._states, name)
+
+
+def dashboard(
+    stores: Stores, clock: Clock, transcripts: Transcripts, states: StateStore | CountedStates | None = None
+) -> DashboardReader:
+    """The reader on the in-memory stores, with a partial fake (the reads it makes) for the transcripts."""
+    chosen = cast(StateStore, stores.states if states is None else states)
+    return DashboardReader(
+        cast(TranscriptStore, transcripts), chosen, stores.checkpoints, clock, stores.injections
+    )
 
 
 def identity_in(key: str, harness: str = "claude-code") -> SessionIdentity:
@@ -232,7 +244,7 @@ def test_the_sessions_page_lists_every_session_of_the_project_in_one_store_read_
     stores.states.end_session("a1", "s3", T0)
     states = CountedStates(stores.states)
     transcripts = Transcripts()
-    reader = DashboardReader(transcripts, states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+    reader = dashboard(stores, clock, transcripts, states)
 
     # When the page is read, whole and filtered
     page = reader.sessions("a1", PROJECT, 100)
@@ -255,7 +267,7 @@ def test_the_sessions_page_pages_the_project_newest_first_and_leaves_other_proje
         stores.states.touch("a1", identity_in(f"s{n}"), T0 + timedelta(minutes=n))
     elsewhere = SessionIdentity(session_key="x", harness="codex", project="/x", project_normalized="/x")
     stores.states.touch("a1", elsewhere, T0)
-    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+    reader = dashboard(stores, clock, Transcripts())
 
     first = reader.sessions("a1", PROJECT, 3)
     rest = reader.sessions("a1", PROJECT, 3, token=first.next_token)
@@ -278,7 +290,7 @@ def test_the_projects_page_lists_every_project_newest_first_paged_with_its_last_
         session_key="s0", harness="codex", project="/work/p0", project_normalized="/work/p0"
     )
     stores.states.touch("a1", busy, T0 + timedelta(hours=1))
-    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+    reader = dashboard(stores, clock, Transcripts())
 
     # When the projects are read two at a time
     first = reader.projects("a1", 2)
@@ -305,7 +317,7 @@ def test_a_row_counts_prompts_checkpoints_compactions_and_sub_agents_from_the_st
     stores.states.record_prompt("a1", identity, PromptRecord("go on", compacted=True), T0)
     for _ in range(3):
         stores.states.touch("a1", identity, T0, tally=Tally.SUBAGENTS)
-    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+    reader = dashboard(stores, clock, Transcripts())
 
     (row,) = reader.sessions("a1", PROJECT, 10).sessions
 
@@ -335,7 +347,7 @@ def test_a_timeline_orders_prompts_checkpoints_remembers_and_the_end(stores: Sto
     )
     stores.states.end_session("a1", "s1", T0 + timedelta(minutes=9))
     transcripts.states = stores.states
-    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+    reader = dashboard(stores, clock, transcripts)
 
     timeline = reader.timeline("a1", "s1")
 
@@ -386,7 +398,7 @@ def test_a_compaction_late_in_a_turn_shows_after_what_happened_earlier_in_that_t
     )
     stores.checkpoints.put("a1", explicit, day, [])
     transcripts.states = stores.states
-    reader = DashboardReader(transcripts, stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+    reader = dashboard(stores, clock, transcripts)
 
     # When the timeline is read
     timeline = reader.timeline("a1", "s1")
@@ -422,7 +434,7 @@ def test_a_timeline_shows_each_sub_agent_start_with_the_sub_agents_own_key(
     stores.injections.record(
         "a1", InjectionRecord(session_key="s1", event="session_start", at=T0, cap_chars=10_000)
     )
-    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+    reader = dashboard(stores, clock, Transcripts())
 
     # When its timeline is read
     timeline = reader.timeline("a1", "s1")
@@ -440,7 +452,7 @@ def test_a_checkpoint_view_diffs_against_the_one_before_and_links_both_ways(
 ) -> None:
     for n, facts in ((1, []), (2, [fact(FactKind.CONSTRAINT, "Keep the API stable.")]), (3, [])):
         stores.checkpoints.put("a1", checkpoint(n, digest(*facts)), T0, [])
-    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+    reader = dashboard(stores, clock, Transcripts())
 
     view = reader.checkpoint("a1", "s1", 2)
 
@@ -474,7 +486,7 @@ def test_a_projects_page_token_of_other_digits_is_refused_not_a_crash(stores: St
 
     from continuity_core.ports import InvalidPageTokenError
 
-    reader = DashboardReader(Transcripts(), stores.states, stores.checkpoints, clock, stores.injections)  # type: ignore[arg-type]
+    reader = dashboard(stores, clock, Transcripts())
     for token in ("²", "\u0661", "12x"):
         # Then it is refused as a bad page token (400), never an error of the service
         with pytest.raises(InvalidPageTokenError):

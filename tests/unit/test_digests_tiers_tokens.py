@@ -120,7 +120,8 @@ def test_a_digest_sent_again_with_its_key_is_stored_once(stores: Stores, clock: 
         "keep the mock",
         "use sqlite",
     ]
-    assert stores.states.get(AGENT, "s1").checkpoints_written == 1  # type: ignore[union-attr]
+    state = stores.states.get(AGENT, "s1")
+    assert state is not None and state.checkpoints_written == 1
 
 
 def test_a_digest_whose_ledger_write_failed_gets_its_decisions_when_sent_again(
@@ -225,7 +226,9 @@ def test_level_two_adds_findings_and_files_and_labels_where_decisions_come_from(
 
 def test_a_long_last_instruction_says_it_was_truncated(stores: Stores, clock: Clock) -> None:
     # Given the prompt as the hook keeps it (its first 200 characters, the cut marked "…")
-    periodic_checkpoint(stores, clock, snippet("Rewrite the parser so that " + "it keeps every token " * 99))
+    kept = snippet("Rewrite the parser so that " + "it keeps every token " * 99)
+    assert kept is not None
+    periodic_checkpoint(stores, clock, kept)
     one, two = (tiers(stores, clock).recover(AGENT, n, PROJECT, session_key="s1").text for n in (1, 2))
     assert len(one) <= LEVEL_LIMITS[1] and "Last instruction: Rewrite the parser" in one
     assert "[truncated]" in one and "[truncated]" in two

@@ -207,7 +207,9 @@ def test_the_handoff_fits_a_small_harness_cap_with_its_head_whole(core: Core) ->
     assert text.startswith("## Hand-off from session A: keep going") and "- Git: branch `main`" in text
 
 
-def test_a_start_that_loses_the_race_for_a_handoff_starts_without_it(core: Core) -> None:
+def test_a_start_that_loses_the_race_for_a_handoff_starts_without_it(
+    core: Core, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Given an open hand-off, and another session's start that takes it between this start's read
     # and its write
     core.start("A")
@@ -221,10 +223,10 @@ def test_a_start_that_loses_the_race_for_a_handoff_starts_without_it(core: Core)
                 session_key="quick", harness="codex", project=PROJECT, project_normalized=PROJECT
             )
             write(AGENT, other, T0, None, None, StartExpectation.NEW, kwargs["handoff"])
-            states.start_session = write  # type: ignore[method-assign]
+            monkeypatch.setattr(states, "start_session", write)
         return write(*args, **kwargs)
 
-    states.start_session = taken_first  # type: ignore[method-assign]
+    monkeypatch.setattr(states, "start_session", taken_first)
     # When this start writes: refused for the hand-off, composed again without it
     text = core.start("late")
     # Then it starts (its state written) with the project's guess, not the hand-off

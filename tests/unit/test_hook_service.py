@@ -389,7 +389,9 @@ def test_a_digest_written_since_re_arming_suppresses_the_nudge(core: Core) -> No
     assert nudged(core, 150_000)
     assert not nudged(core, 10_000)  # re-armed
     core.clock.now += timedelta(minutes=1)
-    core.stores.states.record_digest(AGENT, core.stores.states.get(AGENT, "s1").identity, core.clock())  # type: ignore[union-attr]
+    state = core.stores.states.get(AGENT, "s1")
+    assert state is not None
+    core.stores.states.record_digest(AGENT, state.identity, core.clock())
     assert not nudged(core, 160_000)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -20,6 +20,7 @@ from continuity_core.logic.injection import MAX_INJECTION_CHARS
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
+from continuity_core.ports import CheckpointStore, TranscriptStore
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 PROJECT = "/work/app"
@@ -105,7 +106,9 @@ def hook(session: str, harness: str = "claude-code", **extra: Any) -> Hook:
 def parent_of(
     the_hook: Hook, transcripts: FakeTranscripts, checkpoints: FakeCheckpoints | None = None
 ) -> Any:
-    return find_parent("default", the_hook, transcripts, checkpoints or FakeCheckpoints())  # type: ignore[arg-type]
+    # Partial fakes: the reads finding a parent makes
+    found = checkpoints or FakeCheckpoints()
+    return find_parent("default", the_hook, cast(TranscriptStore, transcripts), cast(CheckpointStore, found))
 
 
 # -- parent detection ------------------------------------------------------------------------------
@@ -201,7 +204,10 @@ def test_a_parent_key_equal_to_the_own_key_is_ignored() -> None:
 
 
 def service(transcripts: FakeTranscripts, checkpoints: FakeCheckpoints, **config: Any) -> InheritanceService:
-    return InheritanceService(transcripts, checkpoints, None, load_config(config))  # type: ignore[arg-type]
+    # Partial fakes: the reads inheriting makes
+    return InheritanceService(
+        cast(TranscriptStore, transcripts), cast(CheckpointStore, checkpoints), None, load_config(config)
+    )
 
 
 def test_the_block_has_the_checkpoint_and_the_transcript_since_it() -> None:

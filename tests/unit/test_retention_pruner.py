@@ -240,7 +240,7 @@ def test_a_newest_checkpoint_without_a_state_goes(store: FakeStore, clock: Clock
 
 
 def test_a_state_that_moved_since_the_bucket_was_read_stays_and_keeps_the_newest(
-    store: FakeStore, clock: Clock, pruner: Pruner
+    store: FakeStore, clock: Clock, pruner: Pruner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given a session due for pruning, and a prompt that lands while the bucket is being read
     newest = store.checkpoint("s", T0 + timedelta(hours=1))
@@ -253,7 +253,7 @@ def test_a_state_that_moved_since_the_bucket_was_read_stays_and_keeps_the_newest
         store.state("s", clock.now)  # the prompt moves the state to a later bucket
         yield from items
 
-    store.expiring = prompt_lands  # type: ignore[method-assign]
+    monkeypatch.setattr(store, "expiring", prompt_lands)
     # When the pruner goes on with what it read
     report = pruner.run()
     # Then the state is not deleted, and the session's newest checkpoint is kept
@@ -281,7 +281,7 @@ def test_a_transcript_goes_with_its_bodies_after_its_own_retention(
 
 
 def test_a_transcript_appended_to_since_the_bucket_was_read_stays(
-    store: FakeStore, clock: Clock, pruner: Pruner
+    store: FakeStore, clock: Clock, pruner: Pruner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store.cursor = T0
     store.transcript("s", T0 + timedelta(hours=1), chunks=1)
@@ -293,7 +293,7 @@ def test_a_transcript_appended_to_since_the_bucket_was_read_stays(
         store.transcript("s", clock.now, chunks=1)
         yield from items
 
-    store.expiring = append_lands  # type: ignore[method-assign]
+    monkeypatch.setattr(store, "expiring", append_lands)
 
     pruner.run()
 

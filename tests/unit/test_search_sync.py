@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import threading
 from datetime import UTC, datetime
+from typing import cast
 
 from continuity_core.config import ContinuityConfig
 from continuity_core.logic.search import READ_STEP, SearchIndex, TranscriptSearchService
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
+from continuity_core.ports import TranscriptStore
 
 T0 = datetime(2026, 11, 26, 7, 0, tzinfo=UTC)
 SESSIONS = 2 * READ_STEP + 7
@@ -69,7 +71,9 @@ def test_a_cold_search_reads_in_steps_while_indexing_and_finds_every_session() -
     # Given a project of more sessions than two read steps, none indexed yet
     transcripts = Transcripts()
     index = WaitingIndex(transcripts)
-    search = TranscriptSearchService(transcripts, ContinuityConfig(search_max_sessions=SESSIONS), index)  # type: ignore[arg-type]
+    config = ContinuityConfig(search_max_sessions=SESSIONS)
+    # (Transcripts is a partial fake: the reads the search makes)
+    search = TranscriptSearchService(cast(TranscriptStore, transcripts), config, index)
 
     # When a word of the last session is searched
     hits = search.search("agent", f"word{SESSIONS - 1}x", 5, project_normalized="/p")

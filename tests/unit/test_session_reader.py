@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from continuity_core.logic.sessions import SessionReader
 from continuity_core.models.sessions import SearchRequest
 from continuity_core.models.transcripts import TranscriptHead
-from continuity_core.ports import SearchHit
+from continuity_core.ports import SearchHit, TranscriptSearch, TranscriptStore
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
@@ -43,6 +43,11 @@ class Search:
         return [SearchHit("s0", "/work/app", "a «hit»", 1.5, T0)]
 
 
+def session_reader(transcripts: Transcripts, search: Search | None) -> SessionReader:
+    # Partial fakes: the reads the reader makes, and a search that records its scope as given.
+    return SessionReader(cast(TranscriptStore, transcripts), cast(TranscriptSearch | None, search))
+
+
 def head(session_key: str, project: str | None, length: int = 0) -> TranscriptHead:
     return TranscriptHead(
         session_key=session_key, project_normalized=project, created_at=T0, updated_at=T0, length=length
@@ -51,7 +56,7 @@ def head(session_key: str, project: str | None, length: int = 0) -> TranscriptHe
 
 def test_a_search_naming_only_the_asking_session_covers_its_project_without_it() -> None:
     search = Search()
-    reader = SessionReader(Transcripts(head("asking", "/work/app")), search)  # type: ignore[arg-type]
+    reader = session_reader(Transcripts(head("asking", "/work/app")), search)
 
     found = reader.search("a1", SearchRequest(query="queue", asking_session_key=" asking "))
 
@@ -63,7 +68,7 @@ def test_a_search_naming_only_the_asking_session_covers_its_project_without_it()
 
 def test_a_named_project_wins_over_the_asking_sessions_and_is_normalised() -> None:
     search = Search()
-    reader = SessionReader(Transcripts(head("asking", "/work/app")), search)  # type: ignore[arg-type]
+    reader = session_reader(Transcripts(head("asking", "/work/app")), search)
 
     reader.search(
         "a1", SearchRequest(query="queue", project="/work/other/../lib/", asking_session_key="asking")
@@ -74,7 +79,7 @@ def test_a_named_project_wins_over_the_asking_sessions_and_is_normalised() -> No
 
 def test_an_asking_session_without_a_transcript_gives_the_search_no_scope() -> None:
     search = Search()
-    reader = SessionReader(Transcripts(), search)  # type: ignore[arg-type]
+    reader = session_reader(Transcripts(), search)
 
     reader.search("a1", SearchRequest(query="queue", asking_session_key="unknown"))
 
@@ -83,7 +88,7 @@ def test_an_asking_session_without_a_transcript_gives_the_search_no_scope() -> N
 
 def test_a_transcript_page_says_where_the_next_one_starts_and_the_last_says_none() -> None:
     transcripts = Transcripts(head("s1", "/work/app", length=10), text="0123456789")
-    reader = SessionReader(transcripts, None)  # type: ignore[arg-type]
+    reader = session_reader(transcripts, None)
 
     first = reader.transcript("a1", "s1", offset=0, limit=6)
     last = reader.transcript("a1", "s1", offset=6, limit=6)

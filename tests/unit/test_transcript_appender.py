@@ -216,10 +216,10 @@ def test_an_append_that_loses_a_race_decides_again_from_what_the_winner_stored()
 
 
 def test_a_transcript_that_keeps_changing_gives_up_as_unavailable(
-    appender: TranscriptAppender, storage: InMemoryTranscriptStorage
+    appender: TranscriptAppender, storage: InMemoryTranscriptStorage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given a position that is taken again each time this writer tries it
-    storage.put_append = lambda *args, **kwargs: False  # type: ignore[method-assign]
+    monkeypatch.setattr(storage, "put_append", lambda *args, **kwargs: False)
     # Then after MAX_ATTEMPTS decisions the hook is answered 503 (the client's spool resends it)
     with pytest.raises(StorageUnavailableError):
         appender.append(AGENT, ME, 0, "hello", T0)
@@ -269,7 +269,7 @@ def test_too_little_to_make_a_sizeable_chunk_moves_nothing(
 
 
 def test_two_movers_at_once_keep_one_chunk_and_delete_the_other(
-    appender: TranscriptAppender, storage: InMemoryTranscriptStorage
+    appender: TranscriptAppender, storage: InMemoryTranscriptStorage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     appender.append(AGENT, ME, 0, "a" * 600, T0)
     appender.append(AGENT, ME, 600, "b" * 300, T0)  # not yet past the chunk size
@@ -282,7 +282,7 @@ def test_two_movers_at_once_keep_one_chunk_and_delete_the_other(
             raced.append(True)
             assert appender.move_to_chunk(AGENT, "s1", T0)
 
-    storage.put_chunk = put_then_race  # type: ignore[method-assign]
+    monkeypatch.setattr(storage, "put_chunk", put_then_race)
     # When the first move finishes after the second
     assert not appender.move_to_chunk(AGENT, "s1", T0)
     # Then the second won, one chunk is left, and the text is there once
@@ -292,12 +292,12 @@ def test_two_movers_at_once_keep_one_chunk_and_delete_the_other(
 
 
 def test_a_failed_move_to_a_chunk_leaves_the_append_stored(
-    appender: TranscriptAppender, storage: InMemoryTranscriptStorage
+    appender: TranscriptAppender, storage: InMemoryTranscriptStorage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def unavailable(*args: object) -> None:
         raise StorageUnavailableError("S3 is down")
 
-    storage.put_chunk = unavailable  # type: ignore[method-assign]
+    monkeypatch.setattr(storage, "put_chunk", unavailable)
     appender.append(AGENT, ME, 0, "a" * 800, T0)
     result = appender.append(AGENT, ME, 800, "b" * 400, T0)
     assert result.length == 1200

@@ -42,12 +42,13 @@ def appended_in_two(text: str, split: int, fast: bool) -> tuple[InMemoryTranscri
     return storage, reader.read(AGENT, head)
 
 
-def unredacted(raw: str, stored: str) -> list[int]:
-    """Positions the redaction of the whole raw text replaces that ``stored`` still shows."""
+def unredacted(raw_spans: list[tuple[int, int, str]], stored: str) -> list[int]:
+    """Positions the redaction of the whole raw text replaces (``raw_spans``, its secret spans)
+    that ``stored`` still shows."""
     covered = bytearray(len(stored))
     for match in _REDACTED_RUN.finditer(stored):
         covered[match.start() : match.end()] = b"\x01" * (match.end() - match.start())
-    return [i for start, end, _ in secret_spans(raw) for i in range(start, end) if not covered[i]]
+    return [i for start, end, _ in raw_spans for i in range(start, end) if not covered[i]]
 
 
 @pytest.mark.parametrize("positive", POSITIVES, ids=lambda p: p.kind)
@@ -55,6 +56,8 @@ def test_every_corpus_secret_split_at_every_position_is_redacted_in_what_is_stor
     text = positive.text
     start = text.index(positive.secret)
     near = range(start - 64, start + len(positive.secret) + 64)
+    raw_spans = secret_spans(text)  # the same for every cut: found once
+    checked: set[str] = set()  # stored texts already checked (most cuts store the same text)
     for split in range(1, len(text)):
         # The one-put path at every cut; the careful path (the same redaction, its tail read with
         # the head) at every cut near the secret.
@@ -64,8 +67,11 @@ def test_every_corpus_secret_split_at_every_position_is_redacted_in_what_is_stor
             # Then the stored transcript keeps the client's offsets, holds no piece of the secret,
             # and redacts every character a redaction of the whole text would
             assert len(stored) == len(text)
+            if stored in checked:  # the checks below are pure functions of the stored text
+                continue
+            checked.add(stored)
             assert not leaked(positive.secret, stored), (split, fast, stored)
-            assert unredacted(text, stored) == [], (split, fast, stored)
+            assert unredacted(raw_spans, stored) == [], (split, fast, stored)
             # and a whole read has nothing more to redact: what it serves is what is stored
             assert redact_same_length(stored)[0] == stored, (split, fast, stored)
 

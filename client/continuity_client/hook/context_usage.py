@@ -23,6 +23,10 @@ from __future__ import annotations
 
 from continuity_client.hook.harness import CLAUDE_CODE, CODEX, GEMINI, OPENCODE
 
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
 # The renderer's state key holding the figure.
 CONTEXT = "ctx"
 CLAUDE_USAGE_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
@@ -33,13 +37,13 @@ def tokens(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-def _keep(state: dict, figure: int) -> None:
+def _keep(state: dict[str, Any], figure: int) -> None:
     """Keep the harness's figure; a zero (a synthetic or failed response) tells nothing."""
     if figure > 0:
         state[CONTEXT] = figure
 
 
-def note_claude(record: dict, state: dict) -> None:
+def note_claude(record: dict[str, Any], state: dict[str, Any]) -> None:
     kind = record.get("type")
     if (kind == "system" and record.get("subtype") == "compact_boundary") or record.get("isCompactSummary"):
         state.pop(CONTEXT, None)  # older versions write no boundary line: the summary starts over
@@ -50,7 +54,7 @@ def note_claude(record: dict, state: dict) -> None:
             _keep(state, sum(tokens(usage.get(key)) for key in CLAUDE_USAGE_KEYS))
 
 
-def note_codex(record: dict, state: dict) -> None:
+def note_codex(record: dict[str, Any], state: dict[str, Any]) -> None:
     kind = record.get("type")
     payload = record.get("payload")
     if kind == "compacted":
@@ -63,7 +67,7 @@ def note_codex(record: dict, state: dict) -> None:
             _keep(state, total or tokens(last.get("input_tokens")) + tokens(last.get("output_tokens")))
 
 
-def note_gemini(record: dict, state: dict) -> None:
+def note_gemini(record: dict[str, Any], state: dict[str, Any]) -> None:
     """A rewritten history (``$set`` of the messages: a compression) forgets the figure."""
     update = record.get("$set")
     if isinstance(update, dict):
@@ -75,7 +79,7 @@ def note_gemini(record: dict, state: dict) -> None:
         _keep(state, tokens(figures.get("input")))
 
 
-def note_opencode(record: dict, state: dict) -> None:
+def note_opencode(record: dict[str, Any], state: dict[str, Any]) -> None:
     info = record.get("info")
     if not isinstance(info, dict):
         return
@@ -89,19 +93,19 @@ def note_opencode(record: dict, state: dict) -> None:
     figures = info.get("tokens")
     if info.get("role") == "assistant" and isinstance(figures, dict):
         found = figures.get("cache")
-        cache: dict = found if isinstance(found, dict) else {}
+        cache: dict[str, Any] = found if isinstance(found, dict) else {}
         _keep(state, tokens(figures.get("input")) + tokens(cache.get("read")) + tokens(cache.get("write")))
 
 
 NOTERS = {CLAUDE_CODE: note_claude, CODEX: note_codex, GEMINI: note_gemini, OPENCODE: note_opencode}
 
 
-def note(harness: str, record: dict, state: dict) -> None:
+def note(harness: str, record: dict[str, Any], state: dict[str, Any]) -> None:
     """Update ``state`` with what ``record`` says of the context's size."""
     NOTERS.get(harness, note_claude)(record, state)
 
 
-def context_tokens(state: dict) -> int | None:
+def context_tokens(state: dict[str, Any]) -> int | None:
     """The context size the harness recorded last (tokens), if it recorded one since a compaction."""
     figure = state.get(CONTEXT)
     return figure if isinstance(figure, int) and not isinstance(figure, bool) and figure > 0 else None

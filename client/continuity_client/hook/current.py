@@ -21,6 +21,7 @@ from continuity_client.hook.privatefiles import safe_name, write_private
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
 PROJECTS_DIR = "projects"
 # Where the harness tells its hooks (and, for some, its MCP servers) the project root is.
@@ -41,7 +42,7 @@ def project_file(home: str, project: str) -> str:
     return os.path.join(home, PROJECTS_DIR, f"{tag}-{name}.json")
 
 
-def read(home: str, project: str) -> dict | None:
+def read(home: str, project: str) -> dict[str, Any] | None:
     """The last session recorded for exactly this project path, or None."""
     try:
         with open(project_file(home, project), "rb") as handle:
@@ -84,7 +85,7 @@ def project_root(env: Mapping[str, str], explicit: str | None = None) -> str:
         return "/"
 
 
-def find(home: str, start: str) -> tuple[str, dict | None]:
+def find(home: str, start: str) -> tuple[str, dict[str, Any] | None]:
     """(project, its last session record): ``start`` or the nearest parent the hooks have seen.
 
     The MCP server and the CLI may run in a sub-folder of the project the hooks reported.

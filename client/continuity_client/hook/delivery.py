@@ -31,7 +31,7 @@ from continuity_client.setup import config
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Protocol
+    from typing import Any, Protocol
 
     class Log(Protocol):
         def __call__(self, message: str, level: str = ...) -> None: ...
@@ -102,7 +102,7 @@ class Delivery:
         self.log = log
         self.deadline = deadline
 
-    def post(self, record: dict, replayed: bool) -> tuple[str, object]:
+    def post(self, record: dict[str, Any], replayed: bool) -> tuple[str, object]:
         """(SENT, parsed answer) | (DROPPED, reason) | (RETRY, reason) | (GAP, stored length)."""
         if record.get("event") not in harness.EVENTS:
             return self._drop(record, f"unknown event {record.get('event')!r}")
@@ -126,13 +126,13 @@ class Delivery:
                 return self._drop(record, f"the service failed on it {failures} times (last: {reason})")
         return self._retry(response, reason)
 
-    def _drop(self, record: dict, reason: str) -> tuple[str, object]:
+    def _drop(self, record: dict[str, Any], reason: str) -> tuple[str, object]:
         """DROPPED for good: logged, and noted for ``continuity doctor``."""
         self.log(f"dropped {record['key']}: {reason}")
         refusals.note(self.settings.home, str(record["key"]), reason)
         return spool.DROPPED, reason
 
-    def _send(self, record: dict, replayed: bool) -> Response:
+    def _send(self, record: dict[str, Any], replayed: bool) -> Response:
         headers = {
             "Authorization": f"Bearer {self.settings.token}",
             "Content-Type": "application/json",
@@ -146,7 +146,7 @@ class Delivery:
         timeout = self.deadline - time.monotonic()
         return request("POST", self.settings.url, path, body, headers, timeout, self.env)
 
-    def _gap(self, record: dict, response: Response, replayed: bool) -> tuple[str, object]:
+    def _gap(self, record: dict[str, Any], response: Response, replayed: bool) -> tuple[str, object]:
         """A 409: GAP with the stored length for a live hook; on a replay the hook's effect happened,
         and the next live hook mends the transcript's gap. A 409 without a length is no gap: the key
         was used for another request (DROPPED, for ``doctor``: a resend would be refused the same)."""
@@ -159,7 +159,7 @@ class Delivery:
             return spool.SENT, None
         return GAP, stored
 
-    def _parse(self, record: dict, response: Response) -> object:
+    def _parse(self, record: dict[str, Any], response: Response) -> object:
         try:
             return json.loads(response.body or b"{}")
         except ValueError:
@@ -180,7 +180,7 @@ class Delivery:
         each under its delivery lock, ``held`` ones already taken; ``until_key`` stops before that
         record)."""
 
-        def send(record: dict) -> str:
+        def send(record: dict[str, Any]) -> str:
             outcome, answer = self.post(record, replayed=True)
             if outcome == spool.RETRY:
                 self.log(f"replay of {record['key']} stopped: {answer}")

@@ -16,6 +16,8 @@ from continuity_client.hook.harness import RECOVER_AT_PROMPT
 
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
+    from typing import Any
+
     from continuity_client.hook.delivery import Log
 
 # Events that carry the transcript's new part.
@@ -26,7 +28,7 @@ MAX_BODY_BYTES = 900_000  # the service refuses bodies over 1 MB (413)
 MIN_DELTA_BYTES = 4096  # with less room than this (a huge prompt), the delta waits for the next hook
 
 
-def attach(body: dict, home: str, session: str, event: str, log: Log) -> bool:
+def attach(body: dict[str, Any], home: str, session: str, event: str, log: Log) -> bool:
     """Put the transcript's next part into ``body`` (replacing any carried before); True when the
     file has more than this part carries. Never raises."""
     path = body.get("transcript_path")

@@ -62,6 +62,7 @@ from continuity_client.hook import machine, project_id
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+    from typing import Any
 
 CLAUDE_CODE, CODEX, GEMINI = "claude-code", "codex", "gemini"
 OPENCODE, OPENCLAW = "opencode", "openclaw"
@@ -218,7 +219,7 @@ class NotJSONError(ValueError):
     """The hook's stdin is not a JSON object (a harness always sends one)."""
 
 
-def parse_stdin(raw: bytes, plain_text: bool = False) -> dict:
+def parse_stdin(raw: bytes, plain_text: bool = False) -> dict[str, Any]:
     """The hook JSON as a dict; {} for empty input. ``plain_text`` (``continuity hook remember``,
     which a person or an agent pipes text into): text that is not JSON becomes ``{"content": text}``;
     otherwise NotJSONError says what came instead."""
@@ -271,7 +272,7 @@ def build_body(
     harness: str,
     env: Mapping[str, str],
     getcwd: Callable[[], str] = os.getcwd,
-) -> dict:
+) -> dict[str, Any]:
     """The request body: the harness's fields as-is, plus session_id, cwd, project_normalized, harness.
 
     The project is the harness's project root (``CLAUDE_PROJECT_DIR`` / ``GEMINI_PROJECT_DIR``) when
@@ -312,7 +313,9 @@ def build_body(
     return body
 
 
-def add_origin(body: dict, home: str, env: Mapping[str, str], file_config: Mapping[str, object]) -> None:
+def add_origin(
+    body: dict[str, Any], home: str, env: Mapping[str, str], file_config: Mapping[str, object]
+) -> None:
     """The machine and person a session runs for (``machine``), for display and ranking."""
     found = machine.machine_id(home)
     if found:
@@ -331,7 +334,7 @@ def local_project(body: Mapping[str, object]) -> str:
     return found if isinstance(found, str) else ""
 
 
-def route_subagent(body: dict, event: str, harness: str) -> None:
+def route_subagent(body: dict[str, Any], event: str, harness: str) -> None:
     """A sub-agent's own hook goes under the sub-agent's own session (see the module's docstring)."""
     agent = _string(body.get("agent_id"))
     parent = _string(body.get("session_id"))

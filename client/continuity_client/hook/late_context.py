@@ -25,6 +25,10 @@ import os
 from continuity_client.hook import fastjson as json
 from continuity_client.hook.privatefiles import open_private, safe_name, write_private
 
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
 CONTEXT_DIR = "context"
 CHARS_PER_TOKEN = 4  # the service's estimate when the harness records no figure
 NUDGE_HEADER = "x-continuity-nudge-tokens"  # the service's nudge point, in its hook answers
@@ -43,7 +47,7 @@ def _unlink(path: str) -> None:
         pass
 
 
-def context_figure(body: dict) -> int | None:
+def context_figure(body: dict[str, Any]) -> int | None:
     """The context size the service will compare with its nudge threshold: the harness's own figure,
     else the readable transcript's characters / 4."""
     tokens = body.get("context_tokens")
@@ -83,7 +87,7 @@ def wait_from(home: str, configured: int, set_by_hand: bool) -> int:
     return int(int(learned) * LEARNED_SHARE)
 
 
-def may_nudge(home: str, session: str, body: dict, threshold: int) -> bool:
+def may_nudge(home: str, session: str, body: dict[str, Any], threshold: int) -> bool:
     """Whether this prompt's answer may be the compaction nudge, so the prompt waits for it."""
     figure = context_figure(body)
     marker = _path(home, session, ".nudged")

@@ -18,6 +18,10 @@ import time
 from continuity_client.hook import fastjson as json
 from continuity_client.hook.privatefiles import FileLock, open_private, write_private
 
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
+
 REFUSED_FILE = "refused.jsonl"
 SERVER_ERRORS_FILE = "server-errors.json"
 LOCK_FILE = ".refusals.lock"
@@ -70,7 +74,7 @@ def note(home: str, key: str, reason: str, kind: str = REFUSED) -> None:
         pass
 
 
-def recent(home: str, since: float, kind: str | None = None) -> list[dict]:
+def recent(home: str, since: float, kind: str | None = None) -> list[dict[str, Any]]:
     """The hooks dropped for good since ``since`` (epoch seconds), oldest first; of ``kind`` only
     when given (a note without one is ``REFUSED``)."""
     found = []
@@ -86,7 +90,7 @@ def recent(home: str, since: float, kind: str | None = None) -> list[dict]:
     return found
 
 
-def _read_counts(path: str) -> dict:
+def _read_counts(path: str) -> dict[str, Any]:
     try:
         counts = json.loads(_read(path) or b"{}")
     except ValueError:

@@ -72,7 +72,7 @@ from continuity_client.setup import config
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from typing import TextIO
+    from typing import Any, TextIO
 
     from continuity_client.hook.delivery import Delivery
 
@@ -175,7 +175,7 @@ class HookRun:
         self.session = ""
         self.raw = b""
         self.rest: list[str] = []
-        self.record: dict | None = None
+        self.record: dict[str, Any] | None = None
         self.settings: config.Settings | None = None
         self.delivery: Delivery | None = None
         self.deadline = self.started + config.DEFAULT_TIMEOUT_S
@@ -340,7 +340,7 @@ class HookRun:
         assert self.settings is not None
         self.delivery = Delivery(self.settings, self.env, self.log, self.deadline)
 
-    def in_background(self, settings: config.Settings, body: dict) -> bool:
+    def in_background(self, settings: config.Settings, body: dict[str, Any]) -> bool:
         if not (self.detach and settings.background) or self.event not in BACKGROUND_EVENTS:
             return False
         if self.transcript_more:  # its follow-ups are this run's to send
@@ -499,7 +499,7 @@ class HookRun:
 
     # ---- helpers --------------------------------------------------------------------------------
 
-    def link_origin(self, body: dict) -> None:
+    def link_origin(self, body: dict[str, Any]) -> None:
         """A Claude Code fork (or resume under a new id) names the session it continues, so its
         recovery finds that session's checkpoints: from the transcript's first records, else, for a
         fork whose transcript is not written yet, the project's session the hooks saw last."""
@@ -524,7 +524,7 @@ class HookRun:
         if origin:
             body["previous_session_key"] = origin
 
-    def find_session(self, body: dict) -> bool:
+    def find_session(self, body: dict[str, Any]) -> bool:
         """A ``remember`` run by hand: the project's current session (what its hooks last saw), as
         every other command finds it; False, said on stderr, when there is none."""
         project = harness.local_project(body)
@@ -541,7 +541,7 @@ class HookRun:
         self.log("remember without a session: refused, said on stderr")
         return False
 
-    def note_session(self, body: dict) -> None:
+    def note_session(self, body: dict[str, Any]) -> None:
         project = harness.local_project(body)
         if harness.SUBAGENT_KEY_PART in self.session:
             return  # a sub-agent's own hook: the project's current session stays its parent
@@ -567,13 +567,13 @@ class HookRun:
             self.record = {**record, "body": body}
         return True
 
-    def spool_other(self, record: dict, reason: str) -> None:
+    def spool_other(self, record: dict[str, Any], reason: str) -> None:
         """Spool a record other than the current hook's (a transcript follow-up)."""
         with self.lock:
             if not self.finished:
                 self._spool_locked(reason, record)
 
-    def _spool_locked(self, reason: str, other: dict | None = None) -> None:
+    def _spool_locked(self, reason: str, other: dict[str, Any] | None = None) -> None:
         record, settings = other or self.record, self.settings
         if record is None or settings is None:
             return
@@ -588,7 +588,7 @@ class HookRun:
         if dropped:
             self.log_dropped(dropped)
 
-    def log_dropped(self, dropped: list[dict]) -> None:
+    def log_dropped(self, dropped: list[dict[str, Any]]) -> None:
         keys = ", ".join(str(item.get("key")) for item in dropped[:5])
         more = f" and {len(dropped) - 5} more" if len(dropped) > 5 else ""
         self.log(f"spool full: dropped {len(dropped)} oldest hook(s): {keys}{more}", level="ERROR")

@@ -36,6 +36,7 @@ from continuity_client.hook.privatefiles import FileLock, open_private, safe_nam
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
+    from typing import Any
 
 SPOOL_DIR = "spool"
 SEQ_DIR = "seq"
@@ -174,11 +175,11 @@ def pending_files(home: str) -> list[str]:
     return [path for _, path in sorted(found)]
 
 
-def encode(record: dict) -> bytes:
+def encode(record: dict[str, Any]) -> bytes:
     return (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def _decode(line: bytes) -> dict | None:
+def _decode(line: bytes) -> dict[str, Any] | None:
     try:
         record = json.loads(line)
     except ValueError:
@@ -229,7 +230,7 @@ def _read_lines(path: str) -> list[bytes]:
         return []
 
 
-def append(home: str, session: str, record: dict, max_bytes: int) -> list[dict]:
+def append(home: str, session: str, record: dict[str, Any], max_bytes: int) -> list[dict[str, Any]]:
     """Append a record durably (write + fsync); return the records dropped to keep the cap."""
     directory = spool_dir(home)
     path = spool_file(home, session)
@@ -247,7 +248,7 @@ def append(home: str, session: str, record: dict, max_bytes: int) -> list[dict]:
         return _enforce_cap(directory, max_bytes)
 
 
-def _enforce_cap(directory: str, max_bytes: int) -> list[dict]:
+def _enforce_cap(directory: str, max_bytes: int) -> list[dict[str, Any]]:
     """Drop the oldest records (by hook time, across sessions) until the spool fits ``max_bytes``."""
     sizes: dict[str, int] = {}
     for entry in os.scandir(directory):
@@ -258,7 +259,7 @@ def _enforce_cap(directory: str, max_bytes: int) -> list[dict]:
         return []
     queues = {path: _read_lines(path) for path in sizes}
     total = sum(len(line) for lines in queues.values() for line in lines)
-    dropped: list[dict] = []
+    dropped: list[dict[str, Any]] = []
     changed: set[str] = set()
 
     def first_time(path: str) -> float:
@@ -305,16 +306,16 @@ def release(fd: int) -> None:
         os.close(fd)  # closing releases the flock
 
 
-def find(path: str, key: str) -> dict | None:
+def find(path: str, key: str) -> dict[str, Any] | None:
     """The first record of a spool file with ``key``, or None."""
     return next((record for record in read_records(path)[0] if record["key"] == key), None)
 
 
-def read_records(path: str) -> tuple[list[dict], int]:
+def read_records(path: str) -> tuple[list[dict[str, Any]], int]:
     """(records in order, number of corrupt lines) of one spool file."""
     with FileLock(os.path.join(os.path.dirname(path), LOCK_FILE)):
         lines = _read_lines(path)
-    records: list[dict] = []
+    records: list[dict[str, Any]] = []
     corrupt = 0
     for line in lines:
         record = _decode(line)
@@ -339,7 +340,7 @@ def remove(path: str, keys: set[str]) -> None:
 def replay(
     paths: Iterable[str],
     stop_at: float,
-    send: Callable[[dict], str],
+    send: Callable[[dict[str, Any]], str],
     on_corrupt: Callable[[str, int], None] | None = None,
     held: Iterable[str] = (),
     until_key: str | None = None,
@@ -372,7 +373,7 @@ def replay(
 def _replay_file(
     path: str,
     stop_at: float,
-    send: Callable[[dict], str],
+    send: Callable[[dict[str, Any]], str],
     on_corrupt: Callable[[str, int], None] | None,
     until_key: str | None,
 ) -> tuple[str, int]:
@@ -399,7 +400,7 @@ def _replay_file(
     return status, len(done)
 
 
-def summary(home: str) -> dict:
+def summary(home: str) -> dict[str, Any]:
     """Counts for ``doctor``: pending records, sessions, oldest hook time, bytes."""
     records = 0
     oldest: float | None = None

@@ -50,6 +50,11 @@ from continuity_client.hook.harness import (
     users_words,
 )
 
+TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
+if TYPE_CHECKING:
+    import re
+    from typing import Any
+
 MAX_TEXT_CHARS = 16_000  # one user or assistant block
 MAX_INPUT_CHARS = 200  # a tool's input, in short
 MAX_RESULT_CHARS = 500  # a tool's result: its head
@@ -173,10 +178,10 @@ VERDICT_PATTERN = (
 CARGO_FAILED_NAME = r"^\s{4}[\w:<>\[\]$-]+$"  # a name under cargo's last "failures:" header
 MAX_SCANNED_LINES = 5_000  # the verdict is at the end: only the last lines are looked at
 MAX_SCANNED_LINE_CHARS = 1_000  # a longer line is no runner's verdict (minified code, a data dump)
-_verdict: list = []  # [compiled VERDICT_PATTERN, compiled CARGO_FAILED_NAME], at first use
+_verdict: list[re.Pattern[str]] = []  # [compiled VERDICT_PATTERN, compiled CARGO_FAILED_NAME], at first use
 
 
-def _verdict_patterns() -> list:
+def _verdict_patterns() -> list[re.Pattern[str]]:
     if not _verdict:
         import re  # already loaded by the hook path's standard library; compiled once, when needed
 
@@ -322,7 +327,7 @@ def _arguments(value: object) -> object:
     return value
 
 
-def _item_text(item: dict, key: str) -> str:
+def _item_text(item: dict[str, Any], key: str) -> str:
     for name in (key, "content", "step", "description", "subject", "activeForm"):
         found = item.get(name)
         if isinstance(found, str) and found.strip():
@@ -330,7 +335,7 @@ def _item_text(item: dict, key: str) -> str:
     return ""
 
 
-def plan_items(name: object, arguments: object) -> list | None:
+def plan_items(name: object, arguments: object) -> list[Any] | None:
     """The whole list a plan tool writes, as ``[status, text]`` pairs (None: not a plan call)."""
     shape = PLAN_TOOLS.get(name) if isinstance(name, str) else None
     arguments = _arguments(arguments)
@@ -345,7 +350,7 @@ def plan_items(name: object, arguments: object) -> list | None:
     return items
 
 
-def plan_block(items: list) -> str:
+def plan_block(items: list[Any]) -> str:
     """``Plan:`` and the whole list, one item a line: ``- [x]`` completed, ``- [>]`` in progress,
     ``- [ ]`` pending (a cancelled item is closed: ``- [x] … (cancelled)``)."""
     if not items:
@@ -361,7 +366,7 @@ def plan_block(items: list) -> str:
     return "\n".join(lines)
 
 
-def remember_call(state: dict, call_id: str, kind: str, text: str = "") -> None:
+def remember_call(state: dict[str, Any], call_id: str, kind: str, text: str = "") -> None:
     """A plan call whose result is not shown as is: ``plan`` (dropped), ``create``, ``list``."""
     if call_id:
         calls = state.setdefault("plan_calls", [])
@@ -369,8 +374,8 @@ def remember_call(state: dict, call_id: str, kind: str, text: str = "") -> None:
         del calls[:-REMEMBERED_PLAN_CALLS]
 
 
-def recall_call(state: dict, call_id: str) -> list | None:
-    calls = state.get("plan_calls") or []
+def recall_call(state: dict[str, Any], call_id: str) -> list[Any] | None:
+    calls: list[list[Any]] = state.get("plan_calls") or []
     for index, call in enumerate(calls):
         if call[0] == call_id:
             del calls[index]
@@ -380,13 +385,13 @@ def recall_call(state: dict, call_id: str) -> list | None:
     return None
 
 
-def _tasks(state: dict) -> list:
+def _tasks(state: dict[str, Any]) -> list[Any]:
     """Claude Code's task list as the transcript built it: ``[id, status, subject]`` lists."""
     found = state.get("tasks")
     return found if isinstance(found, list) else []
 
 
-def _set_tasks(state: dict, tasks: list) -> str:
+def _set_tasks(state: dict[str, Any], tasks: list[Any]) -> str:
     """Keep the new list; its Plan block when it changed, else ``""``."""
     while len(tasks) > MAX_PLAN_ITEMS:  # the oldest completed task goes first, else the oldest
         done = next((i for i, task in enumerate(tasks) if task[1] == "completed"), 0)
@@ -397,7 +402,7 @@ def _set_tasks(state: dict, tasks: list) -> str:
     return plan_block([[task[1], task[2]] for task in tasks])
 
 
-def _task_list(found: object) -> list | None:
+def _task_list(found: object) -> list[Any] | None:
     """A whole task list as Claude Code gives it (TaskList's result, the task_reminder attachment)."""
     if not isinstance(found, list):
         return None
@@ -415,7 +420,7 @@ def _task_list(found: object) -> list | None:
     return tasks
 
 
-def claude_plan_call(name: object, arguments: object, call_id: str, state: dict) -> str | None:
+def claude_plan_call(name: object, arguments: object, call_id: str, state: dict[str, Any]) -> str | None:
     """A Claude Code tool call that writes the task list: its Plan block (``""``: shown with its
     result); None for any other call."""
     items = plan_items(name, arguments)
@@ -454,7 +459,7 @@ def claude_plan_call(name: object, arguments: object, call_id: str, state: dict)
     return shown
 
 
-def _created_id(record: dict, text: str, state: dict) -> str:
+def _created_id(record: dict[str, Any], text: str, state: dict[str, Any]) -> str:
     found = record.get("toolUseResult")
     task = found.get("task") if isinstance(found, dict) else None
     if isinstance(task, dict) and task.get("id") is not None:
@@ -468,7 +473,9 @@ def _created_id(record: dict, text: str, state: dict) -> str:
     return str(max(numbers, default=0) + 1)
 
 
-def claude_plan_result(call: list, block: dict, record: dict, state: dict) -> str | None:
+def claude_plan_result(
+    call: list[Any], block: dict[str, Any], record: dict[str, Any], state: dict[str, Any]
+) -> str | None:
     """The result of a remembered plan call: dropped (``""``), the new Plan block, or None (shown
     as any result: an error, a list it could not read)."""
     if block.get("is_error"):
@@ -498,7 +505,7 @@ CLAUDE_SKIPPED_TYPES = frozenset(
 )
 
 
-def queued_prompt(record: dict) -> str:
+def queued_prompt(record: dict[str, Any]) -> str:
     """A prompt typed while Claude Code worked: it writes no user line for it, only an
     ``attachment`` of type ``queued_command`` (``commandMode`` ``prompt``, ``origin.kind`` ``human``).
     Other modes (task notifications) and other origins (another session, auto-continuation) are not
@@ -520,7 +527,7 @@ def subagent_report(text: str) -> str:
     return f"Result: {cut(text, MAX_TEXT_CHARS)}"
 
 
-def _sidechain(record: dict, state: dict) -> bool:
+def _sidechain(record: dict[str, Any], state: dict[str, Any]) -> bool:
     """Sub-agent lines inside the main transcript (older Claude Code) are skipped there; a sub-agent's
     own transcript (``agent_transcript_path``) is all sidechain lines and is read whole."""
     if "chain" not in state and record.get("type") in ("user", "assistant"):
@@ -528,7 +535,7 @@ def _sidechain(record: dict, state: dict) -> bool:
     return bool(record.get("isSidechain")) and state.get("chain") == "main"
 
 
-def render_claude(record: dict, state: dict) -> Rendered:
+def render_claude(record: dict[str, Any], state: dict[str, Any]) -> Rendered:
     kind = record.get("type")
     if kind == "attachment" and not record.get("isMeta"):
         attachment = record.get("attachment")
@@ -602,7 +609,7 @@ def render_claude(record: dict, state: dict) -> Rendered:
     return Rendered(blocks(*parts))
 
 
-def claude_state_after(record: dict, state: dict) -> None:
+def claude_state_after(record: dict[str, Any], state: dict[str, Any]) -> None:
     """A compact_boundary line followed by its summary is one compaction, not two."""
     kind = record.get("type")
     if kind == "system" and record.get("subtype") == "compact_boundary":
@@ -626,7 +633,7 @@ def _codex_message_text(content: object) -> str:
     return "\n".join(texts)
 
 
-def _codex_summary(payload: dict) -> str:
+def _codex_summary(payload: dict[str, Any]) -> str:
     """A ``compacted`` record's summary: its ``message`` (local compaction: Codex's summary prefix,
     then the model's summary), else the summary message in its ``replacement_history``. A remote
     compaction (OpenAI's compact endpoint) leaves ``message`` empty and keeps only an encrypted
@@ -651,7 +658,7 @@ def _codex_summary(payload: dict) -> str:
     return summary
 
 
-def render_codex(record: dict, state: dict) -> Rendered:
+def render_codex(record: dict[str, Any], state: dict[str, Any]) -> Rendered:
     kind = record.get("type")
     payload = record.get("payload")
     if not isinstance(payload, dict):
@@ -711,10 +718,10 @@ def _gemini_content(content: object) -> str:
     return "\n".join(texts)
 
 
-def _gemini_entry(message: dict, state: dict) -> list:
+def _gemini_entry(message: dict[str, Any], state: dict[str, Any]) -> list[Any]:
     """What of this message was emitted: [id, text emitted, calls emitted, results emitted]."""
     ident = str(message.get("id") or "")
-    seen: list = state.setdefault("seen", [])
+    seen: list[Any] = state.setdefault("seen", [])
     entry = next((item for item in seen if item[0] == ident), None) if ident else None
     if entry is None:
         entry = [ident, False, [], []]
@@ -724,7 +731,7 @@ def _gemini_entry(message: dict, state: dict) -> list:
     return entry
 
 
-def _gemini_message(message: dict, state: dict) -> str:
+def _gemini_message(message: dict[str, Any], state: dict[str, Any]) -> str:
     """The parts of a message not emitted before: its text once, each tool call and result once."""
     entry = _gemini_entry(message, state)
     kind = message.get("type")
@@ -758,7 +765,7 @@ def _gemini_message(message: dict, state: dict) -> str:
     return blocks(*parts)
 
 
-def _gemini_mark_read(message: dict, state: dict) -> None:
+def _gemini_mark_read(message: dict[str, Any], state: dict[str, Any]) -> None:
     """Note a message as emitted without emitting it (it was read before, in another file)."""
     entry = _gemini_entry(message, state)
     entry[1] = True
@@ -771,7 +778,7 @@ def _gemini_mark_read(message: dict, state: dict) -> None:
                 entry[3].append(call_id)
 
 
-def _gemini_rewrite(messages: list, state: dict) -> Rendered:
+def _gemini_rewrite(messages: list[Any], state: dict[str, Any]) -> Rendered:
     """A ``{"$set": {"messages": [...]}}`` record: Gemini CLI re-writes its whole history when it
     compresses it (and when it masks old tool output). Every message it had was first written as a
     line of its own, so a re-write brings nothing new, however long, except the compression's
@@ -797,7 +804,7 @@ def _gemini_rewrite(messages: list, state: dict) -> Rendered:
     return NOTHING
 
 
-def render_gemini(record: dict, state: dict) -> Rendered:
+def render_gemini(record: dict[str, Any], state: dict[str, Any]) -> Rendered:
     """One line of Gemini CLI's JSONL chat file (or one message of its older JSON file)."""
     update = record.get("$set")
     if isinstance(update, dict):
@@ -821,7 +828,7 @@ def render_gemini(record: dict, state: dict) -> Rendered:
 # ---------------------------------------------------------------------------------------------
 
 
-def _opencode_parts(label: str, parts: list) -> list[str]:
+def _opencode_parts(label: str, parts: list[Any]) -> list[str]:
     out: list[str] = []
     for part in parts:
         if not isinstance(part, dict):
@@ -841,7 +848,7 @@ def _opencode_parts(label: str, parts: list) -> list[str]:
             out.append(f"{label}: [file{shown}]")
         elif kind == "tool":
             found = part.get("state")
-            state: dict = found if isinstance(found, dict) else {}
+            state: dict[str, Any] = found if isinstance(found, dict) else {}
             plan = plan_items(part.get("tool"), state.get("input"))  # todowrite: the whole list
             out.append(tool_line(part.get("tool"), state.get("input")) if plan is None else plan_block(plan))
             if state.get("status") == "completed" and plan is None:
@@ -854,7 +861,7 @@ def _opencode_parts(label: str, parts: list) -> list[str]:
     return out
 
 
-def render_opencode(record: dict, state: dict) -> Rendered:
+def render_opencode(record: dict[str, Any], state: dict[str, Any]) -> Rendered:
     """One message of an OpenCode session as its SDK gives it (``{"info": Message, "parts": [Part]}``),
     one per line of the file our plugin writes from OpenCode's own storage."""
     info = record.get("info")
@@ -885,7 +892,7 @@ RENDERERS = {
 }
 
 
-def render(harness: str, record: object, state: dict) -> Rendered:
+def render(harness: str, record: object, state: dict[str, Any]) -> Rendered:
     """The readable text of one record; ``state`` is updated for the next one."""
     if not isinstance(record, dict):
         return NOTHING
@@ -897,7 +904,7 @@ def render(harness: str, record: object, state: dict) -> Rendered:
     return rendered
 
 
-def render_all(harness: str, records: list, state: dict | None = None) -> str:
+def render_all(harness: str, records: list[Any], state: dict[str, Any] | None = None) -> str:
     """The readable text of a whole transcript (tests, and people reading a file by hand)."""
-    current: dict = {} if state is None else state
+    current: dict[str, Any] = {} if state is None else state
     return "".join(render(harness, record, current).text for record in records)

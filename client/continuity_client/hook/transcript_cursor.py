@@ -42,7 +42,7 @@ from continuity_client.hook.privatefiles import FileLock, safe_name, write_priva
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import BinaryIO
+    from typing import Any, BinaryIO
 
 CURSOR_DIR = "transcripts"
 MAX_DELTA_BYTES = 256 * 1024  # JSON-encoded text in one request: a body stays far under 1 MB
@@ -78,7 +78,7 @@ class Delta:
         self.context_tokens = context_tokens
         self.compacted = compacted  # the text shows a compaction (the harness's own record of it)
 
-    def body(self) -> dict:
+    def body(self) -> dict[str, Any]:
         return {"offset": self.offset, "text": self.text}
 
 
@@ -101,7 +101,7 @@ def fit(text: str, limit: int) -> str:
     return ""
 
 
-def _copy(state: dict) -> dict:
+def _copy(state: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(state)) if state else {}
 
 
@@ -114,7 +114,7 @@ def cursor_path(home: str, session: str) -> str:
     return os.path.join(home, CURSOR_DIR, safe_name(session) + ".json")
 
 
-def new_cursor(path: str, harness: str, chars: int = 0, boundary: int = 0) -> dict:
+def new_cursor(path: str, harness: str, chars: int = 0, boundary: int = 0) -> dict[str, Any]:
     return {
         "path": path,
         "harness": harness,
@@ -128,7 +128,7 @@ def new_cursor(path: str, harness: str, chars: int = 0, boundary: int = 0) -> di
     }
 
 
-def load(home: str, session: str) -> dict | None:
+def load(home: str, session: str) -> dict[str, Any] | None:
     try:
         with open(cursor_path(home, session), "rb") as handle:
             data = json.loads(handle.read())
@@ -142,7 +142,7 @@ def load(home: str, session: str) -> dict | None:
     return data
 
 
-def save(home: str, session: str, cursor: dict) -> None:
+def save(home: str, session: str, cursor: dict[str, Any]) -> None:
     """Atomic replace. Not fsync'd: a lost cursor costs a resend, never a loss (the 409 path)."""
     write_private(cursor_path(home, session), json.dumps(cursor, separators=(",", ":")).encode("utf-8"))
 
@@ -216,7 +216,7 @@ def is_legacy_json(harness: str, path: str) -> bool:
     return harness == GEMINI and path.endswith(".json")
 
 
-def _signature(path: str) -> list | None:
+def _signature(path: str) -> list[Any] | None:
     try:
         info = os.stat(path)
     except OSError:
@@ -292,13 +292,13 @@ class _Records:
 # ---------------------------------------------------------------------------------------------
 
 
-def _is_migration(cursor: dict, path: str, harness: str) -> bool:
+def _is_migration(cursor: dict[str, Any], path: str, harness: str) -> bool:
     """Gemini CLI resuming an older ``<name>.json`` session writes ``<name>.jsonl``."""
     old = cursor.get("path") or ""
     return harness == GEMINI == cursor.get("harness") and old.endswith(".json") and path == old + "l"
 
 
-def _migrate(cursor: dict, path: str) -> dict:
+def _migrate(cursor: dict[str, Any], path: str) -> dict[str, Any]:
     """Read the migrated file from its start, skipping the messages the older file gave already
     (``pos`` counts them there): the rest of the conversation continues the same segment."""
     state = _copy(cursor["state"])
@@ -309,13 +309,13 @@ def _migrate(cursor: dict, path: str) -> dict:
     return migrated
 
 
-def _restart(cursor: dict, path: str, harness: str) -> dict:
+def _restart(cursor: dict[str, Any], path: str, harness: str) -> dict[str, Any]:
     """A new segment at the current offset: the file was replaced (or a new path), so the
     agent's context starts again there too."""
     return new_cursor(path, harness, cursor["chars"], cursor["chars"])
 
 
-def _remember_mark(cursor: dict) -> None:
+def _remember_mark(cursor: dict[str, Any]) -> None:
     if cursor["partial"]:
         return
     mark = [cursor["pos"], cursor["chars"], cursor["boundary"], _copy(cursor["state"])]
@@ -327,7 +327,7 @@ def _remember_mark(cursor: dict) -> None:
         del marks[1 : len(marks) - MAX_MARKS + 1]
 
 
-def _advance(cursor: dict, path: str, budget: int, final: bool) -> tuple[str, bool, bool]:
+def _advance(cursor: dict[str, Any], path: str, budget: int, final: bool) -> tuple[str, bool, bool]:
     """Read and render from the cursor, at most ``budget`` JSON bytes; (text, more, compacted)."""
     harness = cursor["harness"]
     records = _Records(path, harness, cursor["pos"], final)
@@ -433,7 +433,7 @@ def rewind(home: str, session: str, stored: int) -> bool:
         return True
 
 
-def _skip_to(cursor: dict, path: str, stored: int) -> None:
+def _skip_to(cursor: dict[str, Any], path: str, stored: int) -> None:
     harness = cursor["harness"]
     found = resolve(path) if path else None
     path = found[1] if found else path
@@ -496,6 +496,6 @@ def continued_from(path: str, session: str) -> str | None:
     return None
 
 
-def peek(home: str, session: str) -> dict | None:
+def peek(home: str, session: str) -> dict[str, Any] | None:
     """The cursor as stored (for ``continuity status``)."""
     return load(home, session)

@@ -26,6 +26,7 @@ from continuity_client.hook import fastjson as json
 TYPE_CHECKING = False  # typing costs milliseconds at import; mypy reads this as True
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
 DEFAULT_TIMEOUT_S = 2.0
 # The recovery read and the pre-compaction checkpoint matter most and happen rarely.
@@ -58,7 +59,7 @@ def config_path(env: Mapping[str, str]) -> str:
     return os.path.join(home_dir(env), CONFIG_FILE)
 
 
-def read_file_config(path: str) -> dict:
+def read_file_config(path: str) -> dict[str, Any]:
     """The config file as a dict; {} when absent or unreadable (the hook must still run)."""
     try:
         with open(path, "rb") as handle:
@@ -110,7 +111,8 @@ class Settings:
         self.home = home_dir(env)
         self.config_file = os.path.join(self.home, CONFIG_FILE)
         self._file = read_file_config(self.config_file)
-        self.file_values: dict = self._file  # read-only use: the machine's name, the user (hook.machine)
+        # read-only use: the machine's name, the user (hook.machine)
+        self.file_values: dict[str, Any] = self._file
         self.sources: dict[str, str] = {}
         self.url = self._text("url", "CONTINUITY_URL").rstrip("/")
         self.token = self._text("token", "CONTINUITY_TOKEN")
@@ -223,7 +225,7 @@ def clear_login(env: Mapping[str, str]) -> tuple[str, bool]:
     return path, had
 
 
-def _write_private(path: str, data: dict) -> None:
+def _write_private(path: str, data: dict[str, Any]) -> None:
     temporary = path + ".tmp"
     # Created 0600 from the start: the token is never readable by others, not even briefly.
     import json as standard_json  # indent: not on the hook path

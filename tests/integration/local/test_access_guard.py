@@ -32,12 +32,18 @@ def guard(*statements: Statement) -> AccessGuard:
     return AccessGuard(access, {"table": "t", "queue": "q", "bucket": "b"})
 
 
-def allow(*actions: str, resources: tuple[str, ...] = ("${table}",), **conditions: Any) -> Statement:
-    return Statement("Allow", actions, resources, conditions)
+Conditions = dict[str, dict[str, tuple[str, ...]]]
+LEADING_RATE: Conditions = {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ("RATE#*",)}}
+
+
+def allow(
+    *actions: str, resources: tuple[str, ...] = ("${table}",), conditions: Conditions | None = None
+) -> Statement:
+    return Statement("Allow", actions, resources, conditions or {})
 
 
 READ = allow("dynamodb:GetItem", "dynamodb:Query", resources=("${table}", "${table}/index/*"))
-RATE = allow("dynamodb:UpdateItem", **{"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ("RATE#*",)}})
+RATE = allow("dynamodb:UpdateItem", conditions=LEADING_RATE)
 
 
 def denied(g: AccessGuard, service: str, operation: str, **params: Any) -> Request | None:
@@ -81,9 +87,7 @@ def test_a_transaction_is_authorized_item_by_item_as_its_own_operations() -> Non
 
 
 def test_a_batch_write_needs_batch_write_item_and_all_its_keys_within_a_key_condition() -> None:
-    prefixed = allow(
-        "dynamodb:BatchWriteItem", **{"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ("RATE#*",)}}
-    )
+    prefixed = allow("dynamodb:BatchWriteItem", conditions=LEADING_RATE)
     writes = [
         {"PutRequest": {"Item": {"pk": {"S": "RATE#a"}}}},
         {"DeleteRequest": {"Key": {"pk": {"S": "A#b"}}}},
