@@ -118,6 +118,36 @@ def test_a_proposal_accepted_with_a_short_reply_becomes_a_decision() -> None:
     assert "accepted at prompt 2" in block(digest)
 
 
+def test_ok_to_a_menu_without_a_recommendation_decides_nothing() -> None:
+    digest = rolled(
+        [
+            user("how should people serve the page locally?", 1),
+            said_by_agent(
+                "Option 1: Python's `http.server` (usually pre-installed). Option 2: `npx serve` (no install "
+                "if you have Node). Option 3: the VS Code Live Server extension.",
+                1,
+            ),
+            user("ok", 2),
+        ]
+    )
+    assert digest.of(FactKind.DECISION) == []
+
+
+def test_ok_to_a_menu_takes_the_option_the_agent_recommended() -> None:
+    digest = rolled(
+        [
+            user("which dev server?", 1),
+            said_by_agent(
+                "Option 1: Vite (fast, modern HMR). Option 2: `serve` (dead simple). My recommendation is "
+                "option 1, it leaves room to grow.",
+                1,
+            ),
+            user("go ahead", 2),
+        ]
+    )
+    assert [d.text for d in digest.of(FactKind.DECISION)] == ["Option 1: Vite (fast, modern HMR)."]
+
+
 def test_a_reply_that_says_no_accepts_nothing() -> None:
     digest = rolled([said_by_agent("I'd move the cache to Redis. Should I go ahead?", 1), user("no wait", 2)])
     assert digest.of(FactKind.DECISION) == []
@@ -356,6 +386,18 @@ def test_a_guess_ranks_below_what_the_agent_found() -> None:
     findings = [line for line in tight.splitlines() if line.startswith("- The issue is that")]
     assert len(findings) == 1
     assert "only at the site root" in findings[0]
+
+
+def test_the_agents_last_report_is_not_repeated_as_findings() -> None:
+    digest = rolled(
+        [
+            user("look into the routing p95", 1),
+            said_by_agent("The p95 is 1.8 s because every request re-reads `edges.sql` from disk.", 2),
+        ]
+    )
+    text = block(digest)
+    assert text.count("re-reads `edges.sql` from disk") == 1
+    assert "The agent's last report (prompt 2)" in text
 
 
 def test_where_things_stand_shows_the_task_list_and_the_commits() -> None:

@@ -317,6 +317,8 @@ def _sections(
         facts = [f for f in digest.of(kind) if fact_key(f.kind, f.text) not in shown]
         if kind in (FactKind.SAID, FactKind.FINDING):
             facts = [f for f in facts if not _outdated(f, outdated)]
+        if kind is FactKind.FINDING and digest.report is not None:  # already in Where Things Stand
+            facts = [f for f in facts if f.text.rstrip("…") not in digest.report.text]
         if kind is FactKind.FILE:
             facts = [f for f in facts if shown_file(f, roots)]
         if kind is FactKind.QUESTION:  # asked and answered in the same turn: conversation, not open

@@ -352,6 +352,12 @@ _PROPOSING = re.compile(
     re.IGNORECASE,
 )
 ACCEPT_WORDS = 8
+# Options laid out side by side ("Option 1: …  Option 2: …", "A) … B) …"), and the one recommended.
+_OPTION_LABEL = re.compile(r"(?:^|\s)(?:option\s+)?([A-D1-4])[:)]\s", re.IGNORECASE)
+_NAMED_OPTION = re.compile(r"\b(?:option|with|pick|choose|take)\s+([A-D1-4])\b", re.IGNORECASE)
+_RECOMMENDS = re.compile(
+    r"\b(?:recommend|suggest|i'?d (?:go|pick|use|choose)|my (?:pick|vote))", re.IGNORECASE
+)
 
 
 def _accept(work: _Digest, words: str, statement: Statement) -> None:
@@ -370,16 +376,26 @@ def _accept(work: _Digest, words: str, statement: Statement) -> None:
         return
     text = proposal.text
     if option is not None:
-        label = (option.group(1) or option.group(2)).upper()
-        chosen = [
-            s for s in sentences(proposal.text, 1) if re.match(rf"^\W*(?:option\s+)?{label}\b", s, re.I)
-        ]
-        text = chosen[0] if chosen else text
+        text = _option(text, (option.group(1) or option.group(2)).upper()) or text
+    elif len({label.upper() for label in _OPTION_LABEL.findall(text)}) >= 2:
+        # "ok" to a menu picks what the agent recommended, if it did; else nothing was chosen yet
+        recommended = [s for s in sentences(text, 1) if _RECOMMENDS.search(s)]
+        if not recommended:
+            work.proposal = None
+            return
+        named = _NAMED_OPTION.search(recommended[-1])
+        text = (named and _option(text, named.group(1).upper())) or recommended[-1]
     accepted = Candidate(FactKind.DECISION, text)
     _add(
         work, accepted, statement, source=FactSource.AGENT, accepted=statement.prompt, prompt=proposal.prompt
     )
     work.proposal = None
+
+
+def _option(proposal: str, label: str) -> str | None:
+    """The sentence of ``proposal`` that lays out option ``label``."""
+    chosen = [s for s in sentences(proposal, 1) if re.match(rf"^\W*(?:option\s+)?{label}\b", s, re.I)]
+    return chosen[0] if chosen else None
 
 
 # An instruction ("add a soak test for that") asks for work; it does not answer a question.
@@ -429,7 +445,12 @@ def _take_report(work: _Digest, statement: Statement) -> None:
                 _add(work, Candidate(FactKind.FINDING, sentence, CONCLUSION), statement)
     for sentence in told:
         _answers(work, sentence, statement, sure=False)
-    proposing = [s for s in told if _PROPOSING.search(s) and not _INTENT.match(s)]
+    # (a recommendation among options counts, however little it says alone: "I'd go with A.")
+    proposing = [
+        s
+        for s in sentences(statement.text)
+        if _PROPOSING.search(s) and not _INTENT.match(s) and (s in told or _RECOMMENDS.search(s))
+    ]
     # What it asks the user (not a proposal): an open question the user's next message may answer.
     for sentence in told:
         if sentence.endswith("?") and sentence not in proposing:
