@@ -52,7 +52,7 @@ from continuity_core.logic.sticky import (
     tool_files,
     user_candidates,
 )
-from continuity_core.logic.terms import snippet
+from continuity_core.logic.terms import STOPWORDS, snippet
 from continuity_core.models.session_digest import (
     Fact,
     FactKind,
@@ -515,7 +515,7 @@ def _answers(work: _Digest, text: str, statement: Statement, *, sure: bool) -> N
         if not mentioned or fact_key(FactKind.QUESTION, text) == fact_key(FactKind.QUESTION, fact.text):
             continue
         enough = len(shared) >= min(2, len(asked)) and _subject_weight(shared) >= CLOSE_WEIGHT
-        if enough and sure:
+        if enough and sure and visibly_linked(fact.text, text):
             _end(work, index, FactStatus.CLOSED, text, statement)
         elif _subject_weight(mentioned) >= (CANDIDATE_WEIGHT if sure else CLOSE_WEIGHT) and (
             fact.answer is None or enough
@@ -523,6 +523,22 @@ def _answers(work: _Digest, text: str, statement: Statement, *, sure: bool) -> N
             work.facts[index] = fact.model_copy(
                 update={"answer": snippet(text, ENDED_BY_CHARS), "answer_prompt": statement.prompt}
             )
+
+
+_WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
+LINK_PREFIX = 4  # "route" and "routing", "policy" and "policies": one word to a reader
+
+
+def visibly_linked(question: str, answer: str) -> bool:
+    """Whether a reader sees what links an answer to its question: a word of three letters or more,
+    not everyday talk, in both (as written, or with the same first letters). Shown as answered, the
+    two must be seen to belong together."""
+    asked = {w.lower() for w in _WORD.findall(question)} - STOPWORDS
+    said = {w.lower() for w in _WORD.findall(answer)} - STOPWORDS
+    if asked & said:
+        return True
+    stems = {w[:LINK_PREFIX] for w in asked if len(w) > LINK_PREFIX}
+    return any(len(w) > LINK_PREFIX and w[:LINK_PREFIX] in stems for w in said)
 
 
 REPLY_CHARS = 240  # a message this short is one reply, whatever its sentences
@@ -883,7 +899,12 @@ def _close(work: _Digest, text: str, statement: Statement) -> None:
         asked = key_terms(fact.text)
         shared = said & asked
         weight = _subject_weight(shared)
-        if shared and weight >= CUE_CLOSE_WEIGHT and (best is None or weight > best[0]):
+        if (
+            shared
+            and weight >= CUE_CLOSE_WEIGHT
+            and (best is None or weight > best[0])
+            and visibly_linked(fact.text, text)
+        ):
             best = (weight, index)
     if best is not None:
         _end(work, best[1], FactStatus.CLOSED, text, statement)
