@@ -74,6 +74,24 @@ def test_a_commit_writes_the_checkpoint_and_resets_what_it_consumed(stores: Stor
     assert stores.checkpoints.latest_for_session(agent, "s1") == written
 
 
+def test_after_a_commit_the_next_prompt_and_remember_start_the_pending_lists_again(
+    stores: StoreSet, agent: str
+) -> None:
+    identity = SessionIdentity(session_key="s1", harness="claude-code")
+    stores.states.record_prompt(agent, identity, PromptRecord("one"), T0)
+    consumed = stores.states.get(agent, "s1")
+    assert consumed is not None
+    stores.checkpoints.commit(agent, checkpoint("s1", minutes(1)), consumed, minutes(1))
+    stores.states.record_prompt(agent, identity, PromptRecord("two"), minutes(2))
+    state = stores.states.record_remember(agent, identity, "note", minutes(3))
+    assert (state.pending_snippets, state.pending_remembers, state.pending_remember_at) == (
+        ["two"],
+        ["note"],
+        [minutes(3)],
+    )
+    assert state.prompts_since_checkpoint == 1
+
+
 def test_a_commit_on_a_state_that_moved_on_writes_nothing(stores: StoreSet, agent: str) -> None:
     identity = SessionIdentity(session_key="s1", harness="claude-code")
     stores.states.record_prompt(agent, identity, PromptRecord("one"), T0)
