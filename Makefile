@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 STAGE ?= dev
 PORT ?= 8787
 
-.PHONY: background-model setup js-tools chromium run test unit contract integration e2e harness browser test-harness test-plugins screenshots lint typecheck format bench synth layer invoke openapi config-table measured-table clean \
+.PHONY: background-model text-dictionary setup js-tools chromium run test unit contract integration e2e harness browser test-harness test-plugins screenshots lint typecheck format bench synth layer invoke openapi config-table measured-table clean \
 	deploy deploy-dry destroy bootstrap smoke redrive restore-drill migrate-project-keys
 
 setup: $(VENV)/.installed
@@ -123,6 +123,11 @@ bench: setup
 # from ../shared/corpus and English word frequencies; the file is committed, the service only reads it.
 background-model: setup
 	$(PY) -m bench.build_background
+
+# The preset dictionary long texts are compressed with (layers/continuity_core/data/), from
+# ../shared/corpus; frozen once shipped (stored items name it: a new one is a new file and marker).
+text-dictionary: setup
+	$(PY) -m bench.build_text_dictionary
 
 layer: setup
 	$(PY) -m infra.build_layer

@@ -74,6 +74,24 @@ def test_a_commit_writes_the_checkpoint_and_resets_what_it_consumed(stores: Stor
     assert stores.checkpoints.latest_for_session(agent, "s1") == written
 
 
+def test_after_a_commit_the_next_prompt_and_remember_start_the_pending_lists_again(
+    stores: StoreSet, agent: str
+) -> None:
+    identity = SessionIdentity(session_key="s1", harness="claude-code")
+    stores.states.record_prompt(agent, identity, PromptRecord("one"), T0)
+    consumed = stores.states.get(agent, "s1")
+    assert consumed is not None
+    stores.checkpoints.commit(agent, checkpoint("s1", minutes(1)), consumed, minutes(1))
+    stores.states.record_prompt(agent, identity, PromptRecord("two"), minutes(2))
+    state = stores.states.record_remember(agent, identity, "note", minutes(3))
+    assert (state.pending_snippets, state.pending_remembers, state.pending_remember_at) == (
+        ["two"],
+        ["note"],
+        [minutes(3)],
+    )
+    assert state.prompts_since_checkpoint == 1
+
+
 def test_a_commit_on_a_state_that_moved_on_writes_nothing(stores: StoreSet, agent: str) -> None:
     identity = SessionIdentity(session_key="s1", harness="claude-code")
     stores.states.record_prompt(agent, identity, PromptRecord("one"), T0)
@@ -212,3 +230,38 @@ def test_the_snapshot_keeps_the_newest_decisions_however_many_there_are(stores: 
 def test_the_ledger_is_per_tenant(stores: StoreSet, agent: str) -> None:
     stores.ledger.append(agent, [decision("mine", T0)])
     assert stores.ledger.page(agent + "-other", PROJECT, 5).entries == []
+
+
+def test_a_checkpoint_body_written_with_zlib_alone_before_the_dictionary_still_reads(
+    request: pytest.FixtureRequest, agent: str, clock: Clock
+) -> None:
+    # DynamoDB only: the body's format (each checkpoint's write is billed by its size).
+    import zlib
+
+    from continuity_core.adapters.aws import client
+    from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.adapters.dynamo_items import (
+        TEXT_DICTIONARY_V1,
+        checkpoint_sk,
+        decompress_text,
+        item_key,
+        session_pk,
+    )
+    from tests.contract.conftest import table_name
+
+    table = table_name(request)
+    store = DynamoCheckpointStore(table, retention=RETENTION, clock=clock)
+    written = checkpoint("s1", minutes(1)).model_copy(update={"summary": "state é", "next_steps": ["a"]})
+    store.put(agent, written, minutes(1), evict=[])
+    key = item_key(session_pk(agent, "s1"), checkpoint_sk(written.created_at, written.id))
+    body = bytes(client("dynamodb").get_item(TableName=table, Key=key)["Item"]["body"]["B"])
+    assert body[0] == TEXT_DICTIONARY_V1
+    # Given the same body as the version before stored it (zlib alone)
+    client("dynamodb").update_item(
+        TableName=table,
+        Key=key,
+        UpdateExpression="SET body = :old",
+        ExpressionAttributeValues={":old": {"B": zlib.compress(decompress_text(body).encode(), 6)}},
+    )
+    # Then it reads back as written
+    assert store.recent_for_session(agent, "s1", 1) == [written]

@@ -315,3 +315,50 @@ def test_a_head_of_the_earlier_layout_reads_its_text_as_inline_until_a_chunk_tak
     assert storage.update_head(agent, mover, head, 20, LATER, ChunkMove("c0", 13))
     moved = storage.head(agent, "old", LATER, consistent=True)
     assert moved is not None and (moved.inline, moved.flushed, moved.chunk_ends) == ("", 13, [13])
+
+
+def test_appends_are_stored_with_the_dictionary_and_ones_written_before_still_read(
+    request: pytest.FixtureRequest, agent: str
+) -> None:
+    # DynamoDB only: how an append holds its text (each append's write is billed by its size).
+    import zlib
+
+    from continuity_core.adapters.aws import client
+    from continuity_core.adapters.dynamo_items import TEXT_DICTIONARY_V1, item_key, session_pk
+    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage, append_sk
+    from continuity_core.adapters.s3_bodies import S3BodyStore
+
+    table = table_name(request)
+    storage = DynamoTranscriptStorage(table, S3BodyStore(bucket_name(request)), RETENTION)
+    text = (
+        "User: the upload times out behind the proxy\n\nTool Bash: pytest tests/unit -q\n"
+        "Result: 2 failed, 40 passed in 1.20s\n\nAssistant: The retry wraps the wrong call; I'll move it.\n\n"
+    ) * 4
+    assert storage.put_append(agent, "s1", 0, text, T0, born=None)
+    stored = client("dynamodb").get_item(TableName=table, Key=item_key(session_pk(agent, "s1"), append_sk(0)))
+    packed = bytes(stored["Item"]["z"]["B"])
+    assert packed[0] == TEXT_DICTIONARY_V1 and len(packed) < len(zlib.compress(text.encode(), 6))
+    # Given an append the version before stored with zlib alone
+    earlier = "Assistant: written before the dictionary — naïve café\n\n"
+    client("dynamodb").put_item(
+        TableName=table,
+        Item={
+            **item_key(session_pk(agent, "s1"), append_sk(len(text))),
+            "end": {"N": str(len(text) + len(earlier))},
+            "at": {"N": "1"},
+            "z": {"B": zlib.compress(earlier.encode(), 6)},
+        },
+    )
+    # Then both read back, in order
+    assert [a.text for a in storage.appends(agent, "s1", 0, consistent=True)] == [text, earlier]
+
+
+def test_a_long_text_round_trips_and_a_cut_one_is_refused() -> None:
+    import zlib
+
+    from continuity_core.adapters.dynamo_items import compress_text, decompress_text
+
+    for text in ("", "p", "fix the flaky test in tests/unit/test_api.py — 日本語 too\n", "x" * 100_000):
+        assert decompress_text(compress_text(text)) == text
+    with pytest.raises(zlib.error):
+        decompress_text(compress_text("a text long enough to be cut " * 20)[:-5])

@@ -38,7 +38,7 @@ def stored_text() -> str:
         if isinstance(value, dict) and "B" in value:
             data = bytes(value["B"])
             with contextlib.suppress(zlib.error, UnicodeDecodeError):
-                return zlib.decompress(data).decode("utf-8")
+                return dynamo_items.decompress_text(data)
             with contextlib.suppress(ValueError, zlib.error, UnicodeDecodeError):
                 return dynamo_items.decompress_short_text(data)
             return repr(data)

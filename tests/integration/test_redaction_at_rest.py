@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import zlib
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,6 +19,8 @@ POSITIVES = load_positives()
 
 def stored_text() -> str:
     """Every item in the table, as text: what a scan of the store would find."""
+    from continuity_core.adapters.dynamo_items import decompress_text
+
     table = os.environ["CONTINUITY_TABLE_NAME"]
     items = []
     for page in boto3.client("dynamodb").get_paginator("scan").paginate(TableName=table):
@@ -29,7 +30,7 @@ def stored_text() -> str:
     for item in items:
         for name, value in item.items():
             if "B" in value:
-                item[name] = {"S": zlib.decompress(value["B"]).decode("utf-8")}
+                item[name] = {"S": decompress_text(bytes(value["B"]))}
             elif "L" in value:
                 item[name] = {"L": [_plain_element(element) for element in value["L"]]}
     return json.dumps(items)

@@ -97,12 +97,14 @@ class DynamoCheckpointStore:
             "Update": {
                 "TableName": self._table,
                 "Key": _state_key(agent_id, checkpoint.session_key),
+                # The consumed lists are removed, not set empty: an absent list reads as empty and
+                # the next append starts it, and the state (billed by size on every prompt) is
+                # ~60 bytes smaller until then.
                 "UpdateExpression": (
-                    "SET prompts_since_checkpoint = :zero, pending_queries = :empty, "
-                    "pending_snippets = :empty, pending_remembers = :empty, pending_remember_at = :empty, "
-                    "last_checkpoint_at = :now, "
+                    "SET prompts_since_checkpoint = :zero, last_checkpoint_at = :now, "
                     "last_checkpoint_trigger = :trigger "
-                    "REMOVE flush_token, flush_requested_at ADD version :one, checkpoints_written :one"
+                    "REMOVE pending_queries, pending_snippets, pending_remembers, pending_remember_at, "
+                    "flush_token, flush_requested_at ADD version :one, checkpoints_written :one"
                 ),
                 # A state only touched (session start, digest) has no version yet: it reads as 0. A
                 # deleted session's tombstone has none either: the checkpoint must not land on it.
@@ -115,7 +117,6 @@ class DynamoCheckpointStore:
                 "ExpressionAttributeValues": {
                     ":zero": to_attribute(0),
                     ":one": to_attribute(1),
-                    ":empty": to_attribute([]),
                     ":now": to_attribute(timestamp(now)),
                     ":version": to_attribute(consumed.version),
                     ":trigger": to_attribute(checkpoint.trigger.value),

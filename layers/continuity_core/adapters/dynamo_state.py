@@ -282,7 +282,7 @@ class DynamoStateStore:
         update = UpdateBuilder()
         update.set("prompts_since_checkpoint", 0)
         for name in ("pending_queries", "pending_snippets", "pending_remembers", "pending_remember_at"):
-            update.set(name, [])
+            update.remove(name)  # an absent list reads as empty
         update.set("ended_at", timestamp(now))
         update.remove("flush_token")
         update.remove("flush_requested_at")
