@@ -233,12 +233,13 @@ def salience(
     coverage = min(1.0, sum(1 for r in rarities if r >= 0.6) / 3)
     specific = min(3, len(specific_tokens(text))) / 3
     modal = 1.0 if is_modal(text) else 0.0
-    repeated = min(seen - 1, 3) / 3
+    pasted = bool(_OUTPUT.search(text))  # a URL or a quoted message: pasted, not said
+    repeated = 0.0 if pasted else min(seen - 1, 3) / 3  # the same error pasted again is no emphasis
     recency = (prompt / prompts) if prompt and prompts else 0.5
     on_topic = len(terms & topic) / len(terms)
     size = len(text)
     shape = -0.25 if size > 280 or len(terms) < 3 else 0.0
-    quoted = -0.4 if _OUTPUT.search(text) else 0.0  # a URL or a quoted message: pasted, not said
+    quoted = -0.4 if pasted else 0.0
     opening = 0.3 if prompt is not None and prompt <= max(3, prompts // 10) else 0.0  # the task is set first
     score = (
         1.2 * info

@@ -196,7 +196,12 @@ _ASKS = re.compile(
     r"where|when|who|whether|any idea|what if)\b",
     re.IGNORECASE,
 )
-_REQUEST = re.compile(r"^(?:can|could|would|will) you\b|^please\b|^(?:can|could) (?:i|u|we)\b", re.IGNORECASE)
+# A request put as a question ("also, would you mind fixing the types?") asks for work, not an answer.
+_REQUEST = re.compile(
+    r"^(?:(?:also|and|so|ok|okay|hey|hi|now|then|btw|oh|great|thanks)[,!.]?\s+)*"
+    r"(?:(?:can|could|would|will) you\b|(?:would|do) you mind\b|please\b|(?:can|could) (?:i|u|we)\b)",
+    re.IGNORECASE,
+)
 _NEXT = _cue(
     r"^(?:next|next up|next step|then|after that|afterwards|later|todo|to do|to-do|follow[- ]up|"
     r"remaining|still to do|pending)\b(?![.\w])\s*[,:\-—]?",
