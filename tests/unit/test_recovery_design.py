@@ -261,6 +261,32 @@ def test_a_guess_the_agent_goes_on_to_check_closes_no_question() -> None:
     ]
 
 
+def test_a_question_is_closed_only_by_a_reply_that_visibly_shares_a_word() -> None:
+    # Given a question naming a URL and a later statement naming another URL of the same host: the
+    # two share letters ("https", "github") only inside their addresses, nothing a reader would link
+    digest = rolled(
+        [
+            user("should the submodule point at https://github.com/ana/tokenizer or the ssh remote?", 4),
+            user("the docs link is https://github.com/ana/site/blob/main/public/tokenizer.html, all good", 6),
+        ]
+    )
+    assert [q.status for q in digest.facts if q.kind is FactKind.QUESTION] == [FactStatus.ACTIVE]
+
+
+def test_a_request_put_as_a_question_and_a_contentless_question_are_not_open_questions() -> None:
+    digest = rolled(
+        [
+            user("Also, would you mind fixing the type issues in the parser?", 3),
+            user("did that fix it?", 5),
+            user("why does the parser drop trailing commas in `tokens.csv`?", 7),
+        ]
+    )
+    open_questions = block(digest).split("### Open Questions and Blockers")[1].split("###")[0]
+    assert "trailing commas" in open_questions
+    assert "type issues" not in open_questions
+    assert "did that fix it" not in open_questions
+
+
 def test_an_answer_on_the_questions_subject_closes_it() -> None:
     digest = rolled(
         [

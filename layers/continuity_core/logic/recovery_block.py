@@ -16,7 +16,14 @@ from dataclasses import dataclass
 
 from continuity_core.logic.injection import fit
 from continuity_core.logic.paths import names_a_file
-from continuity_core.logic.rolling import ASKED, CONCLUSION, fact_key, score, strongest_action
+from continuity_core.logic.rolling import (
+    ASKED,
+    CONCLUSION,
+    fact_key,
+    score,
+    strongest_action,
+    visibly_linked,
+)
 from continuity_core.logic.salience import rare_terms, salience, select, term_set, topic_terms
 from continuity_core.logic.sticky import FileAction
 from continuity_core.logic.terms import snippet
@@ -33,10 +40,14 @@ LAST_INSTRUCTION_SHARE = 0.35  # of the budget, at most, for the last instructio
 SUMMARY_SHARE = 0.15  # and for the agent's own summary
 PROGRESS_SHARE = 0.2  # and for where things stand
 USER_WORDS_CHARS = 3000  # the user's own sentences, at most
-USER_WORDS_FIRST = 2000  # of which placed before the structured sections share the rest
+USER_WORDS_FIRST = 1600  # of which placed before the structured sections share the rest
 DONE_SHOWN = 5  # finished plan items shown (the newest)
 FAILING_SHOWN = 6  # failing tests named (the newest)
 COMMITS_SHOWN = 4
+# A decision or question said in the session (not an agent digest's) needs this much content to be
+# shown: "OK, we're going to make a little experiment here." and "did that fix it?" have none.
+FACT_FLOOR = 0.5
+_SAID_LIVE = (FactSource.PROMPT, FactSource.AGENT)
 ENDED_TEXT_CHARS = 160  # a question shown with its likely answer: its gist is enough
 _PLAN_MARK = {"done": "[x]", "doing": "[>]", "todo": "[ ]"}
 # The closing line: what was left out, of ~8 kinds, and what the digest dropped before.
@@ -143,7 +154,11 @@ def ended_line(fact: Fact) -> str:
     by = f" by: {fact.ended_by}" if fact.ended_by else ""
     # A closed question's gist is enough (its answer is what counts); a decision keeps its words, as a
     # sentence may hold another decision that still stands.
-    text = _gist(fact.text, fact.ended_by or "") if fact.kind is FactKind.QUESTION else fact.text
+    text = fact.text
+    if fact.kind is FactKind.QUESTION:
+        text = _gist(fact.text, fact.ended_by or "")
+        if not visibly_linked(text, fact.ended_by or ""):  # the cut lost what links the two: all of it
+            text = fact.text
     return f"- ~~{text}~~ — {what}{when}{by}"
 
 
@@ -317,6 +332,8 @@ def _sections(
         facts = [f for f in digest.of(kind) if fact_key(f.kind, f.text) not in shown]
         if kind in (FactKind.SAID, FactKind.FINDING):
             facts = [f for f in facts if not _outdated(f, outdated)]
+        if kind in (FactKind.DECISION, FactKind.QUESTION):  # "did that fix it?": nothing to act on
+            facts = [f for f in facts if f.source not in _SAID_LIVE or salience(f.text).score >= FACT_FLOOR]
         if kind is FactKind.FINDING and digest.report is not None:  # already in Where Things Stand
             facts = [f for f in facts if f.text.rstrip("…") not in digest.report.text]
         if kind is FactKind.FILE:

@@ -533,14 +533,21 @@ def visibly_linked(question: str, answer: str) -> bool:
     """Whether a reader sees what links an answer to its question: a word of three letters or more,
     not everyday talk, in both (as written, or with the same first letters). Shown as answered, the
     two must be seen to belong together."""
-    asked = {w.lower() for w in _WORD.findall(question)} - STOPWORDS
-    said = {w.lower() for w in _WORD.findall(answer)} - STOPWORDS
+    asked, said = _link_words(question), _link_words(answer)
     if asked & said:
         return True
-    stems = {w[:LINK_PREFIX] for w in asked if len(w) > LINK_PREFIX}
-    return any(len(w) > LINK_PREFIX and w[:LINK_PREFIX] in stems for w in said)
+    stems = {w[:LINK_PREFIX] for w in asked if len(w) > LINK_PREFIX and w.isalpha()}
+    return any(len(w) > LINK_PREFIX and w.isalpha() and w[:LINK_PREFIX] in stems for w in said)
 
 
+def _link_words(text: str) -> set[str]:
+    """Its words as a reader links them: a URL, path or address is one word, not its pieces."""
+    whole = {t.lower().strip(".,;:()") for t in text.split() if _IDENTIFIER_LIKE.search(t)}
+    rest = " ".join(t for t in text.split() if not _IDENTIFIER_LIKE.search(t))
+    return whole | ({w.lower() for w in _WORD.findall(rest)} - STOPWORDS)
+
+
+_IDENTIFIER_LIKE = re.compile(r"[/@]|://")
 REPLY_CHARS = 240  # a message this short is one reply, whatever its sentences
 CLOSE_WEIGHT = 0.7  # how telling the terms a question and its answer share must be, added up
 CANDIDATE_WEIGHT = 0.4  # the user's own sentence on its subject: kept beside it as the likely answer
