@@ -52,7 +52,7 @@ from continuity_core.logic.sticky import (
     tool_files,
     user_candidates,
 )
-from continuity_core.logic.terms import STOPWORDS, snippet
+from continuity_core.logic.terms import GENERIC_LINK, STOPWORDS, snippet
 from continuity_core.models.session_digest import (
     Fact,
     FactKind,
@@ -544,92 +544,7 @@ def _link_words(text: str) -> set[str]:
     """Its words as a reader links them: a URL, path or address is one word, not its pieces."""
     whole = {t.lower().strip(".,;:()") for t in text.split() if _IDENTIFIER_LIKE.search(t)}
     rest = " ".join(t for t in text.split() if not _IDENTIFIER_LIKE.search(t))
-    return whole | ({w.lower() for w in _WORD.findall(rest)} - STOPWORDS - _GENERIC_LINK)
-
-
-# Words of any exchange about work, too generic to link an answer to a question: "fixed", "works now",
-# "checked", "the new one", "start it": the "Updated it; passes now." kind of reply.
-_GENERIC_LINK = frozenset(
-    [
-        "actually",
-        "already",
-        "answer",
-        "answered",
-        "asking",
-        "call",
-        "called",
-        "came",
-        "case",
-        "check",
-        "checked",
-        "checking",
-        "come",
-        "day",
-        "days",
-        "decide",
-        "decided",
-        "either",
-        "enough",
-        "every",
-        "fix",
-        "fixed",
-        "fixes",
-        "fixing",
-        "getting",
-        "go",
-        "goes",
-        "going",
-        "gone",
-        "guess",
-        "however",
-        "keep",
-        "kept",
-        "kind",
-        "later",
-        "looked",
-        "looking",
-        "makes",
-        "mean",
-        "means",
-        "new",
-        "old",
-        "part",
-        "point",
-        "question",
-        "ran",
-        "remember",
-        "run",
-        "running",
-        "runs",
-        "show",
-        "shown",
-        "sort",
-        "sound",
-        "sounds",
-        "start",
-        "started",
-        "stop",
-        "stopped",
-        "together",
-        "tried",
-        "try",
-        "update",
-        "updated",
-        "used",
-        "work",
-        "worked",
-        "working",
-        "works",
-        "done",
-        "passes",
-        "passing",
-        "passed",
-        "fine",
-        "good",
-        "great",
-        "thanks",
-    ]
-)
+    return whole | ({w.lower() for w in _WORD.findall(rest)} - STOPWORDS - GENERIC_LINK)
 
 
 _IDENTIFIER_LIKE = re.compile(r"[/@]|://")
