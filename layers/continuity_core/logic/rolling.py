@@ -929,9 +929,19 @@ def _excerpt(by: str, subject: str) -> str:
     flat = snippet(by, 10 * ENDED_BY_CHARS) or ""
     if len(flat) <= ENDED_BY_CHARS:
         return flat
-    # where it first names a term of the fact (a whole word: "use" is no hit inside "because")
-    shared = term_set(flat) & term_set(subject)
-    found = [m.start() for m in _WORD_TOKEN.finditer(flat) if _term_of(m.group(0)) in shared]
+    # where it first names a word a reader links to the fact, else a term of the fact (a whole word:
+    # "use" is no hit inside "because")
+    linking = _link_words(subject)
+    stems = {w[:LINK_PREFIX] for w in linking if len(w) > LINK_PREFIX and w.isalpha()}
+    found = [
+        m.start()
+        for m in re.finditer(r"\S+", flat)
+        if (word := m.group(0).lower().strip(".,;:()!?`'\"")) in linking
+        or (len(word) > LINK_PREFIX and word.isalpha() and word[:LINK_PREFIX] in stems)
+    ]
+    if not found:
+        shared = term_set(flat) & term_set(subject)
+        found = [m.start() for m in _WORD_TOKEN.finditer(flat) if _term_of(m.group(0)) in shared]
     start = max(0, min(found) - ENDED_BY_CHARS // 3) if found else 0
     if start == 0:
         return snippet(flat, ENDED_BY_CHARS) or ""
