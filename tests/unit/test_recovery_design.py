@@ -273,6 +273,17 @@ def test_a_question_is_closed_only_by_a_reply_that_visibly_shares_a_word() -> No
     assert [q.status for q in digest.facts if q.kind is FactKind.QUESTION] == [FactStatus.ACTIVE]
 
 
+def test_an_identifier_links_as_a_whole_word() -> None:
+    # "stg_events" in the question and "events" in a reply: to a reader, two different words
+    digest = rolled(
+        [
+            user("why are there duplicate rows in stg_events after the backfill?", 4),
+            user("events from the mobile SDK were re-sent twice by its retry loop", 6),
+        ]
+    )
+    assert [f.status for f in digest.facts if f.kind is FactKind.QUESTION] != [FactStatus.CLOSED]
+
+
 def test_a_request_put_as_a_question_and_a_contentless_question_are_not_open_questions() -> None:
     digest = rolled(
         [

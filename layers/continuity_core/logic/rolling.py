@@ -526,28 +526,40 @@ def _answers(work: _Digest, text: str, statement: Statement, *, sure: bool) -> N
 
 
 _WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
-LINK_PREFIX = 4  # "route" and "routing", "policy" and "policies": one word to a reader
 
 
 def visibly_linked(question: str, answer: str) -> bool:
     """Whether a reader sees what links an answer to its question: a word of three letters or more,
-    not everyday talk, in both (as written, or with the same first letters). Shown as answered, the
-    two must be seen to belong together."""
-    asked, said = _link_words(question), _link_words(answer)
-    if asked & said:
-        return True
-    stems = {w[:LINK_PREFIX] for w in asked if len(w) > LINK_PREFIX and w.isalpha()}
-    return any(len(w) > LINK_PREFIX and w.isalpha() and w[:LINK_PREFIX] in stems for w in said)
+    not everyday talk, in both (as written, or as the same word with another ending: "policy" and
+    "policies"; an identifier, URL or path whole). Shown as answered, the two must be seen to belong
+    together."""
+    return bool(_link_words(question) & _link_words(answer))
 
 
 def _link_words(text: str) -> set[str]:
-    """Its words as a reader links them: a URL, path or address is one word, not its pieces."""
-    whole = {t.lower().strip(".,;:()") for t in text.split() if _IDENTIFIER_LIKE.search(t)}
-    rest = " ".join(t for t in text.split() if not _IDENTIFIER_LIKE.search(t))
-    return whole | ({w.lower() for w in _WORD.findall(rest)} - STOPWORDS - GENERIC_LINK)
+    """Its words as a reader links them: an identifier (``stg_events``, ``charges.version``), URL,
+    path or address is one word, not its pieces; other words by their stem."""
+    tokens = text.split()
+    whole = {m.group(0).lower() for t in tokens if (m := _IDENTIFIER_LIKE.search(t))}
+    rest = " ".join(t for t in tokens if not _IDENTIFIER_LIKE.search(t))
+    words = {w.lower() for w in _WORD.findall(rest)} - STOPWORDS - GENERIC_LINK
+    return whole | {_stem(w) for w in words}
 
 
-_IDENTIFIER_LIKE = re.compile(r"[/@]|://")
+def _stem(word: str) -> str:
+    """A light English stem: "directories" → "directory", "rewrites" → "rewrite", "routing" → "rout"."""
+    if word.endswith("ies") and len(word) > 5:
+        return word[:-3] + "y"
+    if word.endswith("es") and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        word = word[:-1]
+    for suffix in ("ing", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: -len(suffix)]
+    return word
+
+
+# A path, dotted or snake name, key=value, URL or address: read as one word.
+_IDENTIFIER_LIKE = re.compile(r"[\w.-]*[A-Za-z][\w-]*[/_.:=#@][\w./:=#@-]*\w|[a-z]+[A-Z]\w*")
 REPLY_CHARS = 240  # a message this short is one reply, whatever its sentences
 CLOSE_WEIGHT = 0.7  # how telling the terms a question and its answer share must be, added up
 CANDIDATE_WEIGHT = 0.4  # the user's own sentence on its subject: kept beside it as the likely answer
@@ -932,13 +944,7 @@ def _excerpt(by: str, subject: str) -> str:
     # where it first names a word a reader links to the fact, else a term of the fact (a whole word:
     # "use" is no hit inside "because")
     linking = _link_words(subject)
-    stems = {w[:LINK_PREFIX] for w in linking if len(w) > LINK_PREFIX and w.isalpha()}
-    found = [
-        m.start()
-        for m in re.finditer(r"\S+", flat)
-        if (word := m.group(0).lower().strip(".,;:()!?`'\"")) in linking
-        or (len(word) > LINK_PREFIX and word.isalpha() and word[:LINK_PREFIX] in stems)
-    ]
+    found = [m.start() for m in re.finditer(r"\S+", flat) if _link_words(m.group(0)) & linking]
     if not found:
         shared = term_set(flat) & term_set(subject)
         found = [m.start() for m in _WORD_TOKEN.finditer(flat) if _term_of(m.group(0)) in shared]
