@@ -193,6 +193,33 @@ def test_a_problem_the_agent_reports_does_not_replace_the_users_choice() -> None
     assert not [f for f in digest.facts if f.status is FactStatus.SUPERSEDED]
 
 
+def test_a_change_of_value_on_a_shared_subject_supersedes_the_plain_choice() -> None:
+    # Given a plain choice (no decision cue) and, later, the same subject put elsewhere "instead"
+    digest = rolled(
+        [
+            user("keep the billing ledger in SQLite for now, simplest thing", 6),
+            user("the VMs are rebuilt nightly, so put the ledger in Postgres instead, table ledger_rows", 20),
+        ]
+    )
+    ended = [f.text for f in digest.facts if f.status is FactStatus.SUPERSEDED]
+    assert ended == ["keep the billing ledger in SQLite for now, simplest thing"]
+
+
+def test_the_agent_switching_to_a_sibling_identifier_supersedes_the_choice() -> None:
+    digest = rolled(
+        [
+            user("for product titles let's use the `standard_tokenizer` with the synonym list", 3),
+            said_by_agent(
+                "Titles with model numbers split badly, so I'm switching the title analyzer to "
+                "`icu_tokenizer` with the same synonym list; recall@10 went from 0.71 to 0.78.",
+                9,
+            ),
+        ]
+    )
+    ended = [f.text for f in digest.facts if f.status is FactStatus.SUPERSEDED]
+    assert ended == ["for product titles let's use the `standard_tokenizer` with the synonym list"]
+
+
 def test_a_refinement_that_says_never_of_an_everyday_verb_replaces_nothing() -> None:
     # Given the user's choice, then the agent's decision on how to use it ("never run" sets no value aside)
     digest = rolled(

@@ -638,6 +638,8 @@ def _add(
         _supersede_by_value(work, text, statement, dismissal_only=not choosing)
     if statement.source is FactSource.PROMPT and candidate.kind is not FactKind.FILE:
         _supersede_quantity(work, text, statement)
+    if (source or statement.source) in _CHOOSERS and candidate.kind is not FactKind.FILE:
+        _supersede_by_change(work, text, statement)
     work.facts.append(
         Fact(
             kind=candidate.kind,
@@ -695,6 +697,56 @@ def _supersede_by_value(
             )
         if replaced:
             _end(work, index, FactStatus.SUPERSEDED, text, statement)
+
+
+# The grammar of a change: "switching the analyzer to X", "move the outbox to Y", "put it in Z instead".
+_CHANGE = re.compile(
+    r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)|swap(?:ped|ping)?)\b"
+    r"[^.;:!?]{0,80}?\b(?:to|over to|onto)\b|\binstead\b|\brather than\b",
+    re.IGNORECASE,
+)
+CHANGE_RARITY = 0.8  # a term two sentences share that names one subject ("the outbox")
+_PART = re.compile(r"[a-z][a-z0-9]{4,}")
+
+
+def _supersede_by_change(work: _Digest, text: str, statement: Statement) -> None:
+    """A sentence that says it changes something ("I'm switching the German analyzer to
+    `hyphenation_decompounder`", "put the outbox in their Postgres instead") replaces the latest
+    earlier choice it shares a telling term with (one rare in coding talk and English, or a part of
+    an identifier: ``dictionary_decompounder`` → ``hyphenation_decompounder``), when each names a
+    value the other does not. Rules stay."""
+    if statement.prompt is None or text.rstrip().endswith("?") or not _CHANGE.search(text):
+        return
+    model = background()
+    new = rare_terms(text)
+    new_values = new | {t.lower() for t in specific_tokens(text)}
+    new_parts = _identifier_parts(text)
+    for index in range(len(work.facts) - 1, -1, -1):
+        fact = work.facts[index]
+        if fact.status is not FactStatus.ACTIVE or fact.source not in _REPLACEABLE:
+            continue
+        if fact.kind is not FactKind.DECISION and not (
+            fact.kind is FactKind.SAID and fact.source is FactSource.PROMPT and _is_choice(fact.text)
+        ):
+            continue
+        if _RULE_LIKE.search(fact.text) or (fact.last_prompt or fact.prompt or 0) >= statement.prompt:
+            continue
+        old = rare_terms(fact.text)
+        old_values = old | {t.lower() for t in specific_tokens(fact.text)}
+        telling = any(model.rarity(t) >= CHANGE_RARITY for t in new & old) or bool(
+            new_parts & _identifier_parts(fact.text)
+        )
+        if telling and new_values - old_values and old_values - new_values:
+            _end(work, index, FactStatus.SUPERSEDED, text, statement)
+            return
+
+
+def _identifier_parts(text: str) -> set[str]:
+    """The parts of its snake, kebab or dotted names: ``dictionary_decompounder`` → decompounder …"""
+    parts: set[str] = set()
+    for name in re.findall(r"\b\w+(?:[_.-]\w+)+\b", text):
+        parts |= set(_PART.findall(name.lower()))
+    return parts
 
 
 # Grammar that sets something aside: "no X", "forget X", "X is too slow", "scrap X", "not X".
