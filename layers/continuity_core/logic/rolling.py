@@ -783,6 +783,7 @@ def _dismisses(new: str, old: str, *, strict: bool = False) -> bool:
     if _subject_weight(shared) < SUBJECT_SHARED or not _new_value(new, old):
         return False
     words = [(m.group(0).lower(), _term_of(m.group(0))) for m in _WORD_TOKEN.finditer(new)]
+    old_terms = term_set(old)
     model = background()
     for at, (_, term) in enumerate(words):
         # what is set aside is a value ("no redis"), not an everyday verb ("never run concurrently")
@@ -792,7 +793,11 @@ def _dismisses(new: str, old: str, *, strict: bool = False) -> bool:
         after = " ".join(w for w, _ in words[at + 1 : at + 4])
         # the agent's prose says "not" and "no" of everything: a report sets aside only by a verb
         dismissal = _SET_ASIDE if strict else _DISMISS
-        if any(dismissal.fullmatch(w) for w in before) and "if" not in before:
+        said = [i for i, w in enumerate(before) if dismissal.fullmatch(w)]
+        # "not the numeric partner id" sets aside another thing than "partner uploads": a word of
+        # its own between the dismissal and the shared term names what is set aside
+        between = [t for _, t in words[at - len(before) + said[-1] + 1 : at] if t] if said else []
+        if said and "if" not in before and not [t for t in between if t not in old_terms]:
             return True
         if _SET_ASIDE_AFTER.match(after):
             return True
