@@ -204,6 +204,18 @@ def test_not_the_other_thing_of_a_subject_sets_aside_nothing_said_of_the_subject
     assert not [f for f in digest.facts if f.status is FactStatus.SUPERSEDED]
 
 
+def test_an_everyday_word_between_does_not_stop_a_dismissal() -> None:
+    digest = rolled(
+        [
+            user("let's use redis for the session cache", 2),
+            user("no separate redis after all, sessions stay in postgres", 9),
+        ]
+    )
+    assert [f.text for f in digest.facts if f.status is FactStatus.SUPERSEDED] == [
+        "let's use redis for the session cache"
+    ]
+
+
 def test_a_change_of_value_on_a_shared_subject_supersedes_the_plain_choice() -> None:
     # Given a plain choice (no decision cue) and, later, the same subject put elsewhere "instead"
     digest = rolled(
@@ -334,6 +346,16 @@ def test_a_request_put_as_a_question_and_a_contentless_question_are_not_open_que
     assert "trailing commas" in open_questions
     assert "type issues" not in open_questions
     assert "did that fix it" not in open_questions
+
+
+def test_a_reply_about_a_named_topic_closes_no_question_on_another() -> None:
+    digest = rolled(
+        [
+            user("do partners pay the re-transcode fee when they replace a mezzanine master?", 20),
+            user("re HDR: our biggest partner delivers HLG now, so flagging isnt enough", 30),
+        ]
+    )
+    assert [f.status for f in digest.facts if f.kind is FactKind.QUESTION] == [FactStatus.ACTIVE]
 
 
 def test_an_answer_on_the_questions_subject_closes_it() -> None:

@@ -797,7 +797,8 @@ def _dismisses(new: str, old: str, *, strict: bool = False) -> bool:
         # "not the numeric partner id" sets aside another thing than "partner uploads": a word of
         # its own between the dismissal and the shared term names what is set aside
         between = [t for _, t in words[at - len(before) + said[-1] + 1 : at] if t] if said else []
-        if said and "if" not in before and not [t for t in between if t not in old_terms]:
+        own = [t for t in between if t not in old_terms and model.rarity(t) >= TELLING_MODIFIER]
+        if said and "if" not in before and not own:
             return True
         if _SET_ASIDE_AFTER.match(after):
             return True
@@ -807,6 +808,7 @@ def _dismisses(new: str, old: str, *, strict: bool = False) -> bool:
 _WORD_TOKEN = re.compile(r"[^\W_][\w'\u2019.-]*", re.UNICODE)
 DISMISS_REACH = 3  # words before the older value a dismissal may stand
 DISMISSED_RARITY = 0.3  # how telling the term a dismissal sets aside must be
+TELLING_MODIFIER = 0.6  # a word between that names another thing ("numeric"), not "separate", "old"
 # After the older value: "X is too slow", "X is out", "X isn't …", "X won't …".
 _SET_ASIDE_AFTER = re.compile(
     r"^(?:[\w-]+ )?(?:is|are|was) (?:too|out|gone|dead|overkill)\b|^(?:isn'?t|aren'?t|won'?t)\b"
@@ -962,12 +964,18 @@ def _subject(text: str) -> set[str]:
     return words - _GENERIC_SUBJECTS
 
 
+_TOPIC = re.compile(r"^\W*(?:about|re|regarding|as for|on) ([\w /&'-]{1,40}):", re.IGNORECASE)
+
+
 def _close(work: _Digest, text: str, statement: Statement) -> None:
     """A sentence that says it answers ("it turns out …", "X says …") closes the open question it
     shares the most telling key terms with; "fixed" or "found it" alone closes nothing."""
     if is_tentative(text):  # "the issue might be X; let me check:" is a guess, not an answer yet
         return
     said = term_set(text)
+    # "re HDR: …" answers what it names: a question on another subject is not its to close
+    named = _TOPIC.match(text)
+    topic = term_set(named.group(1)) if named else frozenset()
     best: tuple[float, int] | None = None
     for index, fact in enumerate(work.facts):
         if fact.kind is not FactKind.QUESTION or fact.status is not FactStatus.ACTIVE:
@@ -975,6 +983,8 @@ def _close(work: _Digest, text: str, statement: Statement) -> None:
         asked = key_terms(fact.text)
         shared = said & asked
         weight = _subject_weight(shared)
+        if topic and not topic & term_set(fact.text):
+            continue
         if (
             shared
             and weight >= CUE_CLOSE_WEIGHT
