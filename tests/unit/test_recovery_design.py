@@ -193,17 +193,6 @@ def test_a_problem_the_agent_reports_does_not_replace_the_users_choice() -> None
     assert not [f for f in digest.facts if f.status is FactStatus.SUPERSEDED]
 
 
-def test_not_the_other_thing_of_a_subject_sets_aside_nothing_said_of_the_subject() -> None:
-    # "not the numeric tenant id" sets aside a numeric id, not what was said of tenants before
-    digest = rolled(
-        [
-            user("let's keep one export bucket per tenant for the invoices", 2),
-            user("name the output prefixes by tenant slug, not the numeric tenant id", 30),
-        ]
-    )
-    assert not [f for f in digest.facts if f.status is FactStatus.SUPERSEDED]
-
-
 def test_an_everyday_word_between_does_not_stop_a_dismissal() -> None:
     digest = rolled(
         [

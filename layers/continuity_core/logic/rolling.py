@@ -783,7 +783,6 @@ def _dismisses(new: str, old: str, *, strict: bool = False) -> bool:
     if _subject_weight(shared) < SUBJECT_SHARED or not _new_value(new, old):
         return False
     words = [(m.group(0).lower(), _term_of(m.group(0))) for m in _WORD_TOKEN.finditer(new)]
-    old_terms = term_set(old)
     model = background()
     for at, (_, term) in enumerate(words):
         # what is set aside is a value ("no redis"), not an everyday verb ("never run concurrently")
@@ -793,12 +792,7 @@ def _dismisses(new: str, old: str, *, strict: bool = False) -> bool:
         after = " ".join(w for w, _ in words[at + 1 : at + 4])
         # the agent's prose says "not" and "no" of everything: a report sets aside only by a verb
         dismissal = _SET_ASIDE if strict else _DISMISS
-        said = [i for i, w in enumerate(before) if dismissal.fullmatch(w)]
-        # "not the numeric partner id" sets aside another thing than "partner uploads": a word of
-        # its own between the dismissal and the shared term names what is set aside
-        between = [t for _, t in words[at - len(before) + said[-1] + 1 : at] if t] if said else []
-        own = [t for t in between if t not in old_terms and model.rarity(t) >= TELLING_MODIFIER]
-        if said and "if" not in before and not own:
+        if any(dismissal.fullmatch(w) for w in before) and "if" not in before:
             return True
         if _SET_ASIDE_AFTER.match(after):
             return True
@@ -808,7 +802,6 @@ def _dismisses(new: str, old: str, *, strict: bool = False) -> bool:
 _WORD_TOKEN = re.compile(r"[^\W_][\w'\u2019.-]*", re.UNICODE)
 DISMISS_REACH = 3  # words before the older value a dismissal may stand
 DISMISSED_RARITY = 0.3  # how telling the term a dismissal sets aside must be
-TELLING_MODIFIER = 0.6  # a word between that names another thing ("numeric"), not "separate", "old"
 # After the older value: "X is too slow", "X is out", "X isn't …", "X won't …".
 _SET_ASIDE_AFTER = re.compile(
     r"^(?:[\w-]+ )?(?:is|are|was) (?:too|out|gone|dead|overkill)\b|^(?:isn'?t|aren'?t|won'?t)\b"
