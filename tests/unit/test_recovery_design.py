@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from continuity_core.logic.pasted import own_words
 from continuity_core.logic.recovery_block import render_digest
 from continuity_core.logic.rolling import Statement, roll
-from continuity_core.logic.salience import BACKGROUND_PATH, background, has_content, salience
+from continuity_core.logic.salience import BACKGROUND_PATH, background, has_content, is_tentative, salience
 from continuity_core.logic.sticky import Role
 from continuity_core.models.session_digest import FactKind, FactSource, FactStatus, SessionDigest
 
@@ -449,6 +449,12 @@ def test_the_finding_that_answered_a_question_outlives_later_findings() -> None:
     text = block(rolled(statements))
     assert "why are there duplicate rows" not in text  # the question itself is long gone
     assert "`client_batch_id`" in text
+
+
+def test_a_guess_is_told_from_a_finding_by_its_grammar() -> None:
+    assert is_tentative("The CDN might be caching the old bundle.")
+    assert is_tentative("Let me check the rewrites in `next.config.js`:")
+    assert not is_tentative("The worker could not reach Redis: the security group blocks 6379.")
 
 
 def test_a_guess_ranks_below_what_the_agent_found() -> None:

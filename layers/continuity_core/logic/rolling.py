@@ -52,7 +52,7 @@ from continuity_core.logic.sticky import (
     tool_files,
     user_candidates,
 )
-from continuity_core.logic.terms import GENERIC_LINK, STOPWORDS, snippet
+from continuity_core.logic.terms import GENERIC_LINK, snippet
 from continuity_core.models.session_digest import (
     Fact,
     FactKind,
@@ -538,24 +538,12 @@ def visibly_linked(question: str, answer: str) -> bool:
 
 def _link_words(text: str) -> set[str]:
     """Its words as a reader links them: an identifier (``stg_events``, ``charges.version``), URL,
-    path or address is one word, not its pieces; other words by their stem."""
+    path or address is one word, not its pieces; other words as terms."""
     tokens = text.split()
     whole = {m.group(0).lower() for t in tokens if (m := _IDENTIFIER_LIKE.search(t))}
     rest = " ".join(t for t in tokens if not _IDENTIFIER_LIKE.search(t))
-    words = {w.lower() for w in _WORD.findall(rest)} - STOPWORDS - GENERIC_LINK
-    return whole | {_stem(w) for w in words}
-
-
-def _stem(word: str) -> str:
-    """A light English stem: "directories" → "directory", "rewrites" → "rewrite", "routing" → "rout"."""
-    if word.endswith("ies") and len(word) > 5:
-        return word[:-3] + "y"
-    if word.endswith("es") and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
-        word = word[:-1]
-    for suffix in ("ing", "es", "ed", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            return word[: -len(suffix)]
-    return word
+    # the terms the rest of the digest uses (everyday words out, lightly stemmed)
+    return whole | {t for w in _WORD.findall(rest) if w.lower() not in GENERIC_LINK and (t := _term_of(w))}
 
 
 # A path, dotted or snake name, key=value, URL or address: read as one word.

@@ -158,7 +158,7 @@ def is_modal(text: str) -> bool:
 
 # Epistemic modality: a guess, not a conclusion ("X might be", "probably Y", "I suspect Z").
 _HEDGED = re.compile(
-    r"\b(?:might|may|could|perhaps|possibly|probably|maybe|likely|unlikely|seems?|appears? to|"
+    r"\b(?:might|may|could(?!\s+not\b)|perhaps|possibly|probably|maybe|likely|unlikely|seems?|appears? to|"
     r"suspect|guess|wonder)\b",
     re.IGNORECASE,
 )
