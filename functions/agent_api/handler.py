@@ -18,6 +18,7 @@ from continuity_core.http import (
     create_app,
     created,
     error_response,
+    on_error,
     resolve,
 )
 from continuity_core.logic.digests import UnknownProjectError
@@ -43,23 +44,23 @@ ProjectQuery = Annotated[str | None, Query(min_length=1, max_length=4096)]
 app = create_app()
 
 
-@app.exception_handler(UnknownProjectError)
-def _unknown_project(error: UnknownProjectError) -> Response:
+@on_error(app, UnknownProjectError)
+def _unknown_project(error: UnknownProjectError) -> Response[str]:
     return error_response(422, str(error))
 
 
-@app.exception_handler(SessionNotFoundError)
-def _no_session(error: SessionNotFoundError) -> Response:
+@on_error(app, SessionNotFoundError)
+def _no_session(error: SessionNotFoundError) -> Response[str]:
     return error_response(404, str(error))
 
 
-@app.exception_handler(NoProjectError)
-def _no_project(error: NoProjectError) -> Response:
+@on_error(app, NoProjectError)
+def _no_project(error: NoProjectError) -> Response[str]:
     return error_response(422, str(error))
 
 
-@app.exception_handler(NothingToRecoverError)
-def _nothing(error: NothingToRecoverError) -> Response:
+@on_error(app, NothingToRecoverError)
+def _nothing(error: NothingToRecoverError) -> Response[str]:
     return error_response(404, str(error))
 
 

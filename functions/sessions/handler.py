@@ -18,6 +18,7 @@ from continuity_core.http import (
     caller,
     create_app,
     error_response,
+    on_error,
     resolve,
 )
 from continuity_core.models import MAX_SAFE_INTEGER
@@ -41,8 +42,8 @@ MAX_TRANSCRIPT_PAGE = 1_000_000  # characters; keeps a page under Lambda's 6 MB 
 app = create_app()
 
 
-@app.exception_handler(TranscriptBodyMissingError)
-def _body_gone(error: TranscriptBodyMissingError) -> Response:
+@on_error(app, TranscriptBodyMissingError)
+def _body_gone(error: TranscriptBodyMissingError) -> Response[str]:
     return error_response(410, "part of this transcript has expired")
 
 

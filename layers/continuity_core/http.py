@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar, cast
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError, ServiceError
@@ -86,7 +87,7 @@ def error_body(status: int, detail: str, **extra: Any) -> dict[str, Any]:
     return {"error": ERROR_CODES.get(status, f"http_{status}"), "detail": detail, **extra}
 
 
-def error_response(status: int, detail: str, **extra: Any) -> Response:
+def error_response(status: int, detail: str, **extra: Any) -> Response[str]:
     headers = {"Retry-After": str(extra.pop("retry_after"))} if "retry_after" in extra else None
     return Response(
         status_code=status,
@@ -131,7 +132,7 @@ def _location(loc: Any) -> str:
     return ".".join(str(part) for part in loc) if isinstance(loc, (list, tuple)) else str(loc)
 
 
-def _validation_response(error: RequestValidationError) -> Response:
+def _validation_response(error: RequestValidationError) -> Response[str]:
     problems = error.errors()
     if any(p.get("type") == "json_invalid" for p in problems):
         return error_response(400, "malformed JSON body")
@@ -155,7 +156,7 @@ def _rate_key(event: dict[str, Any]) -> str | None:
     return str(key) if key else None
 
 
-def rate_limit(app: APIGatewayHttpResolver, next_middleware: NextMiddleware) -> Response:
+def rate_limit(app: APIGatewayHttpResolver, next_middleware: NextMiddleware) -> Response[Any]:
     """429 with Retry-After once the caller's token used its requests for this minute."""
     key = _rate_key(app.current_event.raw_event)
     if key:
@@ -194,6 +195,14 @@ class Resolver(APIGatewayHttpResolver):
         return re.compile(base_regex.format(_DYNAMIC_SEGMENT.sub(rf"(?P<\1>{PATH_SEGMENT_PATTERN})", rule)))
 
 
+_ErrorHandler = TypeVar("_ErrorHandler", bound=Callable[..., "Response[str]"])
+
+
+def on_error(app: APIGatewayHttpResolver, error: type[Exception]) -> Callable[[_ErrorHandler], _ErrorHandler]:
+    """Powertools' ``exception_handler``, typed: it registers the function and returns it as given."""
+    return cast(Callable[[_ErrorHandler], _ErrorHandler], app.exception_handler(error))
+
+
 def create_app(redact_responses: bool = True) -> APIGatewayHttpResolver:
     """An HTTP API resolver with validation on and the service's error mapping installed.
 
@@ -202,50 +211,50 @@ def create_app(redact_responses: bool = True) -> APIGatewayHttpResolver:
     app = Resolver(enable_validation=True, serializer=redacting_serializer if redact_responses else None)
     app.use(middlewares=[rate_limit])
 
-    @app.exception_handler(RequestValidationError)
-    def _invalid(error: RequestValidationError) -> Response:
+    @on_error(app, RequestValidationError)
+    def _invalid(error: RequestValidationError) -> Response[str]:
         return _validation_response(error)
 
-    @app.exception_handler(StorageUnavailableError)
-    def _unavailable(error: StorageUnavailableError) -> Response:
+    @on_error(app, StorageUnavailableError)
+    def _unavailable(error: StorageUnavailableError) -> Response[str]:
         logger.warning("storage unavailable", extra={"error": str(error)})
         return error_response(503, "storage is busy; retry shortly", retry_after=RETRY_AFTER_SECONDS)
 
-    @app.exception_handler(TranscriptGapError)
-    def _gap(error: TranscriptGapError) -> Response:
+    @on_error(app, TranscriptGapError)
+    def _gap(error: TranscriptGapError) -> Response[str]:
         return error_response(409, str(error), stored_length=error.stored_length)
 
-    @app.exception_handler(IdempotencyKeyConflictError)
-    def _key_reused(error: IdempotencyKeyConflictError) -> Response:
+    @on_error(app, IdempotencyKeyConflictError)
+    def _key_reused(error: IdempotencyKeyConflictError) -> Response[str]:
         return error_response(409, str(error))
 
-    @app.exception_handler(FlushConflictError)
-    def _busy_session(error: FlushConflictError) -> Response:
+    @on_error(app, FlushConflictError)
+    def _busy_session(error: FlushConflictError) -> Response[str]:
         return error_response(503, str(error), retry_after=RETRY_AFTER_SECONDS)
 
-    @app.exception_handler(SessionDeletedError)
-    def _deleted(error: SessionDeletedError) -> Response:
+    @on_error(app, SessionDeletedError)
+    def _deleted(error: SessionDeletedError) -> Response[str]:
         # 410, not 2xx: the client drops the hook (a 4xx) instead of spooling it, and logs why.
         return error_response(410, str(error))
 
-    @app.exception_handler(InvalidPageTokenError)
-    def _bad_page_token(error: InvalidPageTokenError) -> Response:
+    @on_error(app, InvalidPageTokenError)
+    def _bad_page_token(error: InvalidPageTokenError) -> Response[str]:
         return error_response(400, str(error))
 
-    @app.exception_handler(KeyTooLongError)
-    def _too_long(error: KeyTooLongError) -> Response:
+    @on_error(app, KeyTooLongError)
+    def _too_long(error: KeyTooLongError) -> Response[str]:
         return error_response(422, str(error))
 
-    @app.exception_handler(UnicodeDecodeError)
-    def _not_text(error: UnicodeDecodeError) -> Response:
+    @on_error(app, UnicodeDecodeError)
+    def _not_text(error: UnicodeDecodeError) -> Response[str]:
         return error_response(400, "the body is not UTF-8 JSON")
 
-    @app.exception_handler(ServiceError)
-    def _service_error(error: ServiceError) -> Response:
+    @on_error(app, ServiceError)
+    def _service_error(error: ServiceError) -> Response[str]:
         return error_response(error.status_code, str(error.msg))
 
     @app.not_found
-    def _not_found(error: NotFoundError) -> Response:
+    def _not_found(error: NotFoundError) -> Response[str]:
         # Powertools sends both here: an unmatched route (a bare NotFoundError()) and a route's own
         # NotFoundError, whose message says what is missing and must reach the caller.
         own = isinstance(error, NotFoundError) and str(error.msg) != NotFoundError().msg

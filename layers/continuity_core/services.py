@@ -15,7 +15,7 @@ import functools
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from continuity_core.adapters.aws import required_env
 from continuity_core.config import get_config
@@ -70,7 +70,7 @@ def _cached(factory: Callable[[], T]) -> Callable[[], T]:
         built = _sandboxes.setdefault(_sandbox[0], {})
         if factory.__name__ not in built:
             built.setdefault(factory.__name__, factory())  # two first calls at once: the first stays
-        return built[factory.__name__]
+        return cast(T, built[factory.__name__])
 
     return get
 

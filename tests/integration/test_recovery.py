@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 import pytest
 
 from continuity_core import services
+from continuity_core.config import get_config
 from continuity_core.logic.checkpoints import build_checkpoint
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.state import SessionIdentity
@@ -44,7 +45,7 @@ def test_a_compacted_session_gets_its_latest_checkpoint_back(service: InProcessS
     # The session's story: the last prompt verbatim, the ones before it by number
     assert "### Last Instruction (prompt 10, verbatim)\n> step 10: refactor the checkpoint writer" in block
     assert "- (prompt 9) step 9: refactor the checkpoint writer" in block
-    assert len(block) <= services.get_config().recovery_budget_chars
+    assert len(block) <= get_config().recovery_budget_chars
 
 
 def test_a_new_session_in_the_same_project_recovers_it(service: InProcessService) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from continuity_core.adapters import dynamo_batch
+from continuity_core.adapters import aws, dynamo_batch
 from continuity_core.adapters.dynamo_batch import Backoff
 from infra import wiring
 from tests.support.api import InProcessService
@@ -21,7 +21,7 @@ DECISION = {"summary": "chose the queue", "decisions": [{"decision": "Use SQS fo
 def throttled_batch_writes(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """Every BatchWriteItem comes back with all its items unprocessed (as under throttling);
     the waits between attempts are recorded instead of slept."""
-    real_call = dynamo_batch.call
+    real_call = aws.call  # what dynamo_batch calls, before the patch
 
     def throttling(service: str, operation: str, **kwargs: Any) -> Any:
         if operation == "batch_write_item":

@@ -7,7 +7,6 @@ import pytest
 from continuity_core.logic.transcripts import (
     AppendKind,
     AppendPlan,
-    Span,
     chunk_cut,
     clean_text,
     crosses_chunk,
@@ -16,6 +15,7 @@ from continuity_core.logic.transcripts import (
     tail_since,
 )
 from continuity_core.models.transcripts import TranscriptHead
+from continuity_core.ports import Span
 
 T0 = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
 

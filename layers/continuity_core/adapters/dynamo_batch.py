@@ -42,7 +42,7 @@ class Backoff:
     random: Callable[[], float] = random.random
 
     def delay(self, retry: int) -> float:
-        return self.random() * min(self.cap_s, self.base_s * 2**retry)
+        return self.random() * min(self.cap_s, self.base_s * 2.0**retry)
 
 
 BACKOFF = Backoff()

@@ -19,11 +19,11 @@ SERVER_ERRORS = "e5"  # its answers 500 and over
 INSTANCES = "inst"  # the function instances that added to it
 
 
-def window_key(key: str, window: int) -> dict:
+def window_key(key: str, window: int) -> dict[str, Any]:
     return item_key(f"{RATE_PREFIX}{key}", str(window))
 
 
-def seen_key(key: str) -> dict:
+def seen_key(key: str) -> dict[str, Any]:
     return item_key(f"{RATE_PREFIX}{key}", RATE_SEEN_SK)
 
 

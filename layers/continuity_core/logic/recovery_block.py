@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from continuity_core.logic.injection import fit
 from continuity_core.logic.paths import names_a_file
 from continuity_core.logic.rolling import (
-    ASKED,
     CONCLUSION,
     fact_key,
     score,
@@ -25,7 +24,7 @@ from continuity_core.logic.rolling import (
     visibly_linked,
 )
 from continuity_core.logic.salience import rare_terms, salience, select, term_set, topic_terms
-from continuity_core.logic.sticky import FileAction
+from continuity_core.logic.sticky import ASKED, FileAction
 from continuity_core.logic.terms import snippet
 from continuity_core.models.session_digest import (
     Fact,

@@ -18,7 +18,7 @@ from continuity_core.logic.digest import format_duration
 from continuity_core.logic.injection import fit
 from continuity_core.logic.recovery import RECENT, describe_decision, pick
 from continuity_core.logic.recovery_block import fact_line, render_digest, shown_file
-from continuity_core.logic.rolling import ASKED
+from continuity_core.logic.sticky import ASKED
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.session_digest import Fact, FactKind, SessionDigest

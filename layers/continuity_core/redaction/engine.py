@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from continuity_core.redaction.context import CONTEXT_RULES, keyword_hits, name_class
 from continuity_core.redaction.literals import MARKER_OPEN, looks_like_secret_literal
@@ -229,7 +229,7 @@ def redact_value(value: T, report: dict[str, int] | None = None) -> T:
     """Redact every string in ``value`` (str, list, tuple, dict values; e.g. a pydantic
     ``model_dump()``). Other values are returned as they are. Counts go to ``report`` if given."""
     counts = report if report is not None else {}
-    return _walk(value, counts, None)
+    return cast(T, _walk(value, counts, None))
 
 
 def _walk(value: Any, report: dict[str, int], name: str | None) -> Any:
@@ -256,7 +256,7 @@ def redact_strings(value: T, report: dict[str, int] | None = None) -> T:
     For the service's own documents, whose field names (``session_key``, ``token_id``) say nothing
     about whether the value is secret."""
     counts = report if report is not None else {}
-    return _walk_strings(value, counts)
+    return cast(T, _walk_strings(value, counts))
 
 
 def _walk_strings(value: Any, report: dict[str, int]) -> Any:
