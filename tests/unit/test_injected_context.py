@@ -9,7 +9,12 @@ from continuity_client.hook import harness as client_harness
 from continuity_core.logic.digest_inputs import digest_inputs
 from continuity_core.logic.ingest import NUDGE_TEXT
 from continuity_core.logic.inherit import INHERIT_HEADING
-from continuity_core.logic.injected import OWN_BLOCK_STARTS, is_injected, strip_injected
+from continuity_core.logic.injected import (
+    OWN_BLOCK_STARTS,
+    WRAPPED_CONTEXT_TAGS,
+    is_injected,
+    strip_injected,
+)
 from continuity_core.logic.normalize import normalize_hook
 from continuity_core.logic.recovery import LEDGER_HEADING, RECOVERY_HEADING
 from continuity_core.logic.sticky import Role
@@ -31,6 +36,7 @@ def test_our_own_sections_are_all_recognised_as_injected() -> None:
 def test_the_client_strips_the_same_markers_and_forms_the_same_subagent_keys() -> None:
     # The client cannot import the service: it keeps its own copy of these two agreements
     assert set(OWN_BLOCK_STARTS) <= set(client_harness.INJECTED_PREFIXES)
+    assert client_harness.WRAPPED_CONTEXT_TAGS == WRAPPED_CONTEXT_TAGS
     assert client_harness.SUBAGENT_KEY_PART == SUBAGENT_KEY_PART
 
 
@@ -48,6 +54,31 @@ def test_a_gemini_hook_context_prefix_is_removed_and_the_prompt_kept() -> None:
     # Gemini CLI headless: the session start's context prefixed to the prompt (docs/hooks/reference.md)
     text = f"<hook_context>{RECOVERY_HEADING}\n_Recovered from …_</hook_context>\nfix the date parser"
     assert strip_injected(text) == "fix the date parser"
+
+
+# As Claude Code in VS Code writes them into the user's message (the corpus's JSSoundRecorder session)
+IDE_SELECTION = (
+    "<ide_selection>The user selected the lines 98 to 98 from /Users/dain/workspace/JSSoundRecorder/"
+    "CLAUDE.md:\nAudioWor\n\nThis may or may not be related to the current task.</ide_selection>"
+)
+IDE_OPENED = (
+    "<ide_opened_file>The user opened the file /Users/dain/workspace/JSSoundRecorder/index.html in the "
+    "IDE. This may or may not be related to the current task.</ide_opened_file>"
+)
+
+
+def test_an_ides_notes_in_the_users_turn_are_not_the_users_words() -> None:
+    # What the IDE says the user selected or opened is context, not something the user said
+    assert strip_injected(f"{IDE_SELECTION}\nLet's also migrate to AudioWorklet") == (
+        "Let's also migrate to AudioWorklet"
+    )
+    assert strip_injected(IDE_OPENED) == ""
+    assert is_injected(IDE_SELECTION)
+    reminder = "fix the recorder\n<system-reminder>The TodoWrite tool hasn't been used</system-reminder>"
+    assert strip_injected(reminder) == "fix the recorder"
+    # the client removes them before it sends the prompt or the transcript
+    assert client_harness.users_words(f"{IDE_OPENED}\nfix the recorder") == "fix the recorder"
+    assert client_harness.users_words(IDE_SELECTION) == ""
 
 
 def test_a_message_that_is_only_injected_context_leaves_nothing() -> None:

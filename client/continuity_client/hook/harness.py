@@ -185,7 +185,10 @@ INJECTED_PREFIXES = (
     # the sub-agent's result, transcript.py).
     TASK_NOTIFICATION,
 )
-HOOK_CONTEXT_OPEN, HOOK_CONTEXT_CLOSE = "<hook_context>", "</hook_context>"
+# Context a harness wraps in tags inside the user's turn, never the user's own words: Gemini CLI's
+# hook context, Claude Code's IDE notes (the file open, the lines selected) and system reminders.
+# The service strips the same tags (logic/injected.py; a test keeps the two lists equal).
+WRAPPED_CONTEXT_TAGS = ("hook_context", "ide_opened_file", "ide_selection", "system-reminder")
 # Harness event names (any harness) accepted in place of ours on the command line.
 EVENT_ALIASES = {
     name.lower(): event for names in HARNESS_EVENTS.values() for event, name in names.items()
@@ -244,13 +247,15 @@ def _opening(text: bytes) -> str:
 
 
 def users_words(text: str) -> str:
-    """The user's own words in a user turn: ``<hook_context>`` blocks removed (Gemini CLI puts hook
-    context inside the user's turn), nothing when the rest is injected context."""
-    while HOOK_CONTEXT_OPEN in text:
-        start = text.index(HOOK_CONTEXT_OPEN)
-        end = text.find(HOOK_CONTEXT_CLOSE, start)
-        end = len(text) if end < 0 else end + len(HOOK_CONTEXT_CLOSE)
-        text = text[:start] + text[end:]
+    """The user's own words in a user turn: wrapped context removed (``<hook_context>``, an IDE's
+    ``<ide_selection>``, … to its closing tag or the end), nothing when the rest is injected context."""
+    for tag in WRAPPED_CONTEXT_TAGS:
+        opening, closing = f"<{tag}>", f"</{tag}>"
+        while opening in text:
+            start = text.index(opening)
+            end = text.find(closing, start)
+            end = len(text) if end < 0 else end + len(closing)
+            text = text[:start] + text[end:]
     text = text.strip()
     return "" if text.startswith(INJECTED_PREFIXES) else text
 

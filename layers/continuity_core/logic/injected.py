@@ -1,7 +1,10 @@
 """Context a harness injected into the user's turn is never the user's words.
 
 Gemini CLI wraps hook context in ``<hook_context>…</hook_context>`` and puts it inside the user's
-turn: prefixed to the prompt when headless, a user message of its own interactively. Harnesses
+turn: prefixed to the prompt when headless, a user message of its own interactively. Claude Code in
+an IDE adds ``<ide_opened_file>``/``<ide_selection>`` notes ("The user selected the lines 98 to 98
+from …") and ``<system-reminder>`` text to the user's message: read as the user's words, a selected
+fragment became a "constraint" and answered questions. Harnesses
 that add context as a user message of its own may hand back our own block (the recovery block,
 the inherited block, the ledger line, the compaction nudge) as if the user had typed it. Stored as
 a prompt it would feed the next checkpoint, and the next recovery would recover itself.
@@ -26,15 +29,22 @@ OWN_BLOCK_STARTS = (
 # What a harness itself sends as a prompt: Claude Code reports a background sub-agent's result as a
 # ``<task-notification>`` turn through UserPromptSubmit. The sub-agent's words, not the user's.
 HARNESS_NOTICE_STARTS = ("<task-notification>",)
-_HOOK_CONTEXT = re.compile(r"<hook_context>.*?(?:</hook_context>|\Z)", re.DOTALL | re.IGNORECASE)
+# Context a harness wraps in tags inside the user's turn: Gemini CLI's hook context, Claude Code's
+# IDE notes (``<ide_opened_file>``, ``<ide_selection>``: the file open, the lines selected) and its
+# system reminders. Removed to the closing tag, or to the end when it is missing.
+WRAPPED_CONTEXT_TAGS = ("hook_context", "ide_opened_file", "ide_selection", "system-reminder")
+_WRAPPED = re.compile(
+    "|".join(rf"<{re.escape(tag)}>.*?(?:</{re.escape(tag)}>|\Z)" for tag in WRAPPED_CONTEXT_TAGS),
+    re.DOTALL | re.IGNORECASE,
+)
 
 
 def strip_injected(text: str | None) -> str | None:
-    """The user's own words: ``<hook_context>`` blocks removed, and nothing when what is left is
-    one of our own injected blocks. None stays None; an all-injected text becomes ""."""
+    """The user's own words: wrapped context removed (``WRAPPED_CONTEXT_TAGS``), and nothing when what
+    is left is one of our own injected blocks. None stays None; an all-injected text becomes ""."""
     if text is None:
         return None
-    kept = _HOOK_CONTEXT.sub("", text) if "<hook_context>" in text.lower() else text
+    kept = _WRAPPED.sub("", text) if "<" in text else text
     if kept.lstrip().startswith(OWN_BLOCK_STARTS + HARNESS_NOTICE_STARTS):
         return ""
     return kept.strip() if kept is not text else text
