@@ -574,3 +574,30 @@ def test_a_pasted_log_with_timestamps_on_their_own_lines_is_left_out() -> None:
     assert "access rights" not in words
     assert "Detected Next.js" not in words
     assert "keep the old /r/{id} links working" in words
+
+
+def test_a_pasted_pytest_report_with_blank_lines_inside_is_left_out() -> None:
+    # Given a pytest failure pasted as it prints (from a corpus session): separators, indented source
+    # with blank lines between its parts, the failing line, its explanation and its location
+    prompt = (
+        "A couple of tests are unhappy now:\n\n"
+        "_______________ test_row_expansion_functionality _______________\n\n"
+        "    def test_row_expansion_functionality():\n"
+        "        browser = SessionBrowser(project_path)\n"
+        "    \n"
+        '        browser.selected_session_id = "test-session-123"\n'
+        "    \n"
+        "        # Should contain session ID\n"
+        '>       assert "Session ID:" in content\n'
+        "E       AssertionError: assert 'Session ID:' in ''\n\n"
+        "test/test_tui_expansion.py:74: AssertionError\n"
+        "FAILED test/test_tui_expansion.py::test_row_expansion_functionality - AssertionError: assert\n\n"
+        "keep the expanded row under 20 lines"
+    )
+    words = own_words(prompt)
+    # Then no line of the report is the user's, and the user's own sentences stay
+    assert "selected_session_id" not in words
+    assert "Session ID" not in words
+    assert "test_tui_expansion" not in words
+    assert "A couple of tests are unhappy now:" in words
+    assert "keep the expanded row under 20 lines" in words

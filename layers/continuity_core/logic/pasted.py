@@ -26,6 +26,10 @@ _MATERIAL_LINE = re.compile(
     r"[{}\[\]],?$|\"[^\"]+\"\s*:|[}\]],?\s*$|"  # JSON
     r"(?:\+\+\+|---|@@) |[+-](?![+-])\S|diff --git|index [0-9a-f]{6,}|"  # diffs
     r"[$#>] \S|>>> |In \[\d+\]:|"  # shell and REPL prompts
+    r"[>E] {2,}\S|"  # pytest's failing line and its explanation ("E       AssertionError: …")
+    r"[^\s:]+\.\w+:\d+(?::\d+)?:\s|"  # a file and line: a compiler's or a test runner's location
+    r"(?:FAILED|PASSED|ERROR|SKIPPED|XFAIL|XPASS) [^\s:]+\.\w+::|"  # pytest's verdict lines
+    r"[_=*~#-]{5,}|"  # a report's separators ("____ test_name ____", "==== FAILURES ====")
     r"\d+\s*[|│]|[|│]|"  # numbered source lines, tables
     r"[!~^]{2,}|\^+\s*$"  # carets under an error
     r")"
@@ -52,11 +56,17 @@ def is_material_line(line: str) -> bool:
     return len(_CODE_CHARS.findall(stripped)) >= max(3, words // 2)
 
 
+def _neighbours(lines: list[str], index: int) -> tuple[int | None, int | None]:
+    """The nearest non-blank lines before and after ``index``: a paste keeps its blank lines."""
+    before = next((i for i in range(index - 1, -1, -1) if lines[i].strip()), None)
+    after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+    return before, after
+
+
 def _between_material(lines: list[str], material: list[bool], index: int) -> bool:
     if material[index] or not lines[index].strip():
         return False
-    before = next((i for i in range(index - 1, -1, -1) if lines[i].strip()), None)
-    after = next((i for i in range(index + 1, len(lines)) if lines[i].strip()), None)
+    before, after = _neighbours(lines, index)
     return before is not None and after is not None and material[before] and material[after]
 
 
@@ -72,8 +82,9 @@ def own_words(text: str) -> str:
     kept: list[str] = []
     for index, line in enumerate(lines):
         if material[index]:
-            before = index > 0 and material[index - 1]
-            after = index + 1 < len(lines) and material[index + 1]
+            previous, following = _neighbours(lines, index)
+            before = previous is not None and material[previous]
+            after = following is not None and material[following]
             alone_is_output = not _HEADER.match(line) and (len(line) > 120 or _MATERIAL_LINE.match(line))
             if before or after or alone_is_output:
                 kept.append("")
