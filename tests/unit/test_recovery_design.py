@@ -601,3 +601,23 @@ def test_a_pasted_pytest_report_with_blank_lines_inside_is_left_out() -> None:
     assert "test_tui_expansion" not in words
     assert "A couple of tests are unhappy now:" in words
     assert "keep the expanded row under 20 lines" in words
+
+
+def test_the_agent_describing_what_happens_instead_sets_nothing_aside() -> None:
+    # Given the user's task naming their files (a corpus session), and the agent's diagnosis later
+    digest = rolled(
+        [
+            user(
+                "I have @public/tokenizer.css and @public/tokenizer.html running on my website, but "
+                "the deep link in the website's repo is a bit awkward for collaborators.",
+                1,
+            ),
+            said_by_agent(
+                "The issue is that the browser sees the URL as `/tokenizer` without a trailing slash, so "
+                "`./tokenizer.css` resolves to `/tokenizer.css` instead of `/tokenizer/tokenizer.css`.",
+                10,
+            ),
+        ]
+    )
+    # Then "X instead of Y" in a report describes behaviour; the user's words stay current
+    assert not [f for f in digest.facts if f.status is FactStatus.SUPERSEDED]

@@ -742,9 +742,9 @@ _DISMISS = re.compile(
     r"(?:no|not|never|forget|scrap|drop|ditch|nvm|nevermind|instead|rather|replace|don'?t|dont|nope)",
     re.IGNORECASE,
 )
-_SET_ASIDE = re.compile(
-    r"(?:scrap(?:ped)?|drop(?:ped)?|ditch(?:ed)?|replaced?|removed?|instead|rather)", re.IGNORECASE
-)
+# The agent's verbs that set a value aside. Not "instead"/"rather": its reports use them to describe
+# ("resolves to /a.css instead of /b/a.css"), and a change it makes is read by _supersede_by_change.
+_SET_ASIDE = re.compile(r"(?:scrap(?:ped)?|drop(?:ped)?|ditch(?:ed)?|replaced?|removed?)", re.IGNORECASE)
 # A sentence with the grammar of a rule is not set aside by a later "no …" on its subject.
 _RULE_LIKE = re.compile(
     r"\b(?:must|mustn'?t|has to|have to|needs? to|can'?t|cannot|never|always|only|should(?:n'?t)?|"
