@@ -621,3 +621,23 @@ def test_the_agent_describing_what_happens_instead_sets_nothing_aside() -> None:
     )
     # Then "X instead of Y" in a report describes behaviour; the user's words stay current
     assert not [f for f in digest.facts if f.status is FactStatus.SUPERSEDED]
+
+
+def test_pasted_shell_sessions_field_lists_and_bare_links_are_left_out() -> None:
+    # Given a prompt with a terminal session pasted into it (as in a corpus session)
+    prompt = (
+        "Can you please change the default command to look up the PR for the current branch?\n"
+        "➜ platform-frontend git:(fixes-for-pr-268) GH_PAGER= gh pr view --json url\n"
+        'Unknown JSON field: "url"\n'
+        "additions, assignees, author, autoMergeRequest, baseRefName, baseRefOid, body, changedFiles\n"
+        "~/Projects/my-project$ gh pr view 21 --web\n"
+        "~/Projects/my-project$\n"
+        "https://github.com/acme/shop/pull/21\n"
+        "If there isn't a PR found we should say so and print the help as we do now."
+    )
+    words = own_words(prompt)
+    # Then the terminal's lines are not the user's words; the sentences around them are
+    for pasted in ("GH_PAGER", "autoMergeRequest", "gh pr view 21", "my-project$", "pull/21"):
+        assert pasted not in words
+    assert "look up the PR for the current branch?" in words
+    assert "we should say so and print the help" in words

@@ -26,6 +26,9 @@ _MATERIAL_LINE = re.compile(
     r"[{}\[\]],?$|\"[^\"]+\"\s*:|[}\]],?\s*$|"  # JSON
     r"(?:\+\+\+|---|@@) |[+-](?![+-])\S|diff --git|index [0-9a-f]{6,}|"  # diffs
     r"[$#>] \S|>>> |In \[\d+\]:|"  # shell and REPL prompts
+    r"[\w~./:@-]*[$#%](?: \S|\s*$)|[➜\u276f»λ] |"  # a shell prompt and its folder ("~/shop$ make", "➜ shop")
+    r"(?:[\w.-]+, ){6,}|"  # a list of names only: fields, keys, options an output enumerates
+    r"https?://\S+\s*$|"  # a link alone on its line
     r"[>E] {2,}\S|"  # pytest's failing line and its explanation ("E       AssertionError: …")
     r"[^\s:]+\.\w+:\d+(?::\d+)?:\s|"  # a file and line: a compiler's or a test runner's location
     r"(?:FAILED|PASSED|ERROR|SKIPPED|XFAIL|XPASS) [^\s:]+\.\w+::|"  # pytest's verdict lines
