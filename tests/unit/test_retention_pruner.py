@@ -195,8 +195,8 @@ def test_an_ended_session_is_hidden_at_its_instant_and_only_its_state_is_deleted
     assert report.deleted[ItemKind.STATE] == 1 and report.deleted[ItemKind.CHECKPOINT] == 0
     assert report.left_to_ttl == 3 and report.kept_latest == 0
     assert store.visible("ended", clock.now) == []
-    # (the look-ahead read the session's newest and its activity once, and kept nothing)
-    assert store.lookups == [("newest", "ended"), ("activity", "ended")]
+    # (its state in the same bucket, the look-ahead needed no per-session lookup)
+    assert store.lookups == []
     store.ttl_sweep(clock.now)
     assert store.items == {}
 
@@ -480,9 +480,9 @@ def test_the_report_counts_what_it_read(store: FakeStore, clock: Clock, pruner: 
 
     report = pruner.run()
 
-    # Then it read the lease (1), the five index entries twice (look-ahead, due) and the session's
-    # newest and activity once (the look-ahead's), for one delete and four left to TTL
-    assert (report.items_read, report.deleted.total(), report.left_to_ttl) == (13, 1, 4)
+    # Then it read the lease (1) and the five index entries twice (look-ahead, due), for one delete
+    # and four left to TTL
+    assert (report.items_read, report.deleted.total(), report.left_to_ttl) == (11, 1, 4)
     assert report.as_dict()["deleted"] == {
         "checkpoint": 0,
         "state": 1,

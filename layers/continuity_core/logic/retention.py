@@ -26,7 +26,8 @@ Rules, per session in a bucket:
 
 - one span before the bucket's end (the *look-ahead*): the session's newest checkpoint, if it is in
   the bucket, is kept when the session's last activity keeps its state past the bucket's end; its
-  expiry moves to the state's (last activity + retention);
+  expiry moves to the state's (last activity + retention). A session whose state is in the bucket
+  too needs no lookup: its window closes with the checkpoint's;
 - when the bucket comes due: heads and states go if unmoved. A state that moved (the session was
   active again after the look-ahead) keeps the newest checkpoint the look-ahead left in the bucket:
   the same rule, late; reads have hidden it since the bucket's end (at most the run interval, as the
@@ -262,7 +263,10 @@ class Pruner:
         before reads stop returning it."""
         sessions = groupby(self._store.expiring(bucket), key=lambda i: (i.agent_id, i.session_key))
         for _, group in sessions:
-            self._keep_newest(_of(group, ItemKind.CHECKPOINT), bucket, now, report)
+            items = list(group)
+            if _of(items, ItemKind.STATE):
+                continue  # its state comes due with the bucket: the window closes with the checkpoint's
+            self._keep_newest(_of(items, ItemKind.CHECKPOINT), bucket, now, report)
 
     def _keep_newest(
         self, checkpoints: list[ExpiringItem], bucket: Expiry, now: datetime, report: PruneReport
