@@ -8,12 +8,12 @@ from datetime import datetime, timedelta
 import pytest
 
 from continuity_core.adapters.dynamo_ledger import HEAD_DECISIONS
+from continuity_core.logic.retention import TTL_GRACE, expiry
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.state import SessionIdentity
 from continuity_core.ports import PromptRecord, StateChangedError
 from tests.contract.conftest import T0, StoreSet
-from continuity_core.logic.retention import TTL_GRACE, expiry
 from tests.fakes.stores import RETENTION
 from tests.support.clock import Clock
 

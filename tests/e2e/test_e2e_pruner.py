@@ -168,7 +168,8 @@ def test_a_session_stored_eight_days_ago_is_pruned_with_its_bodies(
         ExpressionAttributeValues={":pk": {"S": f"A#default#S#{old}"}},
     )["Items"]
     # (with the transcript's appends, always TTL's)
-    kinds = {item["sk"]["S"].split("#")[0] for item in left if not item["sk"]["S"].startswith("TRANSCRIPT#D#")}
+    keys = [item["sk"]["S"] for item in left]
+    kinds = {key.split("#")[0] for key in keys if not key.startswith("TRANSCRIPT#D#")}
     assert kinds == {"CP", "INJECTION"}
     # And running it again deletes nothing more
     assert sum(run_pruner(api)["deleted"].values()) == 0

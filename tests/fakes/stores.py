@@ -433,9 +433,11 @@ class InMemoryCheckpointStore:
         return self._memory.checkpoints.setdefault((agent_id, session_key), {})
 
     def _live(self, checkpoints: list[Checkpoint]) -> list[Checkpoint]:
-        now = self._clock()
+        now = self._clock()  # TTL at the prunable instant: DynamoDB's TTL deletes checkpoints
         return [
-            c for c in checkpoints if not is_expired(expiry(c.created_at, self._retention).prunable_epoch, now)
+            c
+            for c in checkpoints
+            if not is_expired(expiry(c.created_at, self._retention).prunable_epoch, now)
         ]
 
     def _of_session(self, agent_id: str, session_key: str) -> list[Checkpoint]:

@@ -102,9 +102,8 @@ def test_the_newest_checkpoint_stays_while_the_session_is_active_and_goes_with_i
     # Then the newest is kept before it would be hidden: its TTL moved to the session's own
     assert deleted(report) == {} and report["kept_latest"] == 1
     newest = [sk for sk in stored_items("long") if sk.startswith("CP#")][-1]
-    kept = boto3.client("dynamodb").get_item(
-        TableName=os.environ["CONTINUITY_TABLE_NAME"], Key={"pk": {"S": "A#default#S#long"}, "sk": {"S": newest}}
-    )["Item"]
+    key = {"pk": {"S": "A#default#S#long"}, "sk": {"S": newest}}
+    kept = boto3.client("dynamodb").get_item(TableName=os.environ["CONTINUITY_TABLE_NAME"], Key=key)["Item"]
     state_until = datetime(2025, 3, 13, 12, tzinfo=UTC)  # five days on + 7, at its bucket's end
     assert kept["expires_at"] == {"N": str(int(state_until.timestamp()))}
     # And past the checkpoints' retention the older is hidden, the newest reads

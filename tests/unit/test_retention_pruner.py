@@ -171,7 +171,6 @@ def pruner(store: FakeStore, clock: Clock) -> Pruner:
     return Pruner(store, config, clock)
 
 
-
 def hourly(pruner: Pruner, clock: Clock, until: datetime, check: Callable[[], None] = lambda: None) -> None:
     """Runs the pruner every hour (at half past) up to ``until``, ``check`` after each run."""
     clock.now = clock.now.replace(minute=30, second=0, microsecond=0)

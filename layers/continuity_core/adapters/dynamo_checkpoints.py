@@ -81,9 +81,7 @@ class DynamoCheckpointStore:
         TTL at that instant: TTL deletes it, the pruner only keeps a session's newest longer)."""
         until = expiry(checkpoint.created_at, self._retention)
         item = checkpoint_item(agent_id, checkpoint, until.prunable_epoch)
-        return item | to_attributes(
-            expiry_values(item[PK]["S"], item[SK]["S"], until, left_to_ttl=True)
-        )
+        return item | to_attributes(expiry_values(item[PK]["S"], item[SK]["S"], until, left_to_ttl=True))
 
     def commit(
         self,
