@@ -2,12 +2,13 @@
 
 Every item that ages out (checkpoints, injection records, session state, transcript heads) is
 written with its *prunable instant*: the time its retention runs out, rounded **up** to the end of
-a ``BUCKET_SPAN`` (6 h) bucket. An expiry index (``by_expiry``) holds each such item under its
-bucket, so the pruner reads only the buckets that came due (or come due next): what it reads is
-what expires, never what is stored. Rounding up groups what a session leaves behind (its
-checkpoints of the same hours, its state, its transcript) into one bucket, so the per-session
-lookups the keep-latest rule needs are paid once per session and bucket, not once per checkpoint;
-the price is that an item goes up to one span after its retention ran out.
+a ``BUCKET_SPAN`` (6 h) bucket. An expiry index (``by_expiry``) holds what the pruner deletes or
+keeps (all but injection records) under its bucket, so the pruner reads only the buckets that came
+due (or come due next): what it reads is what expires, never what is stored. Rounding up groups
+what a session leaves behind (its checkpoints of the same hours, its state, its transcript) into
+one bucket, so the per-session lookups the keep-latest rule needs are paid once per session and
+bucket, not once per checkpoint; the price is that an item goes up to one span after its retention
+ran out.
 
 Who deletes what (docs/decisions/0010-ttl-deletes-checkpoints.md):
 
