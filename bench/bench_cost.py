@@ -443,8 +443,9 @@ class Session:
 
 
 def prune_everything(ledger: CapacityLedger) -> tuple[float, float]:
-    """(WRU, RRU) of the pruner deleting what the session left, once all of it is past retention:
-    deletes cost write units by item size (TTL's would be free, but TTL is only the backstop)."""
+    """(WRU, RRU) of the pruner once everything the session left is past retention: it deletes the
+    state and the transcript head (write units by item size) and leaves the checkpoints and the
+    injection records to DynamoDB's TTL, whose deletes are free."""
     from datetime import UTC, datetime, timedelta
 
     from continuity_core.adapters.dynamo_retention import DynamoRetentionStore
@@ -458,7 +459,7 @@ def prune_everything(ledger: CapacityLedger) -> tuple[float, float]:
     store = DynamoRetentionStore(os.environ[names.TABLE_ENV], S3BodyStore())
     before, rru = Counter(ledger.wru_by_item), ledger.rru
     report = Pruner(store, config, clock=lambda: later).run()
-    assert report.deleted["checkpoint"] and report.deleted["state"], report
+    assert report.deleted["state"] and report.left_to_ttl and not report.deleted["checkpoint"], report
     # Its cursor's writes (a lease and a save per 6-hour bucket) are a fixed hourly cost, not a prompt's.
     deletes = Counter(ledger.wru_by_item)
     deletes.subtract(before)

@@ -172,7 +172,7 @@ CONTINUITY_TABLE = TableSpec(
             projection=names.SESSION_INDEX_ATTRIBUTES,
         ),
         # Sparse: what ages out (checkpoints, session state, transcript heads) by the bucket its
-        # retention runs out in; the pruner reads only due buckets (continuity_core/logic/retention.py).
+        # retention runs out in; the pruner reads the due buckets and the next (logic/retention.py).
         GlobalIndex(
             name=names.EXPIRY_INDEX,
             partition_key=names.EXPIRY_PK,

@@ -1,8 +1,9 @@
-"""Scheduled (EventBridge, hourly): deletes what outlived its retention.
+"""Scheduled (EventBridge, hourly): deletes what outlived its retention, keeps what must stay.
 
-Checkpoints, session state, transcripts and their S3 bodies, read from the expiry index's due
-buckets only (``continuity_core/logic/retention.py``). A run that runs short of time stops between
-buckets and the next run goes on from there.
+Session state, transcript heads and their S3 bodies, read from the expiry index's due buckets only;
+checkpoints and injection records are left to DynamoDB's TTL, except an active session's newest
+checkpoint, kept a bucket ahead (``continuity_core/logic/retention.py``). A run that runs short of
+time stops between buckets and the next run goes on from there.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
             count("PrunedItems", value=deleted, kind=str(kind))
     if report.kept_latest:
         count("PrunerKeptLatest", value=report.kept_latest)
+    if report.left_to_ttl:
+        count("PrunerLeftToTtl", value=report.left_to_ttl)
     count("PrunerItemsRead", value=report.items_read)  # ÷ PrunedItems: the bench's read ratio, live
     answer = report.as_dict()
     logger.info("pruned", extra=answer)

@@ -58,8 +58,9 @@ SESSION_INDEX_ATTRIBUTES = (
     "length",
 )
 
-# Sparse: what ages out, by the bucket its retention runs out in (logic/retention.py). It projects
-# what the pruner needs to delete an item and its bodies.
+# Sparse: what ages out and the pruner deletes or keeps (state, transcript heads, checkpoints), by the
+# bucket its retention runs out in (logic/retention.py). It projects what the pruner needs to delete
+# an item and its bodies.
 EXPIRY_INDEX = "by_expiry"
 EXPIRY_PK = "gsi3pk"
 EXPIRY_SK = "gsi3sk"

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from continuity_core.adapters.dynamo_ledger import HEAD_DECISIONS
+from continuity_core.logic.retention import TTL_GRACE, expiry
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.state import SessionIdentity
@@ -181,6 +182,24 @@ def test_reads_leave_out_checkpoints_past_their_ttl(stores: StoreSet, agent: str
     assert ids(stores.checkpoints.list_for_project(agent, PROJECT, 5)) == [new.id]
 
 
+def test_a_checkpoint_reads_until_its_prunable_instant_and_not_a_second_after(
+    stores: StoreSet, agent: str, clock: Clock
+) -> None:
+    # Given a checkpoint made at 09:00 (its retention runs out in the bucket closing at 12:00)
+    made = checkpoint("s1", T0)
+    stores.checkpoints.put(agent, made, T0, evict=[])
+    instant = expiry(T0, RETENTION).prunable
+    # When reads come at that instant, then one second later
+    clock.now = instant
+    assert ids(stores.checkpoints.recent_for_session(agent, "s1", 5)) == [made.id]
+    clock.now = instant + timedelta(seconds=1)
+    # Then it is gone from every read (TTL, not the pruner, deletes it: it may still be stored)
+    assert stores.checkpoints.latest_for_session(agent, "s1") is None
+    assert stores.checkpoints.list_for_session(agent, "s1", 5) == []
+    assert stores.checkpoints.list_for_project(agent, PROJECT, 5) == []
+    assert stores.checkpoints.project_snapshot(agent, PROJECT, T0, 5).checkpoints == []
+
+
 def test_checkpoints_are_per_tenant(stores: StoreSet, agent: str) -> None:
     stores.checkpoints.put(agent, checkpoint("s1", T0), T0, evict=[])
     other = agent + "-other"
@@ -265,3 +284,38 @@ def test_a_checkpoint_body_written_with_zlib_alone_before_the_dictionary_still_r
     )
     # Then it reads back as written
     assert store.recent_for_session(agent, "s1", 1) == [written]
+
+
+def test_a_checkpoints_ttl_is_its_prunable_instant_and_one_written_before_reads_as_gone_on_time(
+    request: pytest.FixtureRequest, agent: str, clock: Clock
+) -> None:
+    # DynamoDB only: the stored TTL (DynamoDB's TTL deletes checkpoints, the pruner does not).
+    from continuity_core.adapters.aws import client
+    from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.adapters.dynamo_items import checkpoint_sk, item_key, session_pk
+    from continuity_core.names import TTL_ATTRIBUTE
+    from tests.contract.conftest import table_name
+
+    table = table_name(request)
+    store = DynamoCheckpointStore(table, retention=RETENTION, clock=clock)
+    written = checkpoint("s1", T0)
+    store.put(agent, written, T0, evict=[])
+    key = item_key(session_pk(agent, "s1"), checkpoint_sk(written.created_at, written.id))
+    instant = expiry(T0, RETENTION).prunable
+    stored = client("dynamodb").get_item(TableName=table, Key=key)["Item"]
+    assert int(stored[TTL_ATTRIBUTE]["N"]) == int(instant.timestamp())
+    # Given the TTL the version before wrote (a day after the instant)
+    client("dynamodb").update_item(
+        TableName=table,
+        Key=key,
+        UpdateExpression=f"SET {TTL_ATTRIBUTE} = :old",
+        ExpressionAttributeValues={":old": {"N": str(int((instant + TTL_GRACE).timestamp()))}},
+    )
+    # Then reads still stop returning it at its bucket's end, not a day later
+    clock.now = instant
+    assert ids(store.recent_for_session(agent, "s1", 5)) == [written.id]
+    clock.now = instant + timedelta(seconds=1)
+    assert store.recent_for_session(agent, "s1", 5) == []
+    assert store.list_for_session(agent, "s1", 5) == []
+    assert store.list_for_project(agent, PROJECT, 5) == []
+    assert store.project_snapshot(agent, PROJECT, T0, 5).checkpoints == []

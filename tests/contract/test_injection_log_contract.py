@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from continuity_core.logic.retention import TTL_GRACE, expiry
 from continuity_core.models.injections import InjectionRecord, InjectionSection
 from continuity_core.ports import InjectionLog
 from tests.contract.conftest import BACKENDS, T0, table_name
@@ -65,4 +66,45 @@ def test_another_agent_sees_none_and_expired_ones_are_gone(
     log.record(agent, record("s1", 0))
     assert log.for_session(f"{agent}-other", "s1", 10) == []
     clock.now += RETENTION + timedelta(days=2)
+    assert log.for_session(agent, "s1", 10) == []
+
+
+def test_an_injection_reads_until_its_prunable_instant_and_not_a_second_after(
+    log: InjectionLog, agent: str, clock: Clock
+) -> None:
+    log.record(agent, record("s1", 0))
+    instant = expiry(T0, RETENTION).prunable
+    clock.now = instant
+    assert len(log.for_session(agent, "s1", 10)) == 1
+    clock.now = instant + timedelta(seconds=1)
+    assert log.for_session(agent, "s1", 10) == []
+
+
+def test_an_injection_is_left_to_ttl_and_one_written_before_reads_as_gone_on_time(
+    request: pytest.FixtureRequest, agent: str, clock: Clock
+) -> None:
+    # DynamoDB only: the stored item (its TTL at the instant, no expiry index copy to write).
+    from continuity_core.adapters.aws import client
+    from continuity_core.adapters.dynamo_expiry import expiry_values
+    from continuity_core.adapters.dynamo_injections import DynamoInjectionLog, injection_sk
+    from continuity_core.adapters.dynamo_items import item_key, session_pk, to_attributes
+    from continuity_core.names import EXPIRY_PK, TTL_ATTRIBUTE
+
+    table = table_name(request)
+    log = DynamoInjectionLog(table, retention=RETENTION, clock=clock)
+    written = record("s1", 0)
+    log.record(agent, written)
+    pk, sk = session_pk(agent, "s1"), injection_sk(written)
+    stored = client("dynamodb").get_item(TableName=table, Key=item_key(pk, sk))["Item"]
+    instant = expiry(T0, RETENTION).prunable
+    assert int(stored[TTL_ATTRIBUTE]["N"]) == int(instant.timestamp())
+    assert EXPIRY_PK not in stored
+    # Given the item as the version before wrote it: in the expiry index, TTL a day after the instant
+    before = to_attributes(expiry_values(pk, sk, expiry(T0, RETENTION)))
+    assert int(before[TTL_ATTRIBUTE]["N"]) == int((instant + TTL_GRACE).timestamp())
+    client("dynamodb").put_item(TableName=table, Item={**stored, **before})
+    # Then reads stop returning it at the instant all the same
+    clock.now = instant
+    assert log.for_session(agent, "s1", 10) == [written]
+    clock.now = instant + timedelta(seconds=1)
     assert log.for_session(agent, "s1", 10) == []

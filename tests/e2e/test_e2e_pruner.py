@@ -1,6 +1,7 @@
 """The pruner on the local stack: its timer route runs it, it keeps what is fresh, and it deletes a
 session stored eight days ago (written straight into the stack's moto with the service's own item
-layout, since the stack's clock is the real one), S3 bodies included."""
+layout, since the stack's clock is the real one), S3 bodies included; its checkpoint and injection
+record are TTL's to delete (moto never does; reads leave them out)."""
 
 from __future__ import annotations
 
@@ -141,24 +142,35 @@ def test_a_session_stored_eight_days_ago_is_pruned_with_its_bodies(
     own_stack: tuple[Api, str], moto: str
 ) -> None:
     api, _ = own_stack
-    # Given a session stored eight days ago (still readable: its TTL is a grace later)
+    # Given a session stored eight days ago: its checkpoint reads as gone already (past its TTL,
+    # which moto never acts on), its state, transcript and S3 body are still stored
     old = unique("old")
     seed_session(old, datetime.now(UTC) - timedelta(days=8))
-    assert len(api.session_checkpoints(old)) == 1
+    assert api.session_checkpoints(old) == []
     assert bodies()
     # When the stack's timer route runs the pruner
     report = run_pruner(api)
-    # Then the state, the checkpoint, the transcript and its S3 body, the injection are gone
+    # Then the state, the transcript and its S3 body are deleted; the checkpoint is left to TTL
     assert report["deleted"] == {
-        "checkpoint": 1,
+        "checkpoint": 0,
         "state": 1,
         "transcript": 1,
         "transcript_body": 1,
-        "injection": 1,
+        "injection": 0,
     }
+    assert report["left_to_ttl"] == 1  # the injection record is in no index since 2026-11-27
     assert api.session_checkpoints(old) == []
     assert api.http.get(f"{api.stack.url}/api/sessions/{old}/transcript", timeout=30).status_code == 404
     assert bodies() == []
+    left = boto3.client("dynamodb").query(
+        TableName=TABLE,
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": f"A#default#S#{old}"}},
+    )["Items"]
+    # (with the transcript's appends, always TTL's)
+    keys = [item["sk"]["S"] for item in left]
+    kinds = {key.split("#")[0] for key in keys if not key.startswith("TRANSCRIPT#D#")}
+    assert kinds == {"CP", "INJECTION"}
     # And running it again deletes nothing more
     assert sum(run_pruner(api)["deleted"].values()) == 0
 

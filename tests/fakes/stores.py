@@ -433,9 +433,11 @@ class InMemoryCheckpointStore:
         return self._memory.checkpoints.setdefault((agent_id, session_key), {})
 
     def _live(self, checkpoints: list[Checkpoint]) -> list[Checkpoint]:
-        now = self._clock()
+        now = self._clock()  # TTL at the prunable instant: DynamoDB's TTL deletes checkpoints
         return [
-            c for c in checkpoints if not is_expired(expiry(c.created_at, self._retention).ttl_epoch, now)
+            c
+            for c in checkpoints
+            if not is_expired(expiry(c.created_at, self._retention).prunable_epoch, now)
         ]
 
     def _of_session(self, agent_id: str, session_key: str) -> list[Checkpoint]:
@@ -665,7 +667,7 @@ class InMemoryInjectionLog:
         self._clock = clock
 
     def record(self, agent_id: str, record: InjectionRecord) -> None:
-        ttl = expiry(record.at, self._retention).ttl_epoch
+        ttl = expiry(record.at, self._retention).prunable_epoch  # TTL deletes it at its instant
         self._memory.injections.setdefault((agent_id, record.session_key), {})[injection_sk(record)] = (
             record,
             ttl,

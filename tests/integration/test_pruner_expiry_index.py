@@ -59,13 +59,18 @@ def test_state_checkpoints_and_transcripts_sit_in_the_bucket_their_retention_run
     state, head = item("s", "STATE"), item("s", "TRANSCRIPT")
     (checkpoint_sk,) = [c for c in stored_keys("s") if c.startswith("CP#")]
     checkpoint = item("s", checkpoint_sk)
-    # Then each is in the bucket closing at the next 6-hour boundary, TTL one day later; the
-    # transcript's head (written at its first append, not at every one) is kept a day longer than
-    # an append, so it never goes before the transcript's last append expires
-    for stored, bucket in ((state, "2025-03-08T12"), (checkpoint, "2025-03-08T12"), (head, "2025-03-04T12")):
+    # Then each is in the bucket closing at the next 6-hour boundary; what the pruner deletes has its
+    # TTL one day later, the checkpoint (TTL deletes it) at that instant. The transcript's head
+    # (written at its first append, not at every one) is kept a day longer than an append, so it
+    # never goes before the transcript's last append expires
+    for stored, bucket, grace in (
+        (state, "2025-03-08T12", timedelta(days=1)),
+        (checkpoint, "2025-03-08T12", timedelta(0)),
+        (head, "2025-03-04T12", timedelta(days=1)),
+    ):
         assert stored["gsi3pk"] == {"S": f"EXP#{bucket}"}
         prunable = datetime.strptime(bucket, "%Y-%m-%dT%H").replace(tzinfo=UTC)
-        assert stored["expires_at"] == {"N": epoch(prunable + timedelta(days=1))}
+        assert stored["expires_at"] == {"N": epoch(prunable + grace)}
     # And a session's items sit side by side in their bucket
     assert len({stored["gsi3sk"]["S"].split("#")[0] for stored in (state, head, checkpoint)}) == 1
 

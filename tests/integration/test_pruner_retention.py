@@ -52,6 +52,20 @@ def deleted(report: dict[str, Any]) -> dict[str, int]:
     return {kind: n for kind, n in report["deleted"].items() if n}
 
 
+def left_for_ttl(session: str, now: datetime) -> list[str]:
+    """What the table still holds of the session: checkpoints and injection records past their TTL
+    (DynamoDB's TTL deletes them, for free; moto never does)."""
+    response = boto3.client("dynamodb").query(
+        TableName=os.environ["CONTINUITY_TABLE_NAME"],
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": f"A#default#S#{session}"}},
+    )
+    items = response["Items"]
+    assert all(int(i["expires_at"]["N"]) < now.timestamp() for i in items)
+    assert all(i["sk"]["S"].startswith(("CP#", "INJECTION#")) for i in items)
+    return [i["sk"]["S"].split("#")[0] for i in items]
+
+
 def test_a_session_past_its_retention_goes_and_a_second_run_deletes_nothing_more(
     service: InProcessService, clock: Clock
 ) -> None:
@@ -62,9 +76,11 @@ def test_a_session_past_its_retention_goes_and_a_second_run_deletes_nothing_more
     # When the pruner runs after the first session's retention ran out
     clock.now = T0 + RETENTION + LATER
     first = run_pruner(clock)
-    # Then its checkpoints and state are gone, the other session is untouched
-    assert deleted(first) == {"checkpoint": 2, "state": 1}
-    assert stored_items("old") == []
+    # Then its state is deleted and its checkpoints are past their TTL (no read returns them, TTL
+    # deletes them: the pruner sends no delete), the other session is untouched
+    assert deleted(first) == {"state": 1} and first["left_to_ttl"] == 2
+    assert service.session_checkpoints("old") == []
+    assert left_for_ttl("old", clock.now) == ["CP", "CP"]
     assert len(service.session_checkpoints("fresh")) == 1
     # And a second run finds nothing more to do, and fails on nothing
     second = run_pruner(clock)
@@ -79,12 +95,20 @@ def test_the_newest_checkpoint_stays_while_the_session_is_active_and_goes_with_i
     prompts(service, clock, "long", 20)
     clock.now = T0 + timedelta(days=5)
     service.hook("session-start", {"session_id": "long", "cwd": "/work/app"})
-    # When the pruner runs after the checkpoints' retention
-    clock.now = T0 + RETENTION + LATER
+    # When the pruner runs in the hour after the bucket before the checkpoints' closed (06:30)
+    due = datetime(2025, 3, 8, 12, tzinfo=UTC)
+    clock.now = due - timedelta(hours=5, minutes=30)
     report = run_pruner(clock)
-    # Then the older one went and the newest is kept
-    assert deleted(report) == {"checkpoint": 1}
-    assert report["kept_latest"] == 1
+    # Then the newest is kept before it would be hidden: its TTL moved to the session's own
+    assert deleted(report) == {} and report["kept_latest"] == 1
+    newest = [sk for sk in stored_items("long") if sk.startswith("CP#")][-1]
+    key = {"pk": {"S": "A#default#S#long"}, "sk": {"S": newest}}
+    kept = boto3.client("dynamodb").get_item(TableName=os.environ["CONTINUITY_TABLE_NAME"], Key=key)["Item"]
+    state_until = datetime(2025, 3, 13, 12, tzinfo=UTC)  # five days on + 7, at its bucket's end
+    assert kept["expires_at"] == {"N": str(int(state_until.timestamp()))}
+    # And past the checkpoints' retention the older is hidden, the newest reads
+    clock.now = T0 + RETENTION + LATER
+    assert run_pruner(clock)["left_to_ttl"] == 1
     assert [c["last_prompt"] for c in service.session_checkpoints("long")] == [20]
     # And it stays readable past its original TTL (the pruner moved it with the session)
     clock.now = T0 + RETENTION + timedelta(days=2)
@@ -93,10 +117,11 @@ def test_the_newest_checkpoint_stays_while_the_session_is_active_and_goes_with_i
     # When the session's own last activity leaves the window
     clock.now = T0 + timedelta(days=5) + RETENTION + LATER
     later = run_pruner(clock)
-    # Then the kept checkpoint goes with the state
-    # (and the block its session-start got, kept for the inspector as long as the session)
-    assert deleted(later) == {"checkpoint": 1, "state": 1, "injection": 1}
-    assert stored_items("long") == []
+    # Then the kept checkpoint goes with the state: the state deleted, the checkpoint (and the
+    # block its session-start got, kept for the inspector as long as the session) past their TTL
+    assert deleted(later) == {"state": 1}
+    assert service.session_checkpoints("long") == []
+    assert sorted(left_for_ttl("long", clock.now)) == ["CP", "CP", "INJECTION"]
 
 
 def test_the_per_session_cap_holds_while_the_pruner_keeps_the_newest(
@@ -112,8 +137,8 @@ def test_the_per_session_cap_holds_while_the_pruner_keeps_the_newest(
     # When the pruner runs past their retention
     clock.now = T0 + RETENTION + LATER
     report = run_pruner(clock)
-    # Then only the newest is left (never more than the cap at any point)
-    assert deleted(report) == {"checkpoint": 2}
+    # Then only the newest reads (never more than the cap at any point)
+    assert deleted(report) == {} and report["kept_latest"] == 1
     assert [c["sequence"] for c in service.session_checkpoints("capped")] == [5]
     # And the session goes on within the cap
     clock.now = T0 + RETENTION + LATER + timedelta(minutes=1)
@@ -168,9 +193,11 @@ def test_the_pruner_counts_what_it_deleted_by_kind(
 
     run_pruner(clock)
 
-    assert ("PrunedItems", 2, {"kind": "checkpoint"}) in counted
     assert ("PrunedItems", 1, {"kind": "state"}) in counted
-    assert ("PrunerItemsRead", 4, {}) in counted  # the lease, the 3 index entries
+    assert not [c for c in counted if c[2] == {"kind": "checkpoint"}]
+    assert ("PrunerLeftToTtl", 2, {}) in counted
+    # the lease; the 3 index entries twice (look-ahead, due)
+    assert ("PrunerItemsRead", 7, {}) in counted
 
 
 def test_a_run_while_another_run_holds_the_lease_is_skipped(service: InProcessService, clock: Clock) -> None:
@@ -186,7 +213,7 @@ def test_a_run_while_another_run_holds_the_lease_is_skipped(service: InProcessSe
 
     assert report["skipped"] is True and deleted(report) == {}
     clock.now += timedelta(minutes=16)  # the other run's lease ran out
-    assert deleted(run_pruner(clock)) == {"checkpoint": 2, "state": 1}
+    assert deleted(run_pruner(clock)) == {"state": 1}
 
 
 def bucket_objects() -> list[Any]:

@@ -1,8 +1,12 @@
-"""The pruner's rules against an in-memory store, time moved by an injected clock."""
+"""The pruner's rules against an in-memory store, time moved by an injected clock.
+
+The fake stores what DynamoDB would: a checkpoint or injection past its bucket's end (its TTL) is
+hidden from reads and left for TTL to delete, so ``visible`` is what a read returns and
+``stored`` what the pruner left (TTL takes the rest, for free)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -11,11 +15,13 @@ import pytest
 from continuity_core.config import load_config
 from continuity_core.logic.retention import (
     BUCKET_SPAN,
+    LOOK_AHEAD,
     ExpiringItem,
     Expiry,
     ItemKind,
     Lease,
     Pruner,
+    bucket_end,
     expiry,
 )
 
@@ -76,7 +82,22 @@ class FakeStore:
         )
 
     def checkpoints(self, session: str) -> list[str]:
+        """Stored (visible or waiting for TTL)."""
         return sorted(i for (s, i), v in self.items.items() if s == session and v.kind is ItemKind.CHECKPOINT)
+
+    def visible(self, session: str, now: datetime, kind: ItemKind = ItemKind.CHECKPOINT) -> list[str]:
+        """What reads return at ``now``: hidden past the bucket's end (the item's TTL)."""
+        return sorted(
+            i
+            for (s, i), v in self.items.items()
+            if s == session and v.kind is kind and bucket_end(v.bucket) >= now
+        )
+
+    def ttl_sweep(self, now: datetime) -> None:
+        """DynamoDB's TTL: deletes checkpoints and injections past their TTL (whenever it likes)."""
+        for key, item in list(self.items.items()):
+            if item.kind in (ItemKind.CHECKPOINT, ItemKind.INJECTION) and bucket_end(item.bucket) < now:
+                del self.items[key]
 
     # -- the contract ----------------------------------------------------------------------------
 
@@ -108,17 +129,13 @@ class FakeStore:
         del self.items[(item.session_key, item.item_id)]
         return True
 
-    def delete_checkpoints(self, items: list[ExpiringItem]) -> None:
-        for item in items:
-            self.items.pop((item.session_key, item.item_id), None)
-
     def delete_bodies(self, item: ExpiringItem) -> int:
         self.bodies_deleted += [f"{item.session_key}/{c}" for c in item.chunk_ids]
         return len(item.chunk_ids)
 
     def newest_checkpoint(self, agent_id: str, session_key: str) -> str | None:
         self.lookups.append(("newest", session_key))
-        found = self.checkpoints(session_key)
+        found = self.checkpoints(session_key)  # the adapter's Query sees what TTL has not deleted
         self.items_read += bool(found)
         return found[-1] if found else None
 
@@ -130,7 +147,10 @@ class FakeStore:
         return self.activity[session_key]
 
     def keep(self, item: ExpiringItem, until: Expiry) -> None:
-        self.items[(item.session_key, item.item_id)].bucket = until.bucket
+        self.lookups.append(("keep", item.session_key))
+        stored = self.items.get((item.session_key, item.item_id))
+        if stored is not None:  # never re-created once TTL took it
+            stored.bucket = until.bucket
 
 
 @pytest.fixture
@@ -151,106 +171,178 @@ def pruner(store: FakeStore, clock: Clock) -> Pruner:
     return Pruner(store, config, clock)
 
 
-def test_an_ended_session_goes_whole_once_its_last_activity_is_past_the_window(
+def hourly(pruner: Pruner, clock: Clock, until: datetime, check: Callable[[], None] = lambda: None) -> None:
+    """Runs the pruner every hour (at half past) up to ``until``, ``check`` after each run."""
+    clock.now = clock.now.replace(minute=30, second=0, microsecond=0)
+    while clock.now <= until:
+        pruner.run()
+        check()
+        clock.now += timedelta(hours=1)
+
+
+def test_an_ended_session_is_hidden_at_its_instant_and_only_its_state_is_deleted(
     store: FakeStore, clock: Clock, pruner: Pruner
 ) -> None:
     # Given a session with three checkpoints and its state, last active at 12:00
-    made = [store.checkpoint("ended", T0 + timedelta(hours=h)) for h in (1, 2, 3)]
+    for hour in (1, 2, 3):
+        store.checkpoint("ended", T0 + timedelta(hours=hour))
     store.state("ended", T0 + timedelta(hours=3))
     # When the pruner runs after its retention (and bucket) ran out
     clock.now = T0 + RETENTION + timedelta(hours=9)
     report = pruner.run()
-    # Then the state and every checkpoint are gone, with no per-session lookup
-    assert store.items == {}
-    assert report.deleted[ItemKind.CHECKPOINT] == len(made)
-    assert report.deleted[ItemKind.STATE] == 1
+    # Then the state is deleted, the checkpoints are hidden and left to TTL (no delete sent)
+    assert report.deleted[ItemKind.STATE] == 1 and report.deleted[ItemKind.CHECKPOINT] == 0
+    assert report.left_to_ttl == 3 and report.kept_latest == 0
+    assert store.visible("ended", clock.now) == []
+    # (its state in the same bucket, the look-ahead needed no per-session lookup)
     assert store.lookups == []
+    store.ttl_sweep(clock.now)
+    assert store.items == {}
 
 
-def test_nothing_goes_before_its_bucket_closes(store: FakeStore, clock: Clock, pruner: Pruner) -> None:
-    # Given a checkpoint made at 10:00 (prunable at the 18:00 boundary seven days later)
-    store.checkpoint("s", T0 + timedelta(hours=1))
-    store.state("s", T0 + timedelta(hours=1))
-    # When the pruner runs seven days and one hour later (past 7 days, before the boundary)
-    clock.now = T0 + RETENTION + timedelta(hours=2)
-    report = pruner.run()
-    # Then nothing is deleted yet
-    assert report.deleted.total() == 0
-    assert len(store.items) == 2
-
-
-def test_an_active_sessions_older_checkpoints_go_without_lookups_and_its_newest_is_kept(
+def test_nothing_is_hidden_or_deleted_before_its_bucket_closes(
     store: FakeStore, clock: Clock, pruner: Pruner
 ) -> None:
-    # Given a session whose only checkpoints are eight days old, active again yesterday
+    # Given a checkpoint made at 10:00 (prunable at the 12:00 boundary seven days later)
+    store.checkpoint("s", T0 + timedelta(hours=1))
+    store.state("s", T0 + timedelta(hours=1))
+    # When the pruner runs seven days and two hours later (past 7 days, before the boundary)
+    clock.now = T0 + RETENTION + timedelta(hours=2)
+    report = pruner.run()
+    # Then nothing is deleted, and the checkpoint still reads
+    assert report.deleted.total() == 0
+    assert len(store.items) == 2
+    assert len(store.visible("s", clock.now)) == 1
+
+
+def test_an_active_sessions_newest_is_kept_a_span_before_it_would_be_hidden(
+    store: FakeStore, clock: Clock, pruner: Pruner
+) -> None:
+    # Given a session whose only checkpoints come due at 12:00, active again this morning
     older = store.checkpoint("active", T0 + timedelta(hours=1))
     newest = store.checkpoint("active", T0 + timedelta(hours=2))
     store.state("active", T0 + timedelta(days=7))
-    # When the pruner runs
-    clock.now = T0 + RETENTION + timedelta(hours=9)
+    due = expiry(T0 + timedelta(hours=1), RETENTION).prunable
+    # When the pruner runs in the first hour after the bucket before closed (06:30)
+    clock.now = due - LOOK_AHEAD + timedelta(minutes=30)
     report = pruner.run()
-    # Then the older checkpoint went, the newest is kept until the state's own expiry
-    assert store.checkpoints("active") == [newest]
-    assert older not in store.checkpoints("active")
+    # Then, five and a half hours early, the newest moved to the state's expiry; the older is left
+    assert report.kept_latest == 1 and report.deleted.total() == 0
     assert store.items[("active", newest)].bucket == expiry(T0 + timedelta(days=7), RETENTION).bucket
-    assert report.kept_latest == 1
-    assert store.lookups == [("newest", "active"), ("activity", "active")]
+    assert store.visible("active", due + timedelta(seconds=1)) == [newest]
+    assert older in store.checkpoints("active")  # hidden at 12:00, deleted by TTL, not by the pruner
+    assert store.lookups == [("newest", "active"), ("activity", "active"), ("keep", "active")]
 
 
-def test_the_kept_checkpoint_goes_with_the_state_once_the_session_is_inactive(
+def test_hourly_runs_never_hide_an_active_sessions_newest_and_hide_it_with_the_state(
     store: FakeStore, clock: Clock, pruner: Pruner
 ) -> None:
-    # Given an active session's newest checkpoint, kept by a first run
-    store.checkpoint("active", T0 + timedelta(hours=1))
-    store.state("active", T0 + timedelta(days=5))
-    clock.now = T0 + RETENTION + timedelta(hours=9)
-    assert pruner.run().kept_latest == 1
-    # When the pruner runs after the session's last activity left the window
-    clock.now = T0 + timedelta(days=5) + RETENTION + timedelta(hours=7)
+    # Given a checkpoint made at 10:00, then a session active every 3 hours for nine days, no new one
+    newest = store.checkpoint("active", T0 + timedelta(hours=1))
+    last_prompt = T0 + timedelta(days=9)
+    clock.now = T0 + RETENTION - timedelta(days=1)
+
+    def prompts_then_check() -> None:
+        if clock.now <= last_prompt and clock.now.hour % 3 == 0:
+            store.state("active", clock.now)
+        # Then at every hour (before the next run) the newest reads while the state lives
+        before_next_run = clock.now + timedelta(minutes=59)
+        state_lives = expiry(store.activity["active"], RETENTION).prunable >= before_next_run
+        assert (store.visible("active", before_next_run) == [newest]) is state_lives
+
+    # When the pruner runs hourly through those days and past the state's retention
+    store.state("active", clock.now)
+    hourly(pruner, clock, last_prompt + RETENTION + timedelta(days=1), prompts_then_check)
+    # Then both are gone once the last activity left the window: the state deleted, the checkpoint TTL's
+    assert ("active", "STATE") not in store.items
+    assert store.visible("active", clock.now) == []
+
+
+def test_a_session_active_again_after_the_look_ahead_gets_its_newest_back_at_the_next_run(
+    store: FakeStore, clock: Clock, pruner: Pruner
+) -> None:
+    # Given a session idle since its checkpoint at 10:00 (both due at 12:00), and a look-ahead run
+    newest = store.checkpoint("s", T0 + timedelta(hours=1))
+    store.state("s", T0 + timedelta(hours=1))
+    due = expiry(T0 + timedelta(hours=1), RETENTION).prunable
+    clock.now = due - LOOK_AHEAD + timedelta(minutes=30)
+    assert pruner.run().kept_latest == 0  # idle: its window closes with the checkpoint's
+    # When the session is active again at 09:00, after that decision
+    store.state("s", due - timedelta(hours=3))
+    # Then it reads until 12:00, is hidden until the first run after, which keeps it
+    assert store.visible("s", due) == [newest]
+    assert store.visible("s", due + timedelta(seconds=1)) == []
+    clock.now = due + timedelta(minutes=30)
     report = pruner.run()
-    # Then the checkpoint and the state are gone together
-    assert store.items == {}
-    assert (report.deleted[ItemKind.CHECKPOINT], report.deleted[ItemKind.STATE]) == (1, 1)
+    assert report.kept_latest == 1 and report.deleted.total() == 0
+    assert store.visible("s", clock.now) == [newest]
+    assert store.items[("s", newest)].bucket == expiry(due - timedelta(hours=3), RETENTION).bucket
 
 
-def test_an_expired_checkpoint_with_a_newer_one_goes_even_if_it_is_the_buckets_last(
+def test_a_newest_checkpoint_ttl_deleted_before_that_run_is_not_written_again(
+    store: FakeStore, clock: Clock, pruner: Pruner
+) -> None:
+    store.checkpoint("s", T0 + timedelta(hours=1))
+    store.state("s", T0 + timedelta(hours=1))
+    due = expiry(T0 + timedelta(hours=1), RETENTION).prunable
+    clock.now = due - LOOK_AHEAD + timedelta(minutes=30)
+    pruner.run()
+    store.state("s", due - timedelta(hours=3))
+    store.ttl_sweep(due + timedelta(seconds=1))  # TTL came first (DynamoDB may, within the hour)
+    clock.now = due + timedelta(minutes=30)
+
+    report = pruner.run()
+
+    assert report.kept_latest == 0 and store.checkpoints("s") == []
+    assert ("s", "STATE") in store.items
+
+
+def test_an_expired_checkpoint_with_a_newer_one_is_left_even_if_it_is_the_buckets_last(
     store: FakeStore, clock: Clock, pruner: Pruner
 ) -> None:
     # Given an old checkpoint and a fresh one of the same live session
-    store.checkpoint("s", T0 + timedelta(hours=1))
+    old = store.checkpoint("s", T0 + timedelta(hours=1))
     fresh = store.checkpoint("s", T0 + timedelta(days=6))
     store.state("s", T0 + timedelta(days=6))
     # When the pruner runs past the old one's retention
     clock.now = T0 + RETENTION + timedelta(hours=9)
     report = pruner.run()
-    # Then only the old one went, after one lookup (no state read)
-    assert store.checkpoints("s") == [fresh]
-    assert report.kept_latest == 0
-    assert store.lookups == [("newest", "s")]
+    # Then only the fresh one reads, the old one waits for TTL; no state read, nothing kept
+    assert store.visible("s", clock.now) == [fresh]
+    assert old in store.checkpoints("s")
+    assert report.kept_latest == 0 and report.left_to_ttl == 1
+    assert store.lookups == [("newest", "s"), ("newest", "s")]  # the look-ahead's, the due pass's
 
 
-def test_a_newest_checkpoint_without_a_state_goes(store: FakeStore, clock: Clock, pruner: Pruner) -> None:
+def test_a_newest_checkpoint_without_a_state_is_left_to_ttl(
+    store: FakeStore, clock: Clock, pruner: Pruner
+) -> None:
     # Given a checkpoint whose session state is already gone (pruned in an earlier bucket)
     store.checkpoint("orphan", T0 + timedelta(hours=7))
     # When the pruner runs past its retention
     clock.now = T0 + RETENTION + timedelta(hours=19)
-    pruner.run()
-    # Then it goes
-    assert store.checkpoints("orphan") == []
+    report = pruner.run()
+    # Then it is hidden, kept by nobody
+    assert store.visible("orphan", clock.now) == []
+    assert report.kept_latest == 0 and report.left_to_ttl == 1
 
 
-def test_a_state_that_moved_since_the_bucket_was_read_stays_and_keeps_the_newest(
+def test_a_state_that_moved_while_its_bucket_was_read_stays_and_keeps_the_newest(
     store: FakeStore, clock: Clock, pruner: Pruner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given a session due for pruning, and a prompt that lands while the bucket is being read
+    # Given a session due for pruning, and a prompt that lands while the due bucket is being read
     newest = store.checkpoint("s", T0 + timedelta(hours=1))
     store.state("s", T0 + timedelta(hours=1))
+    due = expiry(T0 + timedelta(hours=1), RETENTION)
     clock.now = T0 + RETENTION + timedelta(hours=9)
     original = store.expiring
+    reads: list[str] = []
 
     def prompt_lands(bucket: Expiry) -> Iterator[ExpiringItem]:
         items = list(original(bucket))
-        store.state("s", clock.now)  # the prompt moves the state to a later bucket
+        reads.append(bucket.bucket)
+        if reads.count(due.bucket) == 2:  # the look-ahead read it first, then the due pass
+            store.state("s", clock.now)  # the prompt moves the state to a later bucket
         yield from items
 
     monkeypatch.setattr(store, "expiring", prompt_lands)
@@ -258,7 +350,7 @@ def test_a_state_that_moved_since_the_bucket_was_read_stays_and_keeps_the_newest
     report = pruner.run()
     # Then the state is not deleted, and the session's newest checkpoint is kept
     assert ("s", "STATE") in store.items
-    assert store.checkpoints("s") == [newest]
+    assert store.visible("s", clock.now) == [newest]
     assert (report.deleted[ItemKind.STATE], report.kept_latest) == (0, 1)
 
 
@@ -277,7 +369,7 @@ def test_a_transcript_goes_with_its_bodies_after_its_own_retention(
     assert ("s", "TRANSCRIPT") not in store.items
     assert store.bodies_deleted == ["s/c0", "s/c1"]
     assert report.deleted[ItemKind.TRANSCRIPT_BODY] == 2
-    assert len(store.checkpoints("s")) == 1 and ("s", "STATE") in store.items
+    assert len(store.visible("s", clock.now)) == 1 and ("s", "STATE") in store.items
 
 
 def test_a_transcript_appended_to_since_the_bucket_was_read_stays(
@@ -301,7 +393,7 @@ def test_a_transcript_appended_to_since_the_bucket_was_read_stays(
     assert store.bodies_deleted == []
 
 
-def test_a_second_run_deletes_nothing_more(store: FakeStore, clock: Clock, pruner: Pruner) -> None:
+def test_a_second_run_deletes_and_keeps_nothing_more(store: FakeStore, clock: Clock, pruner: Pruner) -> None:
     # Given a run that pruned an ended session and kept an active one's newest
     store.checkpoint("ended", T0 + timedelta(hours=1))
     store.state("ended", T0 + timedelta(hours=1))
@@ -309,11 +401,11 @@ def test_a_second_run_deletes_nothing_more(store: FakeStore, clock: Clock, prune
     store.state("active", T0 + timedelta(days=6))
     clock.now = T0 + RETENTION + timedelta(hours=9)
     first = pruner.run()
-    left = dict(store.items)
+    left = {key: Stored(v.kind, v.bucket, v.chunk_ids) for key, v in store.items.items()}
     # When it runs again at the same time
     second = pruner.run()
     # Then nothing more goes and nothing fails
-    assert first.deleted.total() == 2 and first.kept_latest == 1
+    assert first.deleted.total() == 1 and first.kept_latest == 1
     assert second.deleted.total() == 0 and second.kept_latest == 0 and second.buckets == 0
     assert store.items == left
 
@@ -331,9 +423,9 @@ def test_a_run_while_another_holds_the_lease_is_skipped(
 def test_a_run_out_of_time_stops_between_buckets_and_the_next_goes_on(
     store: FakeStore, clock: Clock, pruner: Pruner
 ) -> None:
-    # Given two sessions due in consecutive buckets
-    store.checkpoint("a", T0 + timedelta(hours=1))
-    store.checkpoint("b", T0 + timedelta(hours=7))
+    # Given two ended sessions due in consecutive buckets
+    store.state("a", T0 + timedelta(hours=1))
+    store.state("b", T0 + timedelta(hours=7))
     store.cursor = expiry(T0 + timedelta(hours=1), RETENTION).prunable
     clock.now = T0 + RETENTION + timedelta(days=1)
     # When a run may do one bucket only
@@ -341,40 +433,40 @@ def test_a_run_out_of_time_stops_between_buckets_and_the_next_goes_on(
     first = pruner.run(should_stop=lambda: next(calls, True))
     # Then it saved where it stopped, and the next run finishes
     assert not first.caught_up
-    assert store.checkpoints("a") == [] and store.checkpoints("b") != []
+    assert ("a", "STATE") not in store.items and ("b", "STATE") in store.items
     assert store.lease_until is None
     second = pruner.run()
-    assert second.caught_up and store.checkpoints("b") == []
+    assert second.caught_up and ("b", "STATE") not in store.items
 
 
 def test_a_failed_bucket_is_retried_by_the_next_run(store: FakeStore, clock: Clock, pruner: Pruner) -> None:
     # Given a bucket whose read fails
-    store.checkpoint("s", T0 + timedelta(hours=1))
+    store.state("s", T0 + timedelta(hours=1))
     due = expiry(T0 + timedelta(hours=1), RETENTION)
     store.fail_in_bucket = due.bucket
     clock.now = T0 + RETENTION + timedelta(hours=9)
-    # When a run fails on it
+    # When a run fails on it (its look-ahead, a bucket earlier)
     with pytest.raises(RuntimeError):
         pruner.run()
-    # Then the lease is given back and the cursor stays on that bucket
+    # Then the lease is given back and the cursor stays on the bucket whose pass failed
     assert store.lease_until is None
-    assert store.cursor == due.prunable
+    assert store.cursor == due.prunable - LOOK_AHEAD
     store.fail_in_bucket = None
-    assert pruner.run().deleted[ItemKind.CHECKPOINT] == 1
+    assert pruner.run().deleted[ItemKind.STATE] == 1
 
 
 def test_a_first_run_looks_back_as_far_as_anything_can_be_before_its_ttl(clock: Clock) -> None:
-    # Given a store the pruner never ran on, with a checkpoint due 7 days ago and one due 9 days ago
+    # Given a store the pruner never ran on, with a state due 7 days ago and one due 9 days ago
     store = FakeStore()
-    store.checkpoint("recent", T0)
-    store.checkpoint("ancient", T0 - timedelta(days=2))
+    store.state("recent", T0)
+    store.state("ancient", T0 - timedelta(days=2))
     clock.now = T0 + RETENTION + RETENTION
     config = load_config({"retention_days": 7, "transcript_retention_days": 3})
     # When it runs
     Pruner(store, config, clock).run()
     # Then what is due within retention + grace went; older is left to TTL (already past it)
-    assert store.checkpoints("recent") == []
-    assert store.checkpoints("ancient") != []
+    assert ("recent", "STATE") not in store.items
+    assert ("ancient", "STATE") in store.items
     assert store.cursor is not None and store.cursor > clock.now - BUCKET_SPAN
 
 
@@ -387,10 +479,11 @@ def test_the_report_counts_what_it_read(store: FakeStore, clock: Clock, pruner: 
 
     report = pruner.run()
 
-    # Then it read the lease (1) and the five index entries, for five deletes
-    assert (report.items_read, report.deleted.total()) == (6, 5)
+    # Then it read the lease (1) and the five index entries twice (look-ahead, due), for one delete
+    # and four left to TTL
+    assert (report.items_read, report.deleted.total(), report.left_to_ttl) == (11, 1, 4)
     assert report.as_dict()["deleted"] == {
-        "checkpoint": 4,
+        "checkpoint": 0,
         "state": 1,
         "transcript": 0,
         "transcript_body": 0,
@@ -398,17 +491,18 @@ def test_the_report_counts_what_it_read(store: FakeStore, clock: Clock, pruner: 
     }
 
 
-def test_a_sessions_injections_go_with_its_retention_even_while_its_newest_checkpoint_stays(
+def test_a_sessions_injections_are_hidden_with_its_retention_even_while_its_newest_checkpoint_stays(
     store: FakeStore, clock: Clock, pruner: Pruner
 ) -> None:
     # Given a session still active whose start's injection and first checkpoint are past the window
     store.injection("live", T0 + timedelta(hours=1))
-    store.checkpoint("live", T0 + timedelta(hours=1))
+    newest = store.checkpoint("live", T0 + timedelta(hours=1))
     store.state("live", T0 + RETENTION)
     # When the pruner runs after the injection's retention ran out
     clock.now = T0 + RETENTION + timedelta(hours=9)
     report = pruner.run()
-    # Then the injection is gone, the newest checkpoint kept
-    assert report.deleted[ItemKind.INJECTION] == 1
+    # Then the injection is hidden and left to TTL (no delete), the newest checkpoint kept
+    assert report.deleted.total() == 0 and report.left_to_ttl == 1
     assert report.kept_latest == 1
-    assert [i for (_, i) in store.items if i.startswith("INJECTION#")] == []
+    assert store.visible("live", clock.now, ItemKind.INJECTION) == []
+    assert store.visible("live", clock.now) == [newest]

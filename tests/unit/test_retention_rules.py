@@ -6,7 +6,15 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from continuity_core.logic.retention import BUCKET_SPAN, TTL_GRACE, expiry, is_expired, prunable_at
+from continuity_core.logic.retention import (
+    BUCKET_SPAN,
+    LOOK_AHEAD,
+    TTL_GRACE,
+    bucket_end,
+    expiry,
+    is_expired,
+    prunable_at,
+)
 
 T0 = datetime(2025, 3, 1, 13, 20, 5, 123456, tzinfo=UTC)
 
@@ -34,11 +42,23 @@ def test_items_of_the_same_hours_share_a_bucket() -> None:
     assert {expiry(moment, timedelta(days=7)).bucket for moment in made} == {"2025-03-08T18"}
 
 
-def test_ttl_trails_the_prunable_instant_by_the_grace() -> None:
+def test_what_the_pruner_deletes_has_its_ttl_a_grace_later_what_ttl_deletes_at_the_instant() -> None:
     until = expiry(T0, timedelta(days=1))
 
-    assert until.ttl_epoch == int((until.prunable + TTL_GRACE).timestamp())
+    assert until.ttl_epoch == int((until.prunable + TTL_GRACE).timestamp())  # state, transcript heads
     assert BUCKET_SPAN + timedelta(hours=1) < TTL_GRACE  # the pruner (hourly) always comes first
+    assert until.prunable_epoch == int(until.prunable.timestamp())  # checkpoints, injection records
+
+
+def test_the_keep_decision_comes_at_least_an_hourly_run_before_the_instant() -> None:
+    # A bucket's look-ahead runs with the due pass of the bucket before (within the hour after it)
+    assert LOOK_AHEAD - timedelta(hours=1) >= timedelta(hours=5)
+
+
+def test_a_buckets_name_reads_back_as_its_instant() -> None:
+    until = expiry(T0, timedelta(days=7))
+
+    assert bucket_end(until.bucket) == until.prunable
 
 
 def test_a_non_utc_moment_is_bucketed_in_utc() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from continuity_core.adapters.dynamo_expiry import expiry_values, item_expired, live
+from continuity_core.adapters.dynamo_expiry import expiry_values, live, past_prunable
 from continuity_core.adapters.dynamo_handoffs import handoff_from_item, is_open_handoff_item
 from continuity_core.adapters.dynamo_items import (
     checkpoint_sk,
@@ -46,7 +46,7 @@ _IN_PROJECT = f"{PROJECT_INDEX_PK} = :pk"
 
 
 # The text of a checkpoint, stored as one zlib-compressed JSON attribute (``body``): DynamoDB bills a
-# write, its project index copy and the pruner's delete by the item's size, and digests compress ~2.5x.
+# write and its project index copy by the item's size, and digests compress ~2.5x.
 _BODY_FIELDS = ("digest", "memory_queries", "recent_remembers", "summary", "next_steps", "session_digest")
 _TIMES = ("created_at",)
 
@@ -66,7 +66,8 @@ def checkpoint_from_item(item: dict[str, Any]) -> Checkpoint:
 
 
 class DynamoCheckpointStore:
-    """Reads leave out checkpoints past their TTL (``expires_at``), deleted or not."""
+    """Reads leave out checkpoints past their TTL (``expires_at``, their prunable instant) or their
+    expiry bucket's end, deleted or not: DynamoDB's TTL deletes them, not the pruner."""
 
     def __init__(
         self, table_name: str, retention: timedelta, clock: Clock = lambda: datetime.now(UTC)
@@ -76,10 +77,11 @@ class DynamoCheckpointStore:
         self._clock = clock
 
     def item(self, agent_id: str, checkpoint: Checkpoint) -> dict[str, Any]:
-        """The stored item: the checkpoint, its keys, its expiry (``retention`` after it was made)."""
+        """The stored item: the checkpoint, its keys, its expiry (``retention`` after it was made,
+        TTL at that instant: TTL deletes it, the pruner only keeps a session's newest longer)."""
         until = expiry(checkpoint.created_at, self._retention)
-        item = checkpoint_item(agent_id, checkpoint, until.ttl_epoch)
-        return item | to_attributes(expiry_values(item[PK]["S"], item[SK]["S"], until))
+        item = checkpoint_item(agent_id, checkpoint, until.prunable_epoch)
+        return item | to_attributes(expiry_values(item[PK]["S"], item[SK]["S"], until, left_to_ttl=True))
 
     def commit(
         self,
@@ -250,7 +252,7 @@ class DynamoCheckpointStore:
         while len(found) < limit:
             response = call_dynamodb("query", Limit=min(_PAGE, limit - len(found)), **request)
             for item in response.get("Items", []):
-                if not item_expired(item, now):
+                if not past_prunable(item, now):
                     found.append(checkpoint_from_item(item))
                 elif stop_at_expired:
                     return found

@@ -1,9 +1,12 @@
 """Injections in DynamoDB: one item per session start or sub-agent start, under the session.
 
 The block itself is one zlib-compressed attribute (``body``: DynamoDB bills the write by the item's
-size, and a 9,000-character block compresses to ~3 KB), the rest plain attributes. Each item sits in
-the expiry index with the session's retention, so the pruner deletes it; the erasure path deletes
-everything under the session's key, these included.
+size, and a 9,000-character block compresses to ~3 KB), the rest plain attributes. Each item's TTL is
+the end of the session's retention from the injection (rounded up to its 6-hour bucket): reads stop
+returning it then and DynamoDB's TTL deletes it. Nothing keeps an injection longer, so it is in no
+index (written before 2026-11-27, it was in the expiry index; those go by TTL, a day after reads
+stopped returning them). The erasure path deletes everything under the session's key, these
+included.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from continuity_core.adapters.dynamo_expiry import expiry_values, live
+from continuity_core.adapters.dynamo_expiry import live
 from continuity_core.adapters.dynamo_items import (
     body_attribute,
     item_key,
@@ -24,7 +27,7 @@ from continuity_core.adapters.dynamo_items import (
 from continuity_core.adapters.dynamo_state import call_dynamodb
 from continuity_core.logic.retention import expiry
 from continuity_core.models.injections import InjectionRecord
-from continuity_core.names import INJECTION_PREFIX, PK, SK
+from continuity_core.names import INJECTION_PREFIX, PK, SK, TTL_ATTRIBUTE
 from continuity_core.ports import Clock
 
 _BODY_FIELDS = ("text", "sections")
@@ -35,12 +38,12 @@ def injection_sk(record: InjectionRecord) -> str:
 
 
 def injection_item(agent_id: str, record: InjectionRecord, retention: timedelta) -> dict[str, Any]:
-    """The stored item: the record under its session, the block and sections compressed, in the
-    expiry index with the session's retention from the injection."""
+    """The stored item: the record under its session, the block and sections compressed, its TTL
+    the session's retention from the injection (no index copy: TTL, not the pruner, deletes it)."""
     pk, sk = session_pk(agent_id, record.session_key), injection_sk(record)
     values = record.model_dump(mode="json", exclude=set(_BODY_FIELDS))
     values["at"] = timestamp(record.at)
-    values |= expiry_values(pk, sk, expiry(record.at, retention))
+    values[TTL_ATTRIBUTE] = expiry(record.at, retention).prunable_epoch
     body = body_attribute(record.model_dump(mode="json", include=set(_BODY_FIELDS)))
     return item_key(pk, sk) | to_attributes(values) | body
 

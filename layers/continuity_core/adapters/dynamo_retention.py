@@ -1,4 +1,7 @@
-"""What the pruner reads and deletes: due buckets of the expiry index, its cursor, S3 bodies.
+"""What the pruner reads, deletes and keeps: buckets of the expiry index, its cursor, S3 bodies.
+
+It deletes state and transcript heads (conditionally) and their S3 bodies; checkpoints and
+injection records are left to DynamoDB's TTL, a kept checkpoint's bucket and TTL are moved.
 
 The cursor is one item (``pk = PRUNER``, ``sk = CURSOR``): the next bucket to prune and, while a
 run is on, its lease (a token and an expiry), so two runs never prune at once. ``items_read``
@@ -12,7 +15,6 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from continuity_core.adapters.dynamo_batch import batch_write
 from continuity_core.adapters.dynamo_expiry import bucket_key
 from continuity_core.adapters.dynamo_items import (
     from_attributes,
@@ -171,9 +173,6 @@ class DynamoRetentionStore:
             ExpressionAttributeValues={":bucket": {"S": item.bucket}},
         )
 
-    def delete_checkpoints(self, items: list[ExpiringItem]) -> None:
-        batch_write(self._table, [{"DeleteRequest": {"Key": _key(item)}} for item in items])
-
     def delete_bodies(self, item: ExpiringItem) -> int:
         keys = [
             chunk_key(item.agent_id, item.session_key, number, chunk_id)
@@ -199,7 +198,7 @@ class DynamoRetentionStore:
             ConditionExpression=f"attribute_exists({PK})",  # never re-create a deleted item
             ExpressionAttributeValues={
                 ":bucket": {"S": bucket_key(until)},
-                ":ttl": to_attribute(until.ttl_epoch),
+                ":ttl": to_attribute(until.prunable_epoch),  # left to TTL, like every checkpoint
             },
         )
 

@@ -1,28 +1,42 @@
-"""Retention: when a stored item becomes prunable, and the pruner that deletes it.
+"""Retention: when a stored item becomes prunable, and the pruner that deletes or keeps it.
 
-Every item that ages out (checkpoints, session state, transcript heads) is written with its
-*prunable instant*: the time its retention runs out, rounded **up** to the end of a
-``BUCKET_SPAN`` (6 h) bucket. An expiry index (``by_expiry``) holds each such item under its bucket,
-so the pruner reads only the buckets that came due since its last run: what it reads is what
-expires, never what is stored. Rounding up groups what a session leaves behind (its checkpoints of
-the same hours, its state, its transcript) into one bucket, so the per-session lookups the
-keep-latest rule needs are paid once per session and bucket, not once per checkpoint; the price is
-that an item goes up to one span (plus the hour between runs) after its retention ran out.
+Every item that ages out (checkpoints, injection records, session state, transcript heads) is
+written with its *prunable instant*: the time its retention runs out, rounded **up** to the end of
+a ``BUCKET_SPAN`` (6 h) bucket. An expiry index (``by_expiry``) holds what the pruner deletes or
+keeps (all but injection records) under its bucket, so the pruner reads only the buckets that came
+due (or come due next): what it reads is what expires, never what is stored. Rounding up groups
+what a session leaves behind (its checkpoints of the same hours, its state, its transcript) into
+one bucket, so the per-session lookups the keep-latest rule needs are paid once per session and
+bucket, not once per checkpoint; the price is that an item goes up to one span after its retention
+ran out.
 
-The TTL attribute is set ``TTL_GRACE`` after the prunable instant: the pruner does the deleting,
-DynamoDB TTL (which can lag for days) is only the backstop, and reads ignore an item once its TTL
-has passed, deleted or not.
+Who deletes what (docs/decisions/0010-ttl-deletes-checkpoints.md):
+
+- **checkpoints and injection records** carry their prunable instant as their TTL (no grace): reads
+  stop returning them at that instant and DynamoDB's TTL deletes them later, for free. The pruner
+  never deletes them; it only *keeps* a session's newest checkpoint while the session is active
+  (moves its bucket and TTL to the state's), and it decides that ``LOOK_AHEAD`` (one span) before
+  the checkpoint's instant, so a kept checkpoint is never hidden. Items written before (TTL a day
+  after the instant) are hidden at their bucket's end all the same (reads take the earlier of the
+  TTL and the bucket) and go by TTL a day later.
+- **state and transcript heads** keep a TTL ``TTL_GRACE`` after the instant and the pruner deletes
+  them when their bucket comes due (a conditional delete: an append or a prompt since moved them to
+  a later bucket); a transcript takes its S3 bodies with it. TTL is their backstop.
 
 Rules, per session in a bucket:
 
-- transcript heads and state go if they are still in the bucket (a conditional delete: an append or
-  a prompt since moved them to a later bucket); a transcript takes its S3 bodies with it;
-- checkpoints all go, except the session's newest while its last activity is within the retention
-  window: that one is kept and its expiry moved to the state's (last activity + retention);
-- injections (what a session start was given, for the dashboard's inspector) all go: each is
-  written once, with the session's retention from its start;
+- one span before the bucket's end (the *look-ahead*): the session's newest checkpoint, if it is in
+  the bucket, is kept when the session's last activity keeps its state past the bucket's end; its
+  expiry moves to the state's (last activity + retention). A session whose state is in the bucket
+  too needs no lookup: its window closes with the checkpoint's;
+- when the bucket comes due: heads and states go if unmoved. A state that moved (the session was
+  active again after the look-ahead) keeps the newest checkpoint the look-ahead left in the bucket:
+  the same rule, late; reads have hidden it since the bucket's end (at most the run interval, as the
+  bucket is processed in the first run after it closes) and it is back once moved, unless TTL took
+  it in between;
+- older checkpoints and every injection are left to TTL;
 - the per-session cap is enforced where checkpoints are written (the writer evicts in the same
-  transaction that adds one), so a session never holds more than the cap; the pruner only removes.
+  transaction that adds one), so a session never holds more than the cap.
 """
 
 from __future__ import annotations
@@ -39,13 +53,15 @@ from continuity_core.config import ContinuityConfig
 from continuity_core.ports import Clock
 
 BUCKET_SPAN = timedelta(hours=6)
-# The TTL attribute trails the prunable instant by this much: far more than a span plus the hour
-# between runs, so the pruner (not TTL) deletes, and a kept checkpoint is moved before TTL sees it.
+# The TTL of what the pruner deletes (state, transcript heads) trails the prunable instant by this
+# much: far more than a span plus the hour between runs, so the pruner (not TTL) deletes them.
 TTL_GRACE = timedelta(days=1)
+# The keep decision for a bucket's newest checkpoints is made this long before the bucket's end: a
+# bucket's look-ahead runs with the due pass of the bucket before it (the first hourly run after
+# that one closed), so 5 to 6 hours before the checkpoint would be hidden.
+LOOK_AHEAD = BUCKET_SPAN
 # One run at a time: a run holds the cursor's lease this long (well past the function's timeout).
 LEASE = timedelta(minutes=15)
-# Checkpoint deletes are sent in batches (BatchWriteItem takes 25 per request).
-DELETE_BATCH = 25
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
@@ -70,7 +86,18 @@ class Expiry:
 
     @property
     def ttl_epoch(self) -> int:
+        """The TTL of what the pruner deletes (state, transcript heads): a grace after the instant."""
         return int((self.prunable + TTL_GRACE).timestamp())
+
+    @property
+    def prunable_epoch(self) -> int:
+        """The TTL of what TTL deletes (checkpoints, injection records): the instant itself."""
+        return int(self.prunable.timestamp())
+
+
+def bucket_end(bucket: str) -> datetime:
+    """The prunable instant a bucket's name stands for (``Expiry.bucket`` read back)."""
+    return datetime.strptime(bucket, "%Y-%m-%dT%H").replace(tzinfo=UTC)
 
 
 def expiry(last_change: datetime, keep: timedelta) -> Expiry:
@@ -138,10 +165,6 @@ class RetentionStore(Protocol):
         """Delete the item if it is still in its bucket; False if it moved on (or is gone)."""
         ...
 
-    def delete_checkpoints(self, items: list[ExpiringItem]) -> None:
-        """Delete these checkpoints and injections (batched; deleting one already gone is a no-op)."""
-        ...
-
     def delete_bodies(self, item: ExpiringItem) -> int:
         """Delete a deleted transcript's S3 bodies; how many went (a failure leaves them to the
         bucket's lifecycle rule)."""
@@ -156,7 +179,8 @@ class RetentionStore(Protocol):
         ...
 
     def keep(self, item: ExpiringItem, until: Expiry) -> None:
-        """Move a kept checkpoint to a later bucket, TTL included."""
+        """Move a kept checkpoint to a later bucket, its TTL to that bucket's end (never re-creates
+        one TTL deleted)."""
         ...
 
 
@@ -164,6 +188,7 @@ class RetentionStore(Protocol):
 class PruneReport:
     deleted: Counter[str] = field(default_factory=Counter)
     kept_latest: int = 0
+    left_to_ttl: int = 0  # checkpoints and injections of the due buckets, hidden now, TTL deletes them
     buckets: int = 0
     items_read: int = 0
     skipped: bool = False  # another run held the lease
@@ -173,6 +198,7 @@ class PruneReport:
         return {
             "deleted": {kind.value: self.deleted[kind.value] for kind in ItemKind},
             "kept_latest": self.kept_latest,
+            "left_to_ttl": self.left_to_ttl,
             "buckets": self.buckets,
             "items_read": self.items_read,
             "skipped": self.skipped,
@@ -189,8 +215,9 @@ class Pruner:
         self._clock = clock
 
     def run(self, should_stop: Callable[[], bool] = lambda: False) -> PruneReport:
-        """Prune every bucket that came due since the last run. Idempotent: a second run finds
-        nothing due; a run cut short (or failed) leaves the cursor at the bucket it was on."""
+        """Prune every bucket that came due since the last run, and decide what to keep of the
+        bucket after each. Idempotent: a second run finds nothing due; a run cut short (or failed)
+        leaves the cursor at the bucket it was on."""
         report = PruneReport()
         read_before = self._store.items_read
         now = self._clock()
@@ -203,6 +230,7 @@ class Pruner:
         try:
             while bucket <= now and not should_stop():
                 self._prune_bucket(Expiry(bucket), now, report)
+                self._look_ahead(Expiry(bucket + LOOK_AHEAD), now, report)
                 bucket += BUCKET_SPAN
                 report.buckets += 1
                 self._store.save(lease, bucket, release=False)
@@ -213,57 +241,54 @@ class Pruner:
         return report
 
     def _prune_bucket(self, bucket: Expiry, now: datetime, report: PruneReport) -> None:
-        doomed: list[ExpiringItem] = []
+        """The bucket came due: heads and states go if unmoved; a session active again since the
+        look-ahead keeps its newest checkpoint (late); the rest is left to TTL."""
         sessions = groupby(self._store.expiring(bucket), key=lambda i: (i.agent_id, i.session_key))
-        for _, items in sessions:
-            doomed += self._prune_session(list(items), now, report)
-            if len(doomed) >= DELETE_BATCH:
-                self._delete(doomed, report)
-                doomed = []
-        self._delete(doomed, report)
+        for _, group in sessions:
+            items = list(group)
+            for head in _of(items, ItemKind.TRANSCRIPT):
+                if self._store.delete_if_unmoved(head):
+                    report.deleted[ItemKind.TRANSCRIPT] += 1
+                    report.deleted[ItemKind.TRANSCRIPT_BODY] += self._store.delete_bodies(head)
+            inactive = False
+            for state in _of(items, ItemKind.STATE):
+                if self._store.delete_if_unmoved(state):
+                    report.deleted[ItemKind.STATE] += 1
+                    inactive = True  # its last activity is past the window: nothing of it is kept
+            checkpoints = _of(items, ItemKind.CHECKPOINT)
+            kept = 0 if inactive else self._keep_newest(checkpoints, bucket, now, report)
+            report.left_to_ttl += len(checkpoints) - kept + len(_of(items, ItemKind.INJECTION))
 
-    def _prune_session(
-        self, items: list[ExpiringItem], now: datetime, report: PruneReport
-    ) -> list[ExpiringItem]:
-        """Deletes the session's transcript and state if still due; answers its checkpoints and
-        injections to delete."""
-        injections = _of(items, ItemKind.INJECTION)
-        return injections + self._prune_checkpoints(items, now, report)
+    def _look_ahead(self, bucket: Expiry, now: datetime, report: PruneReport) -> None:
+        """The bucket closes one span on: keep each active session's newest checkpoint in it
+        before reads stop returning it."""
+        sessions = groupby(self._store.expiring(bucket), key=lambda i: (i.agent_id, i.session_key))
+        for _, group in sessions:
+            items = list(group)
+            if _of(items, ItemKind.STATE):
+                continue  # its state comes due with the bucket: the window closes with the checkpoint's
+            self._keep_newest(_of(items, ItemKind.CHECKPOINT), bucket, now, report)
 
-    def _prune_checkpoints(
-        self, items: list[ExpiringItem], now: datetime, report: PruneReport
-    ) -> list[ExpiringItem]:
-        for head in _of(items, ItemKind.TRANSCRIPT):
-            if self._store.delete_if_unmoved(head):
-                report.deleted[ItemKind.TRANSCRIPT] += 1
-                report.deleted[ItemKind.TRANSCRIPT_BODY] += self._store.delete_bodies(head)
-        inactive = False
-        for state in _of(items, ItemKind.STATE):
-            if self._store.delete_if_unmoved(state):
-                report.deleted[ItemKind.STATE] += 1
-                inactive = True  # its last activity is past the window: nothing of it is kept
-        checkpoints = sorted(_of(items, ItemKind.CHECKPOINT), key=lambda c: c.item_id)
-        if inactive or not checkpoints:
-            return checkpoints
-        *older, latest = checkpoints  # the older ones are never the newest: no read needed
-        newest = self._store.newest_checkpoint(latest.agent_id, latest.session_key)
-        if newest is None or newest < latest.item_id:
-            return older  # ``latest`` is gone already
-        if newest > latest.item_id:
-            return checkpoints
+    def _keep_newest(
+        self, checkpoints: list[ExpiringItem], bucket: Expiry, now: datetime, report: PruneReport
+    ) -> int:
+        """Keeps the session's newest checkpoint if it is in ``checkpoints`` (the session's in the
+        bucket) and the session's last activity keeps its state past the bucket's end (and now);
+        answers how many it kept (0 or 1)."""
+        if not checkpoints:
+            return 0
+        latest = max(checkpoints, key=lambda c: c.item_id)  # the others are never the newest
+        if self._store.newest_checkpoint(latest.agent_id, latest.session_key) != latest.item_id:
+            return 0  # a newer one exists (or ``latest`` is gone already)
         activity = self._store.last_activity(latest.agent_id, latest.session_key)
-        if activity is not None:
-            until = expiry(activity, self._retention)
-            if until.prunable > now:  # the session is still within its window: keep its newest
-                self._store.keep(latest, until)
-                report.kept_latest += 1
-                return older
-        return checkpoints
-
-    def _delete(self, doomed: list[ExpiringItem], report: PruneReport) -> None:
-        if doomed:
-            self._store.delete_checkpoints(doomed)
-            report.deleted.update(item.kind.value for item in doomed)
+        if activity is None:
+            return 0
+        until = expiry(activity, self._retention)
+        if until.prunable <= max(bucket.prunable, now):
+            return 0  # the session's window closes with the checkpoint's (or closed)
+        self._store.keep(latest, until)
+        report.kept_latest += 1
+        return 1
 
 
 def _of(items: Iterable[ExpiringItem], kind: ItemKind) -> list[ExpiringItem]:
