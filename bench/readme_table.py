@@ -140,7 +140,7 @@ ROWS: tuple[Row, ...] = (
         ),
     ),
     Row(
-        "pruner reads per item deleted, 1k / 100k stored",
+        "pruner reads per item retired (deleted or left to TTL), 1k / 100k stored",
         ("pruner_read_per_deleted_1k", "pruner_read_per_deleted_100k"),
     ),
     Row(
