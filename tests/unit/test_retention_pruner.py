@@ -12,8 +12,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from continuity_core.config import load_config
-from continuity_core.logic.retention import (
+from continuity_core.kernel.config import load_config
+from continuity_core.retention.retention import (
     BUCKET_SPAN,
     LOOK_AHEAD,
     ExpiringItem,

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from continuity_core.logic.retention import (
+from continuity_core.retention.retention import (
     BUCKET_SPAN,
     LOOK_AHEAD,
     TTL_GRACE,

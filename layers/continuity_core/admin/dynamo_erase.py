@@ -4,7 +4,7 @@ A session's items share its partition (``A#{agent}#S#{session}``: state, checkpo
 head and appends), so one paged query finds them all. A project's sessions come from its two
 indexes (checkpoints in ``by_project``, transcripts in ``sessions_by_project``) and the notes under
 its key that the state store writes when a session's state is created. The ledger is its own
-partition per project. Which of these go, and in which order, is ``logic/forget.py``'s.
+partition per project. Which of these go, and in which order, is ``admin/forget.py``'s.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
-from continuity_core.adapters.dynamo_batch import batch_write
-from continuity_core.adapters.dynamo_expiry import expiry_values
-from continuity_core.adapters.dynamo_items import (
+from continuity_core.hooks.dynamo_state import call_dynamodb, write_if
+from continuity_core.kernel.dynamo_batch import batch_write
+from continuity_core.kernel.dynamo_expiry import expiry_values
+from continuity_core.kernel.dynamo_items import (
     from_attributes,
     item_key,
     ledger_pk,
@@ -25,12 +26,8 @@ from continuity_core.adapters.dynamo_items import (
     to_attribute,
     to_attributes,
 )
-from continuity_core.adapters.dynamo_projects import handoffs_gone, project_record_key
-from continuity_core.adapters.dynamo_state import call_dynamodb, write_if
-from continuity_core.adapters.dynamo_update import UpdateBuilder
-from continuity_core.adapters.s3_bodies import S3BodyStore, chunk_key
-from continuity_core.logic.retention import expiry
-from continuity_core.names import (
+from continuity_core.kernel.dynamo_update import UpdateBuilder
+from continuity_core.kernel.names import (
     CHECKPOINT_PREFIX,
     DELETED_AT_ATTRIBUTE,
     HANDOFF_PREFIX,
@@ -49,6 +46,9 @@ from continuity_core.names import (
     TRANSCRIPT_SK,
 )
 from continuity_core.ports import LedgerItem, SessionContents, StorageUnavailableError
+from continuity_core.retention.retention import expiry
+from continuity_core.sessions.dynamo_projects import handoffs_gone, project_record_key
+from continuity_core.transcripts.s3_bodies import S3BodyStore, chunk_key
 
 # The head's decisions are rewritten under a condition (an append may land meanwhile): tries.
 HEAD_REWRITES = 5

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from continuity_core.adapters.aws import call
-from continuity_core.adapters.dynamo_items import item_key, parse_timestamp
-from continuity_core.adapters.dynamo_rate import DynamoRateCounter
-from continuity_core.adapters.dynamo_state import call_dynamodb
-from continuity_core.logic.health import Traffic
+from continuity_core.admin.dynamo_rate import DynamoRateCounter
+from continuity_core.admin.health import Traffic
+from continuity_core.hooks.dynamo_state import call_dynamodb
+from continuity_core.kernel.aws import call
+from continuity_core.kernel.dynamo_items import item_key, parse_timestamp
+from continuity_core.kernel.names import PRUNER_CURSOR_PK, PRUNER_CURSOR_SK
 from continuity_core.models.health import PrunerStatus, QueueDepth
-from continuity_core.names import PRUNER_CURSOR_PK, PRUNER_CURSOR_SK
 
 _DEPTH = (
     "ApproximateNumberOfMessages",

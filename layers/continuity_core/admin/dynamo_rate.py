@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from continuity_core.adapters.dynamo_batch import batch_get
-from continuity_core.adapters.dynamo_items import item_key
-from continuity_core.adapters.dynamo_state import call_dynamodb
-from continuity_core.logic.health import Traffic
-from continuity_core.logic.ratelimit import WindowAdds, WindowTotals
-from continuity_core.names import RATE_PREFIX, RATE_SEEN_SK, SEEN_ATTRIBUTE_PREFIX, SK, TTL_ATTRIBUTE
+from continuity_core.admin.health import Traffic
+from continuity_core.admin.ratelimit import WindowAdds, WindowTotals
+from continuity_core.hooks.dynamo_state import call_dynamodb
+from continuity_core.kernel.dynamo_batch import batch_get
+from continuity_core.kernel.dynamo_items import item_key
+from continuity_core.kernel.names import RATE_PREFIX, RATE_SEEN_SK, SEEN_ATTRIBUTE_PREFIX, SK, TTL_ATTRIBUTE
 
 HITS = "hits"  # a window's request count
 CLIENT_ERRORS = "e4"  # its answers 400-499

@@ -6,16 +6,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from continuity_core.adapters.dynamo_items import (
+from continuity_core.hooks.dynamo_state import call_dynamodb, write_if
+from continuity_core.kernel.dynamo_items import (
     from_attributes,
     item_key,
     parse_timestamp,
     timestamp,
     to_attributes,
 )
-from continuity_core.adapters.dynamo_state import call_dynamodb, write_if
-from continuity_core.models.tokens import TokenRecord
-from continuity_core.names import (
+from continuity_core.kernel.names import (
     AGENT_PREFIX,
     LEGACY_TOKEN_INDEX_PK,
     PK,
@@ -25,6 +24,7 @@ from continuity_core.names import (
     TOKEN_SK,
     TOKENS_PART,
 )
+from continuity_core.models.tokens import TokenRecord
 
 # Two items a token: the hash item answers the authorizer in one GetItem (it cannot know the agent
 # before it), the agent's item lists it and finds its hash from its public id.

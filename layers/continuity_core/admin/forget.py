@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from continuity_core.config import ContinuityConfig
+from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.models.forget import DeletedCounts, ForgetAnswer
 from continuity_core.ports import Clock, ErasureStore
 

@@ -3,7 +3,7 @@ the operator (every tenant's, ``python -m infra.operator health``), from what th
 
 The checkpoint queue's and its DLQ's depth are SQS's own attributes; requests, 4xx and 5xx answers
 per minute and the hooks received are the rate limiter's shared windows (one item per token and
-minute, written anyway: the answers and the hooks ride on the same writes, logic/ratelimit.py) and
+minute, written anyway: the answers and the hooks ride on the same writes, admin/ratelimit.py) and
 each token's long-lived item of its hooks' last sightings; the pruner's progress is its cursor
 item. The route reads: one token query (the operator: one a tenant), one batch read per 100 items
 (15 windows and one item per token), one item, two SQS calls.
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
-from continuity_core.logic.ratelimit import KEPT_WINDOWS, WINDOW_SECONDS, split_hook_kind
-from continuity_core.logic.tokens import BOOTSTRAP_ID, DEFAULT_AGENT
+from continuity_core.admin.ratelimit import KEPT_WINDOWS, WINDOW_SECONDS, split_hook_kind
+from continuity_core.admin.tokens import BOOTSTRAP_ID, DEFAULT_AGENT
 from continuity_core.models.health import HealthAnswer, LastHook, PrunerStatus, QueueDepth, RequestMinute
 from continuity_core.ports import Clock, TokenStore
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta
 
-from continuity_core.config import ContinuityConfig
-from continuity_core.logic.checkpoints import cap_evictions
-from continuity_core.logic.digest import render_agent_digest
-from continuity_core.logic.normalize import DEFAULT_HARNESS
-from continuity_core.logic.paths import normalize_project
-from continuity_core.logic.rolling import Statement, merge_digests, roll
-from continuity_core.logic.sticky import FileAction, Role
-from continuity_core.logic.writer import DIGEST_SOURCES
+from continuity_core.checkpoints.checkpoints import cap_evictions
+from continuity_core.checkpoints.passive_digest import render_agent_digest
+from continuity_core.checkpoints.rolling import Statement, merge_digests, roll
+from continuity_core.checkpoints.writer import DIGEST_SOURCES
+from continuity_core.extraction.paths import normalize_project
+from continuity_core.extraction.sticky import FileAction, Role
+from continuity_core.hooks.normalize import DEFAULT_HARNESS
+from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import DigestRequest, LedgerEntry
 from continuity_core.models.session_digest import FactKind, FactSource

@@ -5,10 +5,10 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta
 
-from continuity_core.config import ContinuityConfig
-from continuity_core.logic.digest import render_session_digest
-from continuity_core.logic.recent import distinct_recent
-from continuity_core.logic.terms import pending_query_terms
+from continuity_core.checkpoints.passive_digest import render_session_digest
+from continuity_core.extraction.recent import distinct_recent
+from continuity_core.extraction.terms import pending_query_terms
+from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.session_digest import SessionDigest
 from continuity_core.models.state import (

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from continuity_core.adapters.dynamo_expiry import expiry_values, live, past_prunable
-from continuity_core.adapters.dynamo_handoffs import handoff_from_item, is_open_handoff_item
-from continuity_core.adapters.dynamo_items import (
+from continuity_core.hooks.dynamo_state import call_dynamodb
+from continuity_core.kernel.dynamo_expiry import expiry_values, live, past_prunable
+from continuity_core.kernel.dynamo_items import (
     checkpoint_sk,
     from_attributes,
     item_key,
@@ -20,13 +20,7 @@ from continuity_core.adapters.dynamo_items import (
     to_attribute,
     to_attributes,
 )
-from continuity_core.adapters.dynamo_state import call_dynamodb
-from continuity_core.logic.retention import expiry
-from continuity_core.models.checkpoint import Checkpoint
-from continuity_core.models.digest import LedgerEntry
-from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff
-from continuity_core.models.state import SessionState
-from continuity_core.names import (
+from continuity_core.kernel.names import (
     CHECKPOINT_PREFIX,
     DELETED_AT_ATTRIBUTE,
     LEDGER_HEAD_INDEX_SK,
@@ -39,7 +33,13 @@ from continuity_core.names import (
     STATE_SK,
     TTL_ATTRIBUTE,
 )
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.digest import LedgerEntry
+from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff
+from continuity_core.models.state import SessionState
 from continuity_core.ports import Clock, ProjectSnapshot, StateChangedError
+from continuity_core.recovery.dynamo_handoffs import handoff_from_item, is_open_handoff_item
+from continuity_core.retention.retention import expiry
 
 _PAGE = 100
 _IN_PROJECT = f"{PROJECT_INDEX_PK} = :pk"

@@ -1,6 +1,6 @@
 """The idle index (``names.IDLE_INDEX``): sessions with pending prompts, by when the sweep looks.
 
-The attributes live on the session's state item (``adapters/dynamo_state.py`` sets them with the
+The attributes live on the session's state item (``hooks/dynamo_state.py`` sets them with the
 first pending write); this adapter only reads the index and moves or removes a session's place in it,
 each conditioned on the place the sweep read, so a concurrent change is never overwritten.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from continuity_core.adapters.dynamo_items import session_pk
-from continuity_core.adapters.dynamo_state import call_dynamodb, idle_sort_key, parse_idle_sort_key, write_if
-from continuity_core.names import (
+from continuity_core.hooks.dynamo_state import call_dynamodb, idle_sort_key, parse_idle_sort_key, write_if
+from continuity_core.kernel.dynamo_items import session_pk
+from continuity_core.kernel.names import (
     AGENT_PREFIX,
     IDLE_INDEX,
     IDLE_PK,
@@ -24,7 +24,7 @@ from continuity_core.names import (
     SK,
     STATE_SK,
 )
-from continuity_core.observability import logger
+from continuity_core.kernel.observability import logger
 from continuity_core.ports import IdleCandidate
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from continuity_core.adapters.dynamo_batch import batch_write
-from continuity_core.adapters.dynamo_items import (
+from continuity_core.hooks.dynamo_state import call_dynamodb, write_if
+from continuity_core.kernel.dynamo_batch import batch_write
+from continuity_core.kernel.dynamo_items import (
     from_attributes,
     item_key,
     ledger_entry_sk,
@@ -16,10 +17,8 @@ from continuity_core.adapters.dynamo_items import (
     to_attribute,
     to_attributes,
 )
-from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
-from continuity_core.adapters.dynamo_state import call_dynamodb, write_if
-from continuity_core.models.digest import LedgerEntry, LedgerPage
-from continuity_core.names import (
+from continuity_core.kernel.dynamo_pages import decode_page_token, encode_page_token
+from continuity_core.kernel.names import (
     LEDGER_ENTRY_PREFIX,
     LEDGER_HEAD_INDEX_SK,
     LEDGER_HEAD_SK,
@@ -28,6 +27,7 @@ from continuity_core.names import (
     PROJECT_INDEX_SK,
     SK,
 )
+from continuity_core.models.digest import LedgerEntry, LedgerPage
 
 # The head keeps at least this many of the newest decisions (trimmed lazily at twice as many).
 HEAD_DECISIONS = 20

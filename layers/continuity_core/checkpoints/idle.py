@@ -5,7 +5,7 @@ last prompts would sit pending until retention. Every few minutes the sweep read
 (sessions that got pending prompts, by when they were last seen active: bounded reads, never a
 scan), and for each session quiet for ``idleCloseMinutes`` with something pending writes a checkpoint
 with trigger ``idle``. A session still active is moved to its last activity; one with nothing
-pending leaves the index. Every write is conditioned on what the sweep read (logic/writer.py's
+pending leaves the index. Every write is conditioned on what the sweep read (checkpoints/writer.py's
 version check; the index's own place), so a prompt arriving meanwhile is never lost: it is either
 in the idle checkpoint or keeps the session in the index.
 """
@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
-from continuity_core.config import ContinuityConfig
-from continuity_core.logic.writer import CheckpointWriter, FlushOutcome
+from continuity_core.checkpoints.writer import CheckpointWriter, FlushOutcome
+from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.state import SessionState
 from continuity_core.ports import Clock, FlushConflictError, IdleCandidate, IdleIndex, StateStore

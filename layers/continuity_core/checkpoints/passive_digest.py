@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from continuity_core.logic.recent import distinct_recent
-from continuity_core.logic.terms import pending_query_terms
+from continuity_core.extraction.recent import distinct_recent
+from continuity_core.extraction.terms import pending_query_terms
 from continuity_core.models.digest import DigestRequest
 from continuity_core.models.state import (
     MAX_PENDING_QUERIES,

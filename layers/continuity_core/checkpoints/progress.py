@@ -4,7 +4,7 @@ Read from the live transcript, not from what anyone said: the harness's task lis
 state (the client renders Claude Code's TodoWrite and task tools, Codex's plan updates, Gemini CLI's
 and OpenCode's todos as a ``Plan:`` block, ``- [x]`` done, ``- [>]`` doing, ``- [ ]`` to do), the
 commits a ``git commit`` printed (``[main 1a2b3c4] message``), the files a shell command deleted,
-and the test runners' verdicts (``logic/verdicts.py``): a test reported failing stays failing until
+and the test runners' verdicts (``extraction/verdicts.py``): a test reported failing stays failing until
 a later run reports it passing, or a run of the same runner over its scope reports no failures.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from continuity_core.logic.verdicts import Failing, TestRun, parse_run, track
+from continuity_core.extraction.verdicts import Failing, TestRun, parse_run, track
 from continuity_core.models.session_digest import FailingTest, PlanItem
 
 MAX_PLAN_ITEMS = 40

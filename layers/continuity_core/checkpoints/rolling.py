@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 
-from continuity_core.logic import progress
-from continuity_core.logic.pasted import own_words
-from continuity_core.logic.paths import names_a_file, project_file
-from continuity_core.logic.salience import (
+from continuity_core.checkpoints import progress
+from continuity_core.extraction.pasted import own_words
+from continuity_core.extraction.paths import names_a_file, project_file
+from continuity_core.extraction.salience import (
     background,
     has_content,
     is_tentative,
@@ -40,7 +40,7 @@ from continuity_core.logic.salience import (
     term_set,
     terms_of,
 )
-from continuity_core.logic.sticky import (
+from continuity_core.extraction.sticky import (
     ASKED,
     Candidate,
     FileAction,
@@ -52,7 +52,7 @@ from continuity_core.logic.sticky import (
     tool_files,
     user_candidates,
 )
-from continuity_core.logic.terms import GENERIC_LINK, snippet
+from continuity_core.extraction.terms import GENERIC_LINK, snippet
 from continuity_core.models.session_digest import (
     Fact,
     FactKind,

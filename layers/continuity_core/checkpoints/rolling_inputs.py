@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from continuity_core.logic.injected import is_injected, strip_injected
-from continuity_core.logic.rolling import Statement
-from continuity_core.logic.sticky import Role
+from continuity_core.checkpoints.rolling import Statement
+from continuity_core.extraction.sticky import Role
+from continuity_core.hooks.injected_context import is_injected, strip_injected
 from continuity_core.models.session_digest import FactKind, FactSource, PromptNote
 from continuity_core.models.state import SessionState
 

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from continuity_core.config import ContinuityConfig
-from continuity_core.logic.checkpoints import build_checkpoint, cap_evictions
-from continuity_core.logic.digest_inputs import digest_inputs
-from continuity_core.logic.rolling import Statement, merge_digests, roll
+from continuity_core.checkpoints.checkpoints import build_checkpoint, cap_evictions
+from continuity_core.checkpoints.rolling import Statement, merge_digests, roll
+from continuity_core.checkpoints.rolling_inputs import digest_inputs
+from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.session_digest import SessionDigest
 from continuity_core.models.state import SessionState

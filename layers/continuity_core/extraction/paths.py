@@ -14,7 +14,7 @@ _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 def normalize_project(path: str | None) -> str | None:
     """Collapse ``.``/``..``/duplicate separators and trailing slashes; keep case on POSIX; redact
     secrets as in free text. The one form of a project that is stored, shown and looked up (its
-    keys hold only its hash: ``adapters/dynamo_items.project_hash``).
+    keys hold only its hash: ``kernel/dynamo_items.project_hash``).
 
     The client sends ``project_normalized`` (realpath resolved on the agent's machine); this is
     the fallback when it is absent.

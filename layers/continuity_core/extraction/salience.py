@@ -6,7 +6,7 @@ talk: measured against a background model of real sessions, ``data/background_te
 offline by ``bench/build_background.py``), **not the session's running topic** (a term the session
 says in most prompts tells nothing new), **modal** (must, never, only, should, don't: the grammar
 of a rule or a choice, in any wording), **repeated** by the user, and **new** against what is
-already kept. The phrase cues of ``logic/sticky.py`` only label a sentence; this decides whether it
+already kept. The phrase cues of ``extraction/sticky.py`` only label a sentence; this decides whether it
 survives.
 """
 
@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
-from continuity_core.logic.terms import STOPWORDS
+from continuity_core.extraction.terms import STOPWORDS
 
 BACKGROUND_PATH = Path(__file__).resolve().parents[1] / "data" / "background_terms.json"
 

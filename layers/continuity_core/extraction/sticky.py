@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from continuity_core.logic.terms import STOPWORDS as STOP_TERMS
-from continuity_core.logic.terms import snippet
+from continuity_core.extraction.terms import STOPWORDS as STOP_TERMS
+from continuity_core.extraction.terms import snippet
 from continuity_core.models.session_digest import FactKind
 
 MAX_SENTENCE_CHARS = 320
@@ -433,7 +433,7 @@ def extract(text: str, role: Role) -> list[Candidate]:
 
 def user_candidates(text: str) -> list[Candidate]:
     """Every sentence and list item of the user's own words, in order: labelled when a cue fits,
-    else kept as ``SAID`` (the words survive without a cue; ``logic/salience.py`` ranks them). A list
+    else kept as ``SAID`` (the words survive without a cue; ``extraction/salience.py`` ranks them). A list
     item is read with the heading it sits under ("hard rules:" makes each item a rule), and kept
     as its own words."""
     found: list[Candidate] = []

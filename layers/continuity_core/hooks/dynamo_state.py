@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from continuity_core.adapters.aws import call
-from continuity_core.adapters.dynamo_batch import batch_get, batch_write
-from continuity_core.adapters.dynamo_expiry import bucket_key, expiry_sort_key, item_expired
-from continuity_core.adapters.dynamo_items import (
+from continuity_core.kernel.aws import call
+from continuity_core.kernel.dynamo_batch import batch_get, batch_write
+from continuity_core.kernel.dynamo_expiry import bucket_key, expiry_sort_key, item_expired
+from continuity_core.kernel.dynamo_items import (
     compress_short_text,
     from_attributes,
     item_key,
@@ -31,18 +31,9 @@ from continuity_core.adapters.dynamo_items import (
     timestamp,
     to_attributes,
 )
-from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
-from continuity_core.adapters.dynamo_projects import (
-    handoffs_gone,
-    project_record,
-    project_record_key,
-    session_started,
-)
-from continuity_core.adapters.dynamo_update import UpdateBuilder
-from continuity_core.logic.retention import expiry
-from continuity_core.models.dashboard import ProjectRecord
-from continuity_core.models.state import SessionIdentity, SessionState, Tally
-from continuity_core.names import (
+from continuity_core.kernel.dynamo_pages import decode_page_token, encode_page_token
+from continuity_core.kernel.dynamo_update import UpdateBuilder
+from continuity_core.kernel.names import (
     DELETED_AT_ATTRIBUTE,
     EXPIRY_PK,
     EXPIRY_SK,
@@ -59,6 +50,8 @@ from continuity_core.names import (
     STATE_SK,
     TTL_ATTRIBUTE,
 )
+from continuity_core.models.dashboard import ProjectRecord
+from continuity_core.models.state import SessionIdentity, SessionState, Tally
 from continuity_core.ports import (
     Clock,
     DuplicateHookError,
@@ -69,12 +62,19 @@ from continuity_core.ports import (
     StartExpectation,
     StartWrite,
 )
+from continuity_core.retention.retention import expiry
+from continuity_core.sessions.dynamo_projects import (
+    handoffs_gone,
+    project_record,
+    project_record_key,
+    session_started,
+)
 
 if TYPE_CHECKING:
     from continuity_core.models.handoff import Handoff
     from continuity_core.models.injections import InjectionRecord
 
-# The live transcript's hint (models/state.py; logic/transcript_append.py).
+# The live transcript's hint (models/state.py; transcripts/append.py).
 TRANSCRIPT_END = "transcript_end"
 TRANSCRIPT_PREV_END = "transcript_prev_end"
 TRANSCRIPT_HEAD_AT = "transcript_head_at"
@@ -192,7 +192,7 @@ class DynamoStateStore:
     ) -> StartWrite | None:
         from botocore.exceptions import ClientError
 
-        from continuity_core.adapters.dynamo_handoffs import consume_update
+        from continuity_core.recovery.dynamo_handoffs import consume_update
 
         update.conditions.append(f"attribute_not_exists({update.name('started_at')})")
         table, key = self._table, _key(agent_id, identity.session_key)
@@ -226,7 +226,7 @@ class DynamoStateStore:
         return StartWrite(created=True, injection_stored=injection is not None)
 
     def _injection_item(self, agent_id: str, injection: InjectionRecord) -> dict[str, Any]:
-        from continuity_core.adapters.dynamo_injections import injection_item
+        from continuity_core.recovery.dynamo_injections import injection_item
 
         return injection_item(agent_id, injection, self._ttl)
 

@@ -6,30 +6,15 @@ import uuid
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from continuity_core.config import ContinuityConfig
-from continuity_core.logic.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
-from continuity_core.logic.digest import render_pre_compaction_digest
-from continuity_core.logic.idempotency import hook_fingerprint, key_reused
-from continuity_core.logic.injection import MAX_INJECTION_CHARS, Injection, Section, assemble
-from continuity_core.logic.lineage import session_links
-from continuity_core.logic.recovery import (
-    CLEAR_SOURCES,
-    RECENT,
-    Receiver,
-    Recovery,
-    RecoverySource,
-    choose_start,
-    find_start_context,
-    ledger_line,
-    own_from_snapshot,
-    read_project,
-    recovery_section,
-)
-from continuity_core.logic.rolling import Statement
-from continuity_core.logic.start import INHERITED, StartInjection, compose_start, injection_record
-from continuity_core.logic.sticky import Role
-from continuity_core.logic.terms import snippet
-from continuity_core.logic.writer import CheckpointWriter, FlushResult
+from continuity_core.checkpoints.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
+from continuity_core.checkpoints.passive_digest import render_pre_compaction_digest
+from continuity_core.checkpoints.rolling import Statement
+from continuity_core.checkpoints.writer import CheckpointWriter, FlushResult
+from continuity_core.extraction.sticky import Role
+from continuity_core.extraction.terms import snippet
+from continuity_core.hooks.idempotency import hook_fingerprint, key_reused
+from continuity_core.kernel.config import ContinuityConfig
+from continuity_core.kernel.observability import count, logger
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, HookResponse
 from continuity_core.models.injections import InjectionRecord
@@ -42,7 +27,6 @@ from continuity_core.models.state import (
     Tally,
     origin_values,
 )
-from continuity_core.observability import count, logger
 from continuity_core.ports import (
     CheckpointStore,
     Clock,
@@ -62,6 +46,22 @@ from continuity_core.ports import (
     TranscriptHint,
     TranscriptLog,
 )
+from continuity_core.recovery.fit import MAX_INJECTION_CHARS, Injection, Section, assemble
+from continuity_core.recovery.lineage import session_links
+from continuity_core.recovery.recovery import (
+    CLEAR_SOURCES,
+    RECENT,
+    Receiver,
+    Recovery,
+    RecoverySource,
+    choose_start,
+    find_start_context,
+    ledger_line,
+    own_from_snapshot,
+    read_project,
+    recovery_section,
+)
+from continuity_core.recovery.start import INHERITED, StartInjection, compose_start, injection_record
 
 REMEMBER_CHARS = 500
 # The compaction nudge's fallback when the client reports no harness figure (older clients, harnesses

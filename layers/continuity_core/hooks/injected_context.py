@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
-# The headings our own injected sections start with (logic/recovery.py, logic/inherit.py) and the
-# nudge's opening words (logic/ingest.py). Tested against those modules, so they cannot drift.
+# The headings our own injected sections start with (recovery/recovery.py, recovery/inherit.py) and the
+# nudge's opening words (hooks/ingest.py). Tested against those modules, so they cannot drift.
 OWN_BLOCK_STARTS = (
     "## Session Recovery Context",
     "## Inherited from Parent Session",

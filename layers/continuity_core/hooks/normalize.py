@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from continuity_core.logic.injected import strip_injected
-from continuity_core.logic.paths import normalize_project
+from continuity_core.extraction.paths import normalize_project
+from continuity_core.hooks.injected_context import strip_injected
 from continuity_core.models.hooks import Hook, HookEvent, HookRequest
 from continuity_core.redaction import redact_value
 

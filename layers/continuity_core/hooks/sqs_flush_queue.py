@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from continuity_core.adapters.aws import client
+from continuity_core.kernel.aws import client
 from continuity_core.models.flush import FlushRequest
 
 

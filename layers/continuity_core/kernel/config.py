@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from continuity_core.names import CONFIG_ENV_PREFIX as ENV_PREFIX
+from continuity_core.kernel.names import CONFIG_ENV_PREFIX as ENV_PREFIX
 
 
 def environment_variable(field: str) -> str:

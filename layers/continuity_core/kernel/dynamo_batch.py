@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from continuity_core.adapters.aws import call
+from continuity_core.kernel.aws import call
 from continuity_core.ports import StorageUnavailableError
 
 WRITE_BATCH = 25  # DynamoDB's limit per BatchWriteItem

@@ -3,7 +3,7 @@
 Items that age out carry ``gsi3pk = EXP#{bucket}`` (the bucket their prunable instant closes),
 ``gsi3sk = {sha256(pk)[:20]}#{sk}`` (a session's items side by side, whatever the length of its
 key) and ``expires_at`` (the TTL: a grace after the prunable instant for what the pruner deletes,
-the instant itself for what TTL deletes). See ``logic/retention.py``.
+the instant itself for what TTL deletes). See ``retention/retention.py``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from continuity_core.logic.retention import Expiry, bucket_end, is_expired
-from continuity_core.names import EXPIRY_BUCKET_PREFIX, EXPIRY_PK, EXPIRY_SK, TTL_ATTRIBUTE
+from continuity_core.kernel.names import EXPIRY_BUCKET_PREFIX, EXPIRY_PK, EXPIRY_SK, TTL_ATTRIBUTE
+from continuity_core.retention.retention import Expiry, bucket_end, is_expired
 
 
 def bucket_key(expiry: Expiry) -> str:

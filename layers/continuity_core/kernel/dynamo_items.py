@@ -10,7 +10,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from continuity_core.names import (
+from continuity_core.kernel.names import (
     AGENT_PREFIX,
     CHECKPOINT_PREFIX,
     LEDGER_ENTRY_PREFIX,
@@ -45,7 +45,7 @@ def session_pk(agent_id: str, session_key: str) -> str:
 def project_hash(project: str) -> str:
     """What a project is in a key: the hash of whatever string names it (a path, later a repository
     id), never the string. A path may hold anything a file system allows (a secret, "#", 4 KB); the
-    string itself is kept as an attribute, redacted (``logic/paths.normalize_project``)."""
+    string itself is kept as an attribute, redacted (``extraction/paths.normalize_project``)."""
     return hashlib.sha256(project.encode("utf-8", "surrogatepass")).hexdigest()[:PROJECT_HASH_CHARS]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from continuity_core.adapters.dynamo_items import to_attribute
+from continuity_core.kernel.dynamo_items import to_attribute
 
 
 class UpdateBuilder:

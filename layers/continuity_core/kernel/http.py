@@ -15,9 +15,9 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import BaseModel
 
-from continuity_core import http_input
+from continuity_core.kernel import http_input
+from continuity_core.kernel.observability import count, logger
 from continuity_core.models.ids import PATH_SEGMENT_PATTERN, SESSION_ID_MAX, SessionId
-from continuity_core.observability import count, logger
 from continuity_core.ports import (
     FlushConflictError,
     IdempotencyKeyConflictError,
@@ -321,7 +321,7 @@ def seen_hook(app: APIGatewayHttpResolver, harness: str, event: str) -> None:
     """A hook of ``harness`` and ``event`` was received (the health page's last hook per kind)."""
     key = _rate_key(app.current_event.raw_event)
     if key:
-        from continuity_core.logic.ratelimit import hook_kind
+        from continuity_core.admin.ratelimit import hook_kind
         from continuity_core.services import rate_limiter
 
         rate_limiter().saw(key, hook_kind(harness, event))

@@ -59,7 +59,7 @@ SESSION_INDEX_ATTRIBUTES = (
 )
 
 # Sparse: what ages out and the pruner deletes or keeps (state, transcript heads, checkpoints), by the
-# bucket its retention runs out in (logic/retention.py). It projects what the pruner needs to delete
+# bucket its retention runs out in (retention/retention.py). It projects what the pruner needs to delete
 # an item and its bodies.
 EXPIRY_INDEX = "by_expiry"
 EXPIRY_PK = "gsi3pk"
@@ -68,7 +68,7 @@ EXPIRY_INDEX_ATTRIBUTES = ("session_key", "chunk_ids")
 EXPIRY_BUCKET_PREFIX = "EXP#"
 
 # Sparse: session states that got pending prompts, by when the idle sweep should look at them
-# (logic/idle.py). Set by the first pending prompt or remember (``if_not_exists``, so a prompt
+# (checkpoints/idle.py). Set by the first pending prompt or remember (``if_not_exists``, so a prompt
 # rewrites no index copy), moved on or removed by the sweep and by session end. A few shards, so
 # one busy partition never takes every session's writes.
 IDLE_INDEX = "by_idle_check"
@@ -103,7 +103,7 @@ TRANSCRIPT_SK = "TRANSCRIPT"
 # (client/continuity_client/hook/harness.py keeps the same string; a test holds them equal).
 SUBAGENT_KEY_PART = ":subagent:"
 # A deleted session's state item becomes its tombstone: this attribute set, every later state write
-# refused on it (logic/forget.py) until it expires.
+# refused on it (admin/forget.py) until it expires.
 DELETED_AT_ATTRIBUTE = "deleted_at"
 # Under a project's key (A#{agent}#P#{project}), one item per session, written when the session's
 # state is created: a project's sessions are found before they have a checkpoint or a transcript.

@@ -12,8 +12,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from continuity_core.adapters.dynamo_expiry import live
-from continuity_core.adapters.dynamo_items import (
+from continuity_core.hooks.dynamo_state import call_dynamodb
+from continuity_core.kernel.dynamo_expiry import live
+from continuity_core.kernel.dynamo_items import (
     checkpoint_sk,
     item_key,
     model_item,
@@ -22,11 +23,7 @@ from continuity_core.adapters.dynamo_items import (
     timestamp,
     to_attribute,
 )
-from continuity_core.adapters.dynamo_projects import handoff_opened, project_record_key
-from continuity_core.adapters.dynamo_state import call_dynamodb
-from continuity_core.logic.retention import expiry
-from continuity_core.models.handoff import Handoff
-from continuity_core.names import (
+from continuity_core.kernel.names import (
     HANDOFF_PREFIX,
     OPEN_HANDOFF_INDEX_PREFIX,
     PK,
@@ -36,7 +33,10 @@ from continuity_core.names import (
     SK,
     TTL_ATTRIBUTE,
 )
+from continuity_core.models.handoff import Handoff
 from continuity_core.ports import Clock
+from continuity_core.retention.retention import expiry
+from continuity_core.sessions.dynamo_projects import handoff_opened, project_record_key
 
 # The story it carries, compressed like a checkpoint's body.
 _BODY_FIELDS = ("digest", "session_digest", "note", "uncommitted")

@@ -14,8 +14,9 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from continuity_core.adapters.dynamo_expiry import live
-from continuity_core.adapters.dynamo_items import (
+from continuity_core.hooks.dynamo_state import call_dynamodb
+from continuity_core.kernel.dynamo_expiry import live
+from continuity_core.kernel.dynamo_items import (
     body_attribute,
     item_key,
     parse_timestamp,
@@ -24,11 +25,10 @@ from continuity_core.adapters.dynamo_items import (
     to_attributes,
     with_body,
 )
-from continuity_core.adapters.dynamo_state import call_dynamodb
-from continuity_core.logic.retention import expiry
+from continuity_core.kernel.names import INJECTION_PREFIX, PK, SK, TTL_ATTRIBUTE
 from continuity_core.models.injections import InjectionRecord
-from continuity_core.names import INJECTION_PREFIX, PK, SK, TTL_ATTRIBUTE
 from continuity_core.ports import Clock
+from continuity_core.retention.retention import expiry
 
 _BODY_FIELDS = ("text", "sections")
 

@@ -20,16 +20,16 @@ import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from continuity_core.logic.digest import format_duration
-from continuity_core.logic.injection import fit
-from continuity_core.logic.recovery_block import render_digest
+from continuity_core.checkpoints.passive_digest import format_duration
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff, HandoffRequest
 from continuity_core.ports import Clock, HandoffStore
+from continuity_core.recovery.fit import fit
+from continuity_core.recovery.recovery_block import render_digest
 from continuity_core.redaction import redact
 
 if TYPE_CHECKING:
-    from continuity_core.logic.writer import CheckpointWriter
+    from continuity_core.checkpoints.writer import CheckpointWriter
 
 HANDOFF_HEADING = "## Hand-off from"
 UNCOMMITTED_SHOWN = 20

@@ -1,17 +1,17 @@
 """Lineage: which session a session continued, which parent a sub-agent inherited from, and how
-each link was found, read from the injections the session starts stored (``logic/start.py``
-records the recovery's source and the parent's, as ``logic/recovery.py`` and ``logic/inherit.py``
+each link was found, read from the injections the session starts stored (``recovery/start.py``
+records the recovery's source and the parent's, as ``recovery/recovery.py`` and ``recovery/inherit.py``
 decided them).
 """
 
 from __future__ import annotations
 
-from continuity_core.logic.inherit import ParentSource
-from continuity_core.logic.recovery import RecoverySource
+from continuity_core.kernel.names import SUBAGENT_KEY_PART
 from continuity_core.models.injections import InjectionRecord, LineageLink
 from continuity_core.models.state import SessionState
-from continuity_core.names import SUBAGENT_KEY_PART
 from continuity_core.ports import SessionLinks
+from continuity_core.recovery.inherit import ParentSource
+from continuity_core.recovery.recovery import RecoverySource
 
 SUBAGENT = "subagent"
 CONTINUED = "continued"

@@ -17,7 +17,7 @@ machine's. Data written before project ids (keyed by the folder's real path, ``p
 read when the project's own key has nothing in the window (``read_project``).
 
 A checkpoint carries the rolling session digest, so the newest one holds the session's whole story;
-the block is rendered from it (``logic/recovery_block.py``). Checkpoints written before the digest
+the block is rendered from it (``recovery/recovery_block.py``). Checkpoints written before the digest
 existed are rendered from their own text.
 """
 
@@ -27,16 +27,16 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from continuity_core.config import ContinuityConfig
-from continuity_core.logic.digest import format_duration
-from continuity_core.logic.handoff import choose_handoff
-from continuity_core.logic.injection import Section, fit
-from continuity_core.logic.recovery_block import render_digest
+from continuity_core.checkpoints.passive_digest import format_duration
+from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.handoff import Handoff
 from continuity_core.models.state import SessionOrigin
 from continuity_core.ports import CheckpointStore, ProjectSnapshot
+from continuity_core.recovery.fit import Section, fit
+from continuity_core.recovery.handoff import choose_handoff
+from continuity_core.recovery.recovery_block import render_digest
 
 RECOVERY_HEADING = "## Session Recovery Context"
 FORK_HEADING = "### Ledger changed since your last checkpoint"
@@ -201,7 +201,7 @@ def choose_start(
     previous session (read off ``snapshot`` when listed there, else queried), the cleared session and
     the project (from ``snapshot``, ranked by ``origin_rank``). A ``receiver`` whose start would only
     guess (the project's latest, or nothing) gets an open hand-off addressed to it instead
-    (``logic/handoff.py``)."""
+    (``recovery/handoff.py``)."""
     source = RecoverySource.SAME_SESSION
     if not own and previous_session_key and previous_session_key != session_key:
         listed = own_from_snapshot(snapshot, previous_session_key)

@@ -14,18 +14,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from continuity_core.logic.injection import fit
-from continuity_core.logic.paths import names_a_file
-from continuity_core.logic.rolling import (
+from continuity_core.checkpoints.rolling import (
     CONCLUSION,
     fact_key,
     score,
     strongest_action,
     visibly_linked,
 )
-from continuity_core.logic.salience import rare_terms, salience, select, term_set, topic_terms
-from continuity_core.logic.sticky import ASKED, FileAction
-from continuity_core.logic.terms import snippet
+from continuity_core.extraction.paths import names_a_file
+from continuity_core.extraction.salience import rare_terms, salience, select, term_set, topic_terms
+from continuity_core.extraction.sticky import ASKED, FileAction
+from continuity_core.extraction.terms import snippet
 from continuity_core.models.session_digest import (
     Fact,
     FactKind,
@@ -34,6 +33,7 @@ from continuity_core.models.session_digest import (
     FailingTest,
     SessionDigest,
 )
+from continuity_core.recovery.fit import fit
 
 LAST_INSTRUCTION_SHARE = 0.35  # of the budget, at most, for the last instruction
 SUMMARY_SHARE = 0.15  # and for the agent's own summary

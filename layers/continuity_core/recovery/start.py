@@ -1,7 +1,7 @@
 """What a session start injects, composed once: for the session-start hook and for its preview.
 
 ``compose_start`` places the recovery block, the ledger line and a sub-agent's inherited block
-under the harness's cap; the hook (``logic/ingest.py``) calls it after marking the session seen,
+under the harness's cap; the hook (``hooks/ingest.py``) calls it after marking the session seen,
 ``StartPreview`` calls it for ``GET /api/preview`` and writes nothing, so what ``continuity
 preview`` shows is what a session starting now in the project would get.
 """
@@ -12,11 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from continuity_core.config import ContinuityConfig
-from continuity_core.logic.handoff import SECTION_NAME as HANDOFF_SECTION
-from continuity_core.logic.handoff import render_handoff
-from continuity_core.logic.injection import MAX_INJECTION_CHARS, PlacedSection, Section, assemble
-from continuity_core.logic.recovery import (
+from continuity_core.kernel.config import ContinuityConfig
+from continuity_core.models.handoff import Handoff
+from continuity_core.models.hooks import Hook
+from continuity_core.models.injections import InjectionRecord, InjectionSection
+from continuity_core.models.recovery import PreviewAnswer
+from continuity_core.models.state import SessionOrigin
+from continuity_core.ports import CheckpointStore, Clock, InheritedBlock
+from continuity_core.recovery.fit import MAX_INJECTION_CHARS, PlacedSection, Section, assemble
+from continuity_core.recovery.handoff import SECTION_NAME as HANDOFF_SECTION
+from continuity_core.recovery.handoff import render_handoff
+from continuity_core.recovery.recovery import (
     LEDGER_LINE_CHARS,
     Receiver,
     Recovery,
@@ -26,12 +32,6 @@ from continuity_core.logic.recovery import (
     ledger_line,
     recovery_section,
 )
-from continuity_core.models.handoff import Handoff
-from continuity_core.models.hooks import Hook
-from continuity_core.models.injections import InjectionRecord, InjectionSection
-from continuity_core.models.recovery import PreviewAnswer
-from continuity_core.models.state import SessionOrigin
-from continuity_core.ports import CheckpointStore, Clock, InheritedBlock
 from continuity_core.redaction import redact
 
 # The source a fresh session starts with (Claude Code's SessionStart ``startup``).

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from continuity_core.adapters.dynamo_expiry import bucket_key
-from continuity_core.adapters.dynamo_items import (
+from continuity_core.hooks.dynamo_state import call_dynamodb, write_if
+from continuity_core.kernel.dynamo_expiry import bucket_key
+from continuity_core.kernel.dynamo_items import (
     from_attributes,
     item_key,
     parse_timestamp,
@@ -24,16 +25,7 @@ from continuity_core.adapters.dynamo_items import (
     timestamp,
     to_attribute,
 )
-from continuity_core.adapters.dynamo_state import call_dynamodb, write_if
-from continuity_core.adapters.s3_bodies import S3BodyStore, chunk_key
-from continuity_core.logic.retention import (
-    ExpiringItem,
-    Expiry,
-    ItemKind,
-    Lease,
-    LeaseLostError,
-)
-from continuity_core.names import (
+from continuity_core.kernel.names import (
     AGENT_PREFIX,
     CHECKPOINT_PREFIX,
     EXPIRY_INDEX,
@@ -48,7 +40,15 @@ from continuity_core.names import (
     TRANSCRIPT_SK,
     TTL_ATTRIBUTE,
 )
-from continuity_core.observability import logger
+from continuity_core.kernel.observability import logger
+from continuity_core.retention.retention import (
+    ExpiringItem,
+    Expiry,
+    ItemKind,
+    Lease,
+    LeaseLostError,
+)
+from continuity_core.transcripts.s3_bodies import S3BodyStore, chunk_key
 
 CURSOR_KEY = item_key(PRUNER_CURSOR_PK, PRUNER_CURSOR_SK)
 

@@ -49,7 +49,7 @@ from enum import StrEnum
 from itertools import groupby
 from typing import Protocol
 
-from continuity_core.config import ContinuityConfig
+from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.ports import Clock
 
 BUCKET_SPAN = timedelta(hours=6)

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.logic.activity import project_activity
-from continuity_core.logic.checkpoint_diff import diff_digests
-from continuity_core.logic.lineage import SUBAGENT_START, children, links_of, origins
-from continuity_core.logic.reads import MAX_SESSION_CHECKPOINTS, project_key
-from continuity_core.logic.terms import snippet
-from continuity_core.logic.turns import group_turns
+from continuity_core.checkpoints.checkpoint_diff import diff_digests
+from continuity_core.extraction.terms import snippet
+from continuity_core.kernel.names import SUBAGENT_KEY_PART
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.dashboard import (
     CheckpointView,
@@ -36,7 +33,6 @@ from continuity_core.models.injections import InjectionList, InjectionRecord, Li
 from continuity_core.models.session_digest import FactSource
 from continuity_core.models.state import SessionState, origin_values
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from continuity_core.names import SUBAGENT_KEY_PART
 from continuity_core.ports import (
     CheckpointStore,
     Clock,
@@ -46,6 +42,10 @@ from continuity_core.ports import (
     StateStore,
     TranscriptStore,
 )
+from continuity_core.recovery.lineage import SUBAGENT_START, children, links_of, origins
+from continuity_core.sessions.activity import project_activity
+from continuity_core.sessions.reads import MAX_SESSION_CHECKPOINTS, project_key
+from continuity_core.transcripts.turns import group_turns
 
 # A session with no hook for this long, and not ended, shows as idle.
 IDLE_AFTER = timedelta(minutes=30)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from continuity_core.logic.paths import normalize_project
+from continuity_core.extraction.paths import normalize_project
 from continuity_core.models.checkpoint import CheckpointList
 from continuity_core.models.digest import LedgerEntry, LedgerPage
 from continuity_core.ports import CheckpointStore, LedgerStore

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from continuity_core.config import ContinuityConfig
+from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 from continuity_core.ports import SearchHit, TranscriptStore
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from continuity_core.logic.paths import normalize_project
-from continuity_core.logic.reads import project_key
+from continuity_core.extraction.paths import normalize_project
 from continuity_core.models.handoff import MAX_OPEN_HANDOFFS
 from continuity_core.models.sessions import (
     SearchRequest,
@@ -13,6 +12,7 @@ from continuity_core.models.sessions import (
     TranscriptText,
 )
 from continuity_core.ports import HandoffStore, TranscriptSearch, TranscriptStore
+from continuity_core.sessions.reads import project_key
 
 
 class SessionReader:

@@ -1,7 +1,7 @@
 """The transcript append protocol: where a client's delta goes, over a storage that only stores.
 
 The stored text is the chain of appends from the head's ``flushed`` on, each starting where the one
-before ended (``logic/transcripts.py``). A put is conditioned on its position being free, so two
+before ended (``transcripts/layout.py``). A put is conditioned on its position being free, so two
 writers never store different text at one position; whoever loses decides again from what is stored.
 
 The session state carries a hint (where the transcript ended before this hook, when its head was
@@ -21,7 +21,7 @@ appends since the last chunk, all but the last ``keep_chars`` (at least ``CARRY_
 one chunk.
 
 Redaction: the client's text comes raw, and is redacted here with the stored tail before it
-(``logic/transcript_redact.py``): a secret split across two deltas is found whole, the part the
+(``transcripts/redact.py``): a secret split across two deltas is found whole, the part the
 previous append stored is rewritten in place (same length) before the new text is put. The fast
 path reads the latest append for that (one small consistent read); the careful path has it already.
 """
@@ -31,8 +31,18 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta
 
-from continuity_core.logic.transcript_redact import CARRY_CHARS, redact_after
-from continuity_core.logic.transcripts import (
+from continuity_core.kernel.observability import logger
+from continuity_core.models.state import SessionIdentity
+from continuity_core.models.transcripts import TranscriptHead
+from continuity_core.ports import (
+    AppendResult,
+    ChunkMove,
+    StorageUnavailableError,
+    StoredAppend,
+    TranscriptHint,
+    TranscriptStorage,
+)
+from continuity_core.transcripts.layout import (
     AppendKind,
     chain_to,
     chunk_cut,
@@ -42,20 +52,10 @@ from continuity_core.logic.transcripts import (
     plan_append,
     since_flushed,
 )
-from continuity_core.models.state import SessionIdentity
-from continuity_core.models.transcripts import TranscriptHead
-from continuity_core.observability import logger
-from continuity_core.ports import (
-    AppendResult,
-    ChunkMove,
-    StorageUnavailableError,
-    StoredAppend,
-    TranscriptHint,
-    TranscriptStorage,
-)
+from continuity_core.transcripts.redact import CARRY_CHARS, redact_after
 
 # The head is rewritten at least this often while appends come; the storage keeps a head a day
-# longer than an append (adapters/dynamo_transcripts.py, HEAD_EXTRA), so every append expires
+# longer than an append (transcripts/dynamo_transcripts.py, HEAD_EXTRA), so every append expires
 # before its head and the pruner, deleting the head, never cuts a transcript short.
 HEAD_REFRESH = timedelta(hours=18)
 # One stored append holds at most this many characters: at most 256 KB of UTF-8 (incompressible

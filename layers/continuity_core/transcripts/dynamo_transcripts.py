@@ -1,8 +1,8 @@
 """Live transcripts in DynamoDB and S3: one small item per append, a head item, S3 chunks.
 
 This module stores and reads; the append protocol (the fast and the careful path, retries,
-incarnations, head refresh, when text moves to S3) is ``logic/transcript_append.py``, the reads
-(the chain of appends, assembling a head) ``logic/transcript_read.py``.
+incarnations, head refresh, when text moves to S3) is ``transcripts/append.py``, the reads
+(the chain of appends, assembling a head) ``transcripts/read.py``.
 
 - **Appends** ``sk = TRANSCRIPT#D#{start:012d}``: one per append, the new text zlib-compressed
   (``z``), where it ends (``end``), when it was written (``at``, epoch ms) and its TTL. In no index.
@@ -22,9 +22,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from continuity_core.adapters.dynamo_batch import batch_get
-from continuity_core.adapters.dynamo_expiry import bucket_key, expiry_sort_key, item_expired
-from continuity_core.adapters.dynamo_items import (
+from continuity_core.hooks.dynamo_state import call_dynamodb, write_if
+from continuity_core.kernel.dynamo_batch import batch_get
+from continuity_core.kernel.dynamo_expiry import bucket_key, expiry_sort_key, item_expired
+from continuity_core.kernel.dynamo_items import (
     compress_text,
     decompress_text,
     from_attributes,
@@ -35,15 +36,9 @@ from continuity_core.adapters.dynamo_items import (
     timestamp,
     to_attributes,
 )
-from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
-from continuity_core.adapters.dynamo_state import call_dynamodb, write_if
-from continuity_core.adapters.dynamo_update import UpdateBuilder
-from continuity_core.adapters.s3_bodies import S3BodyStore, chunk_key
-from continuity_core.logic.retention import expiry, is_expired
-from continuity_core.logic.transcripts import millis
-from continuity_core.models.state import SessionIdentity
-from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from continuity_core.names import (
+from continuity_core.kernel.dynamo_pages import decode_page_token, encode_page_token
+from continuity_core.kernel.dynamo_update import UpdateBuilder
+from continuity_core.kernel.names import (
     EXPIRY_PK,
     EXPIRY_SK,
     PK,
@@ -54,13 +49,18 @@ from continuity_core.names import (
     TRANSCRIPT_SK,
     TTL_ATTRIBUTE,
 )
-from continuity_core.names import TRANSCRIPT_APPEND_PREFIX as APPEND_PREFIX
+from continuity_core.kernel.names import TRANSCRIPT_APPEND_PREFIX as APPEND_PREFIX
+from continuity_core.models.state import SessionIdentity
+from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 from continuity_core.ports import ChunkMove, Span, StoredAppend
+from continuity_core.retention.retention import expiry, is_expired
+from continuity_core.transcripts.layout import millis
+from continuity_core.transcripts.s3_bodies import S3BodyStore, chunk_key
 
 _APPENDS_END = APPEND_PREFIX + "~"
-_OPEN = "open"  # the kind of a redaction that runs to the append's end (logic/transcript_redact.py)
+_OPEN = "open"  # the kind of a redaction that runs to the append's end (transcripts/redact.py)
 # A head is kept this much longer than an append: the head is rewritten at least every 18 h while
-# appends come (logic/transcript_append.py, HEAD_REFRESH), so every append expires before its head
+# appends come (transcripts/append.py, HEAD_REFRESH), so every append expires before its head
 # (a 6 h bucket rounds up) and the pruner, deleting the head, never cuts a transcript short.
 HEAD_EXTRA = timedelta(days=1)
 # The attributes of the earlier layout's head, which held its text in itself.

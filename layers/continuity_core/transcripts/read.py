@@ -1,7 +1,7 @@
 """Reading live transcripts: the head alone, or assembled with the text the appends hold.
 
 A transcript is its chunks (text moved out, in order, ending at ``chunk_ends``) and then the chain
-of appends from the head's ``flushed`` on (``logic/transcripts.py``). The head item is written when
+of appends from the head's ``flushed`` on (``transcripts/layout.py``). The head item is written when
 the transcript starts, when text moves to a chunk and every ``HEAD_REFRESH``, never per append: its
 ``length`` lags. ``head`` is that one item (enough to learn a session's project); ``assembled_head``
 adds the appends since ``flushed``: the current length, the marks, the tail text.
@@ -12,15 +12,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from continuity_core.logic.transcripts import chain_from, inline_end, millis, moment, since_flushed
+from continuity_core.kernel.observability import logger
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from continuity_core.observability import logger
 from continuity_core.ports import (
     Clock,
     StateStore,
     TranscriptBodyMissingError,
     TranscriptStorage,
 )
+from continuity_core.transcripts.layout import chain_from, inline_end, millis, moment, since_flushed
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor

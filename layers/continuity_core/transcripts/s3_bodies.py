@@ -8,8 +8,8 @@ import os
 from typing import Any
 from urllib.parse import quote
 
-from continuity_core.adapters.aws import call
-from continuity_core.names import BUCKET_ENV, TRANSCRIPT_KEY_PREFIX
+from continuity_core.kernel.aws import call
+from continuity_core.kernel.names import BUCKET_ENV, TRANSCRIPT_KEY_PREFIX
 from continuity_core.ports import TranscriptBodyMissingError
 
 _DELETE_BATCH = 1000

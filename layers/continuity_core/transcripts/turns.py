@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from continuity_core.logic.digest_inputs import is_users_words, transcript_blocks
+from continuity_core.checkpoints.rolling_inputs import is_users_words, transcript_blocks
 from continuity_core.models.dashboard import TranscriptBlock, Turn
 from continuity_core.models.transcripts import TranscriptHead
 
