@@ -1,6 +1,6 @@
 """A readable transcript grouped by turn: each of the user's prompts with what followed it.
 
-The blocks are those the rolling digest reads (``digest_inputs.transcript_blocks``). A ``User:`` block
+The blocks are those the rolling digest reads (``rolling_inputs.transcript_blocks``). A ``User:`` block
 that holds the user's own words starts a turn; hook and system text under that label (slash
 commands, reminders) stays inside the turn it came in. Blocks before the first prompt are turn 0.
 When a turn began is read off the head's marks (when each stored append landed); text already moved
