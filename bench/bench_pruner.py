@@ -188,8 +188,8 @@ def seed(sessions_: list[Session], table: str, bucket: str) -> int:
     from continuity_core.checkpoints.dynamo_checkpoints import DynamoCheckpointStore
     from continuity_core.kernel.dynamo_expiry import expiry_values
     from continuity_core.kernel.dynamo_items import project_pk, session_pk, timestamp, to_attributes
+    from continuity_core.kernel.expiry import expiry
     from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
-    from continuity_core.retention.retention import expiry
     from continuity_core.transcripts.s3_bodies import chunk_key
 
     s3: Any = boto3.client("s3")
@@ -287,8 +287,9 @@ def read_per_deleted(expired_target: int) -> float:
     from continuity_core.kernel.aws import client, reset_clients
     from continuity_core.kernel.config import load_config
     from continuity_core.kernel.dynamo_items import timestamp
+    from continuity_core.kernel.expiry import prunable_at
     from continuity_core.retention.dynamo_retention import CURSOR_KEY, DynamoRetentionStore
-    from continuity_core.retention.retention import Pruner, prunable_at
+    from continuity_core.retention.retention import Pruner
     from continuity_core.transcripts.s3_bodies import S3BodyStore
     from tests.support.provision import provision
 

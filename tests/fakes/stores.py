@@ -17,6 +17,7 @@ from continuity_core.checkpoints.dynamo_ledger import HEAD_DECISIONS
 from continuity_core.hooks.dynamo_state import MAX_HOOK_KEYS, hook_key_digest
 from continuity_core.kernel.dynamo_items import checkpoint_sk, ledger_entry_sk
 from continuity_core.kernel.dynamo_pages import decode_page_token, encode_page_token
+from continuity_core.kernel.expiry import expiry, is_expired
 from continuity_core.kernel.names import LEDGER_ENTRY_PREFIX
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.dashboard import ProjectRecord
@@ -40,7 +41,6 @@ from continuity_core.ports import (
     StateChangedError,
 )
 from continuity_core.recovery.dynamo_injections import injection_sk
-from continuity_core.retention.retention import expiry, is_expired
 from continuity_core.sessions.dynamo_projects import machine_label
 
 RETENTION = timedelta(days=7)

@@ -11,7 +11,8 @@ import boto3
 import pytest
 
 from continuity_core import services
-from continuity_core.retention.retention import Expiry, ItemKind
+from continuity_core.kernel.expiry import Expiry
+from continuity_core.retention.retention import ItemKind
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
 from tests.support.clock import Clock, install_clock

@@ -27,6 +27,7 @@ from continuity_core.kernel.dynamo_items import (
     to_attributes,
 )
 from continuity_core.kernel.dynamo_update import UpdateBuilder
+from continuity_core.kernel.expiry import expiry
 from continuity_core.kernel.names import (
     CHECKPOINT_PREFIX,
     DELETED_AT_ATTRIBUTE,
@@ -46,7 +47,6 @@ from continuity_core.kernel.names import (
     TRANSCRIPT_SK,
 )
 from continuity_core.ports import LedgerItem, SessionContents, StorageUnavailableError
-from continuity_core.retention.retention import expiry
 from continuity_core.sessions.dynamo_projects import handoffs_gone, project_record_key
 from continuity_core.transcripts.s3_bodies import S3BodyStore, chunk_key
 

@@ -20,6 +20,7 @@ from continuity_core.kernel.dynamo_items import (
     to_attribute,
     to_attributes,
 )
+from continuity_core.kernel.expiry import expiry
 from continuity_core.kernel.names import (
     CHECKPOINT_PREFIX,
     DELETED_AT_ATTRIBUTE,
@@ -39,7 +40,6 @@ from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff
 from continuity_core.models.state import SessionState
 from continuity_core.ports import Clock, ProjectSnapshot, StateChangedError
 from continuity_core.recovery.dynamo_handoffs import handoff_from_item, is_open_handoff_item
-from continuity_core.retention.retention import expiry
 
 _PAGE = 100
 _IN_PROJECT = f"{PROJECT_INDEX_PK} = :pk"

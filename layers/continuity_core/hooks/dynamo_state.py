@@ -33,6 +33,7 @@ from continuity_core.kernel.dynamo_items import (
 )
 from continuity_core.kernel.dynamo_pages import decode_page_token, encode_page_token
 from continuity_core.kernel.dynamo_update import UpdateBuilder
+from continuity_core.kernel.expiry import expiry
 from continuity_core.kernel.names import (
     DELETED_AT_ATTRIBUTE,
     EXPIRY_PK,
@@ -62,7 +63,6 @@ from continuity_core.ports import (
     StartExpectation,
     StartWrite,
 )
-from continuity_core.retention.retention import expiry
 from continuity_core.sessions.dynamo_projects import (
     handoffs_gone,
     project_record,

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from continuity_core.kernel.expiry import Expiry, bucket_end, is_expired
 from continuity_core.kernel.names import EXPIRY_BUCKET_PREFIX, EXPIRY_PK, EXPIRY_SK, TTL_ATTRIBUTE
-from continuity_core.retention.retention import Expiry, bucket_end, is_expired
 
 
 def bucket_key(expiry: Expiry) -> str:

@@ -77,6 +77,15 @@ def parse_timestamp(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
 
 
+def millis(moment: datetime) -> int:
+    """Epoch milliseconds: a transcript append's ``at`` (when it was written)."""
+    return int(moment.timestamp() * 1000)
+
+
+def moment(epoch_ms: int) -> datetime:
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC)
+
+
 def checkpoint_sk(created_at: datetime, checkpoint_id: str) -> str:
     return f"{CHECKPOINT_PREFIX}{timestamp(created_at)}#{checkpoint_id}"
 

@@ -23,6 +23,7 @@ from continuity_core.kernel.dynamo_items import (
     timestamp,
     to_attribute,
 )
+from continuity_core.kernel.expiry import expiry
 from continuity_core.kernel.names import (
     HANDOFF_PREFIX,
     OPEN_HANDOFF_INDEX_PREFIX,
@@ -35,7 +36,6 @@ from continuity_core.kernel.names import (
 )
 from continuity_core.models.handoff import Handoff
 from continuity_core.ports import Clock
-from continuity_core.retention.retention import expiry
 from continuity_core.sessions.dynamo_projects import handoff_opened, project_record_key
 
 # The story it carries, compressed like a checkpoint's body.

@@ -25,10 +25,10 @@ from continuity_core.kernel.dynamo_items import (
     to_attributes,
     with_body,
 )
+from continuity_core.kernel.expiry import expiry
 from continuity_core.kernel.names import INJECTION_PREFIX, PK, SK, TTL_ATTRIBUTE
 from continuity_core.models.injections import InjectionRecord
 from continuity_core.ports import Clock
-from continuity_core.retention.retention import expiry
 
 _BODY_FIELDS = ("text", "sections")
 

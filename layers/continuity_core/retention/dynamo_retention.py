@@ -25,6 +25,7 @@ from continuity_core.kernel.dynamo_items import (
     timestamp,
     to_attribute,
 )
+from continuity_core.kernel.expiry import Expiry
 from continuity_core.kernel.names import (
     AGENT_PREFIX,
     CHECKPOINT_PREFIX,
@@ -41,13 +42,7 @@ from continuity_core.kernel.names import (
     TTL_ATTRIBUTE,
 )
 from continuity_core.kernel.observability import logger
-from continuity_core.retention.retention import (
-    ExpiringItem,
-    Expiry,
-    ItemKind,
-    Lease,
-    LeaseLostError,
-)
+from continuity_core.retention.retention import ExpiringItem, ItemKind, Lease, LeaseLostError
 from continuity_core.transcripts.s3_bodies import S3BodyStore, chunk_key
 
 CURSOR_KEY = item_key(PRUNER_CURSOR_PK, PRUNER_CURSOR_SK)

@@ -2,9 +2,10 @@
 
 Every item that ages out (checkpoints, injection records, session state, transcript heads) is
 written with its *prunable instant*: the time its retention runs out, rounded **up** to the end of
-a ``BUCKET_SPAN`` (6 h) bucket. An expiry index (``by_expiry``) holds what the pruner deletes or
-keeps (all but injection records) under its bucket, so the pruner reads only the buckets that came
-due (or come due next): what it reads is what expires, never what is stored. Rounding up groups
+a ``BUCKET_SPAN`` (6 h) bucket (``kernel/expiry.py``: every adapter writes it). An expiry index
+(``by_expiry``) holds what the pruner deletes or keeps (all but injection records) under its
+bucket, so the pruner reads only the buckets that came due (or come due next): what it reads is
+what expires, never what is stored. Rounding up groups
 what a session leaves behind (its checkpoints of the same hours, its state, its transcript) into
 one bucket, so the per-session lookups the keep-latest rule needs are paid once per session and
 bucket, not once per checkpoint; the price is that an item goes up to one span after its retention
@@ -44,70 +45,21 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 from itertools import groupby
 from typing import Protocol
 
 from continuity_core.kernel.config import ContinuityConfig
+from continuity_core.kernel.expiry import BUCKET_SPAN, TTL_GRACE, Expiry, expiry, prunable_at
 from continuity_core.ports import Clock
 
-BUCKET_SPAN = timedelta(hours=6)
-# The TTL of what the pruner deletes (state, transcript heads) trails the prunable instant by this
-# much: far more than a span plus the hour between runs, so the pruner (not TTL) deletes them.
-TTL_GRACE = timedelta(days=1)
 # The keep decision for a bucket's newest checkpoints is made this long before the bucket's end: a
 # bucket's look-ahead runs with the due pass of the bucket before it (the first hourly run after
 # that one closed), so 5 to 6 hours before the checkpoint would be hidden.
 LOOK_AHEAD = BUCKET_SPAN
 # One run at a time: a run holds the cursor's lease this long (well past the function's timeout).
 LEASE = timedelta(minutes=15)
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
-
-
-def prunable_at(moment: datetime) -> datetime:
-    """``moment`` rounded up to the end of its bucket (a moment on a boundary stays)."""
-    span = BUCKET_SPAN // _MICROSECOND
-    elapsed = (moment.astimezone(UTC) - _EPOCH) // _MICROSECOND
-    return _EPOCH + -(-elapsed // span) * span * _MICROSECOND
-
-
-@dataclass(frozen=True)
-class Expiry:
-    """When an item becomes prunable (its bucket's end) and when TTL may delete it."""
-
-    prunable: datetime
-
-    @property
-    def bucket(self) -> str:
-        return self.prunable.strftime("%Y-%m-%dT%H")
-
-    @property
-    def ttl_epoch(self) -> int:
-        """The TTL of what the pruner deletes (state, transcript heads): a grace after the instant."""
-        return int((self.prunable + TTL_GRACE).timestamp())
-
-    @property
-    def prunable_epoch(self) -> int:
-        """The TTL of what TTL deletes (checkpoints, injection records): the instant itself."""
-        return int(self.prunable.timestamp())
-
-
-def bucket_end(bucket: str) -> datetime:
-    """The prunable instant a bucket's name stands for (``Expiry.bucket`` read back)."""
-    return datetime.strptime(bucket, "%Y-%m-%dT%H").replace(tzinfo=UTC)
-
-
-def expiry(last_change: datetime, keep: timedelta) -> Expiry:
-    """The expiry of an item kept ``keep`` after ``last_change`` (creation, last activity, last append)."""
-    return Expiry(prunable_at(last_change + keep))
-
-
-def is_expired(ttl_epoch: int | None, now: datetime) -> bool:
-    """Past its TTL: reads treat the item as gone even while DynamoDB still returns it."""
-    return ttl_epoch is not None and ttl_epoch < int(now.timestamp())
 
 
 # -- the pruner ---------------------------------------------------------------------------------

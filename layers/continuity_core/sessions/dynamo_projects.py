@@ -22,11 +22,11 @@ from continuity_core.kernel.dynamo_items import (
     timestamp,
 )
 from continuity_core.kernel.dynamo_update import UpdateBuilder
+from continuity_core.kernel.expiry import expiry, is_expired
 from continuity_core.kernel.names import OPEN_HANDOFF_ATTRIBUTE_PREFIX, PROJECT_RECORD_PREFIX, TTL_ATTRIBUTE
 from continuity_core.models.dashboard import ProjectRecord
 from continuity_core.models.handoff import Handoff
 from continuity_core.models.state import SessionIdentity
-from continuity_core.retention.retention import expiry, is_expired
 
 
 def project_record_key(agent_id: str, project_normalized: str) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from continuity_core.kernel.dynamo_items import (
     decompress_text,
     from_attributes,
     item_key,
+    millis,
     parse_timestamp,
     project_pk,
     session_pk,
@@ -38,6 +39,7 @@ from continuity_core.kernel.dynamo_items import (
 )
 from continuity_core.kernel.dynamo_pages import decode_page_token, encode_page_token
 from continuity_core.kernel.dynamo_update import UpdateBuilder
+from continuity_core.kernel.expiry import expiry, is_expired
 from continuity_core.kernel.names import (
     EXPIRY_PK,
     EXPIRY_SK,
@@ -53,8 +55,6 @@ from continuity_core.kernel.names import TRANSCRIPT_APPEND_PREFIX as APPEND_PREF
 from continuity_core.models.state import SessionIdentity
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 from continuity_core.ports import ChunkMove, Span, StoredAppend
-from continuity_core.retention.retention import expiry, is_expired
-from continuity_core.transcripts.layout import millis
 from continuity_core.transcripts.s3_bodies import S3BodyStore, chunk_key
 
 _APPENDS_END = APPEND_PREFIX + "~"

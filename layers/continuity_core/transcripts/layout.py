@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 
+from continuity_core.kernel.dynamo_items import millis
 from continuity_core.models.transcripts import TranscriptHead
 from continuity_core.ports import Span, StoredAppend
 
@@ -94,14 +95,6 @@ def since_flushed(head: TranscriptHead, appends: Iterable[StoredAppend]) -> list
 def inline_end(head: TranscriptHead) -> int:
     """Where the appends after a head's ``flushed`` begin (after an earlier layout's inline text)."""
     return head.flushed + len(head.inline)
-
-
-def millis(moment: datetime) -> int:
-    return int(moment.timestamp() * 1000)
-
-
-def moment(epoch_ms: int) -> datetime:
-    return datetime.fromtimestamp(epoch_ms / 1000, UTC)
 
 
 def crosses_chunk(start: int, end: int, chunk_chars: int) -> bool:

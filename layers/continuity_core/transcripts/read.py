@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from continuity_core.kernel.dynamo_items import millis, moment
 from continuity_core.kernel.observability import logger
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 from continuity_core.ports import (
@@ -20,7 +21,7 @@ from continuity_core.ports import (
     TranscriptBodyMissingError,
     TranscriptStorage,
 )
-from continuity_core.transcripts.layout import chain_from, inline_end, millis, moment, since_flushed
+from continuity_core.transcripts.layout import chain_from, inline_end, since_flushed
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
