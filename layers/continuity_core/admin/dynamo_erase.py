@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
-from continuity_core.hooks.dynamo_state import call_dynamodb, write_if
+from continuity_core.kernel.aws import call_dynamodb, write_if
 from continuity_core.kernel.dynamo_batch import batch_write
 from continuity_core.kernel.dynamo_expiry import expiry_values
 from continuity_core.kernel.dynamo_items import (

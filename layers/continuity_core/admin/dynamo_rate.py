@@ -8,7 +8,7 @@ from typing import Any
 
 from continuity_core.admin.health import Traffic
 from continuity_core.admin.ratelimit import WindowAdds, WindowTotals
-from continuity_core.hooks.dynamo_state import call_dynamodb
+from continuity_core.kernel.aws import call_dynamodb
 from continuity_core.kernel.dynamo_batch import batch_get
 from continuity_core.kernel.dynamo_items import item_key
 from continuity_core.kernel.names import RATE_PREFIX, RATE_SEEN_SK, SEEN_ATTRIBUTE_PREFIX, SK, TTL_ATTRIBUTE

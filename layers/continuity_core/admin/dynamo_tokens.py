@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from continuity_core.hooks.dynamo_state import call_dynamodb, write_if
+from continuity_core.kernel.aws import call_dynamodb, write_if
 from continuity_core.kernel.dynamo_items import (
     from_attributes,
     item_key,

@@ -10,7 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from continuity_core.hooks.dynamo_state import call_dynamodb, idle_sort_key, parse_idle_sort_key, write_if
+from continuity_core.hooks.dynamo_state import idle_sort_key, parse_idle_sort_key
+from continuity_core.kernel.aws import call_dynamodb, write_if
 from continuity_core.kernel.dynamo_items import session_pk
 from continuity_core.kernel.names import (
     AGENT_PREFIX,

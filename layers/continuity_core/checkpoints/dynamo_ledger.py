@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from continuity_core.hooks.dynamo_state import call_dynamodb, write_if
+from continuity_core.kernel.aws import call_dynamodb, write_if
 from continuity_core.kernel.dynamo_batch import batch_write
 from continuity_core.kernel.dynamo_items import (
     from_attributes,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from continuity_core.kernel.aws import call
+from continuity_core.kernel.aws import call_dynamodb, write_if
 from continuity_core.kernel.dynamo_batch import batch_get, batch_write
 from continuity_core.kernel.dynamo_expiry import bucket_key, expiry_sort_key, item_expired
 from continuity_core.kernel.dynamo_items import (
@@ -623,24 +623,6 @@ def _enter_idle_index(update: UpdateBuilder, agent_id: str, session_key: str, no
 
 def _key(agent_id: str, session_key: str) -> dict[str, Any]:
     return {PK: {"S": session_pk(agent_id, session_key)}, SK: {"S": STATE_SK}}
-
-
-def call_dynamodb(operation: str, **kwargs: Any) -> Any:
-    """One DynamoDB call; throttling and service faults become StorageUnavailableError."""
-    return call("dynamodb", operation, **kwargs)
-
-
-def write_if(operation: str, **kwargs: Any) -> bool:
-    """A conditional write: False when its condition did not hold (nothing was written)."""
-    from botocore.exceptions import ClientError
-
-    try:
-        call_dynamodb(operation, **kwargs)
-    except ClientError as error:
-        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
-            raise
-        return False
-    return True
 
 
 def _failed_last(response: dict[str, Any]) -> bool:

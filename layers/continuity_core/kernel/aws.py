@@ -1,4 +1,4 @@
-"""boto3 clients, built lazily on first use and cached per process.
+"""boto3 clients, built lazily on first use and cached per process, and the call every adapter makes.
 
 Nothing here runs at import: moto must start before a client exists, and cold starts count.
 ``AWS_ENDPOINT_URL`` (honoured by boto3) points the clients at the local stack.
@@ -60,3 +60,21 @@ def call(service: str, operation: str, **kwargs: Any) -> Any:
         raise
     except (ConnectionError, ReadTimeoutError) as error:
         raise StorageUnavailableError(str(error)) from error
+
+
+def call_dynamodb(operation: str, **kwargs: Any) -> Any:
+    """One DynamoDB call; throttling and service faults become StorageUnavailableError."""
+    return call("dynamodb", operation, **kwargs)
+
+
+def write_if(operation: str, **kwargs: Any) -> bool:
+    """A conditional write: False when its condition did not hold (nothing was written)."""
+    from botocore.exceptions import ClientError
+
+    try:
+        call_dynamodb(operation, **kwargs)
+    except ClientError as error:
+        if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True

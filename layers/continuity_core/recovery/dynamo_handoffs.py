@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from continuity_core.hooks.dynamo_state import call_dynamodb
+from continuity_core.kernel.aws import call_dynamodb
 from continuity_core.kernel.dynamo_expiry import live
 from continuity_core.kernel.dynamo_items import (
     checkpoint_sk,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from continuity_core.hooks.dynamo_state import call_dynamodb
+from continuity_core.kernel.aws import call_dynamodb
 from continuity_core.kernel.dynamo_expiry import live
 from continuity_core.kernel.dynamo_items import (
     body_attribute,

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from continuity_core.hooks.dynamo_state import call_dynamodb, write_if
+from continuity_core.kernel.aws import call_dynamodb, write_if
 from continuity_core.kernel.dynamo_expiry import bucket_key
 from continuity_core.kernel.dynamo_items import (
     from_attributes,

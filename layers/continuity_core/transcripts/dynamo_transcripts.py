@@ -22,7 +22,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from continuity_core.hooks.dynamo_state import call_dynamodb, write_if
+from continuity_core.kernel.aws import call_dynamodb, write_if
 from continuity_core.kernel.dynamo_batch import batch_get
 from continuity_core.kernel.dynamo_expiry import bucket_key, expiry_sort_key, item_expired
 from continuity_core.kernel.dynamo_items import (
