@@ -647,3 +647,22 @@ def test_pasted_shell_sessions_field_lists_and_bare_links_are_left_out() -> None
         assert pasted not in words
     assert "look up the PR for the current branch?" in words
     assert "we should say so and print the help" in words
+
+
+def test_a_change_that_names_what_it_sets_aside_replaces_only_a_choice_about_that() -> None:
+    # Given where the keys are stored, and later the agent choosing where the check runs
+    digest = rolled(
+        [
+            user("Change of plan: store the idempotency keys in a Postgres table, idempotency_keys.", 38),
+            said_by_agent(
+                "I decided to do the idempotency check in a FastAPI dependency, `require_idempotency_key`, "
+                "rather than in middleware, so the health checks stay exempt.",
+                41,
+            ),
+            user("switch the job queue to Amazon SQS instead of Redis", 44),
+        ]
+    )
+    # Then the storage choice stays current: what was set aside (middleware) is not what it chose
+    assert not [f for f in digest.facts if f.status is FactStatus.SUPERSEDED]
+    shown = block(digest)
+    assert "idempotency_keys" in shown and "~~" not in shown

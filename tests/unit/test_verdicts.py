@@ -13,6 +13,7 @@ from continuity_core.extraction.verdicts import (
     falls_under,
     from_records,
     parse_run,
+    same_test,
     to_records,
     track,
 )
@@ -487,6 +488,33 @@ def test_a_test_reported_passing_is_removed() -> None:
     after = track(before, parse_run("pytest -v tests/test_api.py::test_refund_rounding", output), prompt=6)
 
     assert after == failing_pytest(4, "tests/test_cart.py::test_total")
+
+
+def test_one_test_named_from_two_folders_is_one_failure_and_its_pass_clears_it() -> None:
+    # Given a failure seen by a run from the project's root (a corpus session ran pytest from both)
+    before = failing_pytest(3, "test/test_link.py::TestLink::test_css")
+    from_inside = "test_link.py::TestLink::test_css FAILED   [100%]\n=== 1 failed in 0.03s ==="
+
+    # When a run from inside test/ names it without the folder
+    again = track(before, parse_run("pytest -v test_link.py", from_inside), prompt=4)
+    # Then it is the same failing test, still since prompt 3, not a second line
+    assert again == before
+
+    # And its pass from inside the folder clears it; a name that only ends alike does not match
+    passed = "test_link.py::TestLink::test_css PASSED   [100%]\n=== 1 passed in 0.03s ==="
+    assert track(again, parse_run("pytest -v test_link.py", passed), prompt=5) == ()
+    assert not same_test("test/a_test_link.py::t", "test_link.py::t")
+
+
+def test_a_passing_run_given_an_absolute_path_clears_the_failures_under_it() -> None:
+    # Given failures named from the project's root, and a quiet pass of the file by its absolute path
+    before = failing_pytest(3, "test/test_link.py::TestLink::test_css", "test/test_other.py::test_x")
+    quiet_pass = f"{'.' * 6}{' ' * 67}[100%]\n6 passed in 0.33s"
+
+    after = track(before, parse_run("pytest /Users/ana/shop/test/test_link.py", quiet_pass), prompt=6)
+
+    # Then the file's failure is cleared and the other file's stays
+    assert after == failing_pytest(3, "test/test_other.py::test_x")
 
 
 def test_a_passing_run_of_the_same_scope_clears_a_failure_but_one_of_another_scope_does_not() -> None:

@@ -694,6 +694,7 @@ _CHANGE = re.compile(
     re.IGNORECASE,
 )
 CHANGE_RARITY = 0.8  # a term two sentences share that names one subject ("the outbox")
+_SET_ASIDE_NAMED = re.compile(r"\b(?:instead of|rather than)\s+([^.;:!?]{1,80})", re.IGNORECASE)
 _PART = re.compile(r"[a-z][a-z0-9]{4,}")
 
 
@@ -709,6 +710,12 @@ def _supersede_by_change(work: _Digest, text: str, statement: Statement) -> None
     new = rare_terms(text)
     new_values = new | {t.lower() for t in specific_tokens(text)}
     new_parts = _identifier_parts(text)
+    # "X rather than Y", "X instead of Y": what it sets aside is named, and an earlier choice is
+    # replaced only if it speaks of that ("in a dependency rather than in middleware" leaves where the
+    # keys are stored alone)
+    named = [m.group(1) for m in _SET_ASIDE_NAMED.finditer(text)]
+    aside = frozenset().union(*(term_set(n) for n in named)) if named else None
+    aside_parts = set().union(*(_identifier_parts(n) for n in named)) if named else set()
     for index in range(len(work.facts) - 1, -1, -1):
         fact = work.facts[index]
         if fact.status is not FactStatus.ACTIVE or fact.source not in _REPLACEABLE:
@@ -718,6 +725,11 @@ def _supersede_by_change(work: _Digest, text: str, statement: Statement) -> None
         ):
             continue
         if _RULE_LIKE.search(fact.text) or (fact.last_prompt or fact.prompt or 0) >= statement.prompt:
+            continue
+        speaks_of_aside = aside is None or bool(
+            aside & term_set(fact.text) or aside_parts & _identifier_parts(fact.text)
+        )
+        if not speaks_of_aside:
             continue
         old = rare_terms(fact.text)
         old_values = old | {t.lower() for t in specific_tokens(fact.text)}

@@ -980,11 +980,15 @@ def _covers_path(scope: str, test: str) -> bool:
     path, test = _normal_path(scope), _normal_path(test)
     if not path:
         return True
-    for start in [0, *(m.end() for m in re.finditer("/", test))]:
-        if test.startswith(path, start):
-            end = start + len(path)
-            if end == len(test) or test[end] in _BOUNDARY:
-                return True
+    # An absolute path names the test from the filesystem's root, the runner from the project's:
+    # `pytest /home/ana/shop/tests/test_cart.py` reports `tests/test_cart.py::…`.
+    tails = [path[m.end() :] for m in re.finditer("/", path)] if scope.startswith(("/", "~")) else []
+    for candidate in (path, *(tail for tail in tails if tail)):
+        for start in [0, *(m.end() for m in re.finditer("/", test))]:
+            if test.startswith(candidate, start):
+                end = start + len(candidate)
+                if end == len(test) or test[end] in _BOUNDARY:
+                    return True
     return False
 
 
@@ -1038,21 +1042,27 @@ def track(failing: Sequence[Failing], run: TestRun | None, prompt: int) -> tuple
     """
     if run is None:
         return tuple(failing)
-    passed, failed = set(run.passed), set(run.failed)
     kept: list[Failing] = []
     for entry in failing:
-        if entry.runner == run.runner and entry.test not in failed:
-            if entry.test in passed:
+        if entry.runner == run.runner and not any(same_test(entry.test, t) for t in run.failed):
+            if any(same_test(entry.test, t) for t in run.passed):
                 continue
             if run.all_passed and falls_under(entry.test, run.scope, run.runner):
                 continue
         kept.append(entry)
-    known = {(entry.runner, entry.test) for entry in kept}
     for test in run.failed:
-        if (run.runner, test) not in known:
-            known.add((run.runner, test))
+        if not any(e.runner == run.runner and same_test(e.test, test) for e in kept):
             kept.append(Failing(test=test, runner=run.runner, since_prompt=prompt))
     return tuple(kept[:MAX_FAILING])
+
+
+def same_test(one: str, other: str) -> bool:
+    """One test named from two folders: a run from ``test/`` says ``test_x.py::t``, a run from the
+    project's root ``test/test_x.py::t`` (whole path parts only: ``a_test.py`` is not ``test.py``)."""
+    if one == other:
+        return True
+    shorter, longer = sorted((one, other), key=len)
+    return longer.endswith(shorter) and longer[-len(shorter) - 1] in "/\\"
 
 
 def to_records(failing: Iterable[Failing]) -> list[dict[str, str | int]]:

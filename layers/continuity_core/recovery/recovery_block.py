@@ -22,7 +22,14 @@ from continuity_core.checkpoints.rolling import (
     visibly_linked,
 )
 from continuity_core.extraction.paths import names_a_file
-from continuity_core.extraction.salience import rare_terms, salience, select, term_set, topic_terms
+from continuity_core.extraction.salience import (
+    is_tentative,
+    rare_terms,
+    salience,
+    select,
+    term_set,
+    topic_terms,
+)
 from continuity_core.extraction.sticky import ASKED, FileAction
 from continuity_core.extraction.terms import snippet
 from continuity_core.models.session_digest import (
@@ -333,6 +340,8 @@ def _sections(
             facts = [f for f in facts if not _outdated(f, outdated)]
         if kind in (FactKind.DECISION, FactKind.QUESTION):  # "did that fix it?": nothing to act on
             facts = [f for f in facts if f.source not in _SAID_LIVE or salience(f.text).score >= FACT_FLOOR]
+        if kind is FactKind.FINDING:  # "the issue is X. Let me check:" is a guess its check settled
+            facts = [f for f in facts if f.source is not FactSource.AGENT or not is_tentative(f.text)]
         if kind is FactKind.FINDING and digest.report is not None:  # already in Where Things Stand
             facts = [f for f in facts if f.text.rstrip("…") not in digest.report.text]
         if kind is FactKind.FILE:
