@@ -20,7 +20,7 @@ class AwsTime:
         self._lock = threading.Lock()
 
     def attach(self, services: tuple[str, ...] = ("dynamodb", "s3")) -> AwsTime:
-        from continuity_core.adapters.aws import client
+        from continuity_core.kernel.aws import client
 
         for name in services:
             events = client(name).meta.events

@@ -14,7 +14,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = 15
-HANDLER = "import functions.hooks.handler as h\nfrom continuity_core.config import get_config\nget_config()\n"
+HANDLER = (
+    "import functions.hooks.handler as h\n"
+    "from continuity_core.kernel.config import get_config\nget_config()\n"
+)
 BASELINE = "import boto3\n"
 
 

@@ -40,7 +40,7 @@ from bench.aws_time import AwsTime
 from bench.bench_requests import PROJECT, RequestCounter
 from bench.bench_transcripts import moto_stack
 from bench.cost_model import Usage, costs, markdown
-from continuity_core import names
+from continuity_core.kernel import names
 
 SESSION_PROMPTS = 40
 COMPACT_AFTER = SESSION_PROMPTS // 2
@@ -297,7 +297,7 @@ class ByteCounter(io.TextIOBase):
 @contextlib.contextmanager
 def deployed_logging(counter: ByteCounter) -> Iterator[None]:
     """The handlers log as deployed (INFO, EMF metrics on) into ``counter`` instead of stdout."""
-    from continuity_core.observability import logger
+    from continuity_core.kernel.observability import logger
 
     handler: Any = logger.registered_handler
     level = logger.log_level
@@ -448,10 +448,10 @@ def prune_everything(ledger: CapacityLedger) -> tuple[float, float]:
     injection records to DynamoDB's TTL, whose deletes are free."""
     from datetime import UTC, datetime, timedelta
 
-    from continuity_core.adapters.dynamo_retention import DynamoRetentionStore
-    from continuity_core.adapters.s3_bodies import S3BodyStore
-    from continuity_core.config import load_config
-    from continuity_core.logic.retention import Pruner
+    from continuity_core.kernel.config import load_config
+    from continuity_core.retention.dynamo_retention import DynamoRetentionStore
+    from continuity_core.retention.retention import Pruner
+    from continuity_core.transcripts.s3_bodies import S3BodyStore
 
     config = load_config({})
     kept = max(config.retention_days, config.transcript_retention_days)
@@ -517,7 +517,7 @@ class Measurement:
 def measure(transcript_chars: int = TRANSCRIPT_CHARS_PER_PROMPT) -> Measurement:
     import boto3
 
-    from continuity_core.adapters.aws import client
+    from continuity_core.kernel.aws import client
     from infra import wiring
 
     chunk = {"CONTINUITY_TRANSCRIPT_CHUNK_CHARS": str(BENCH_CHUNK_CHARS)}

@@ -26,10 +26,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from continuity_client.hook import harness as client
-from continuity_core.config import load_config
-from continuity_core.logic.ingest import HookOutcome, HookService
-from continuity_core.logic.normalize import normalize_hook
-from continuity_core.logic.writer import CheckpointWriter
+from continuity_core.checkpoints.writer import CheckpointWriter
+from continuity_core.hooks.ingest import HookOutcome, HookService
+from continuity_core.hooks.normalize import normalize_hook
+from continuity_core.kernel.config import load_config
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import HookEvent, HookRequest
 from tests.fakes.stores import in_memory_stores

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from continuity_core import names
+from continuity_core.kernel import names
 
 RETENTION = timedelta(days=7)
 # The simulated day: 24 hourly runs from W0 (a bucket boundary), the cursor already at W0.
@@ -185,12 +185,12 @@ def seed(sessions_: list[Session], table: str, bucket: str) -> int:
     with BatchWriteItem through a client that is not counted; returns the number of items."""
     import boto3
 
-    from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
-    from continuity_core.adapters.dynamo_expiry import expiry_values
-    from continuity_core.adapters.dynamo_items import project_pk, session_pk, timestamp, to_attributes
-    from continuity_core.adapters.s3_bodies import chunk_key
-    from continuity_core.logic.retention import expiry
+    from continuity_core.checkpoints.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.kernel.dynamo_expiry import expiry_values
+    from continuity_core.kernel.dynamo_items import project_pk, session_pk, timestamp, to_attributes
+    from continuity_core.kernel.expiry import expiry
     from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+    from continuity_core.transcripts.s3_bodies import chunk_key
 
     s3: Any = boto3.client("s3")
     checkpoints = DynamoCheckpointStore(table, retention=RETENTION)
@@ -284,12 +284,13 @@ def read_per_deleted(expired_target: int) -> float:
     )
     os.environ.pop("AWS_ENDPOINT_URL", None)
     from continuity_core import services
-    from continuity_core.adapters.aws import client, reset_clients
-    from continuity_core.adapters.dynamo_items import timestamp
-    from continuity_core.adapters.dynamo_retention import CURSOR_KEY, DynamoRetentionStore
-    from continuity_core.adapters.s3_bodies import S3BodyStore
-    from continuity_core.config import load_config
-    from continuity_core.logic.retention import Pruner, prunable_at
+    from continuity_core.kernel.aws import client, reset_clients
+    from continuity_core.kernel.config import load_config
+    from continuity_core.kernel.dynamo_items import timestamp
+    from continuity_core.kernel.expiry import prunable_at
+    from continuity_core.retention.dynamo_retention import CURSOR_KEY, DynamoRetentionStore
+    from continuity_core.retention.retention import Pruner
+    from continuity_core.transcripts.s3_bodies import S3BodyStore
     from tests.support.provision import provision
 
     rng = random.Random(expired_target)

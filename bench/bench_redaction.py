@@ -40,7 +40,7 @@ _IDENTS = (
     "user_id", "request_id", "cursor", "payload", "response", "retry_after", "max_tokens",
 )  # fmt: skip
 _PATHS = (
-    "layers/continuity_core/logic/ingest.py", "functions/hooks/handler.py", "tests/unit/test_digest.py",
+    "layers/continuity_core/hooks/ingest.py", "functions/hooks/handler.py", "tests/unit/test_digest.py",
     "infra/stacks/continuity.py", "src/auth/tokenRefresh.ts", "web/src/components/LoginForm.tsx",
     "internal/store/dynamo.go", "docs/ARCHITECTURE.md", "pyproject.toml", "package.json",
 )  # fmt: skip

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from continuity_core import names
+from continuity_core.kernel import names
 
 PROMPTS = 100
 PROJECT = "/bench/project"
@@ -42,7 +42,7 @@ def moto_service() -> Iterator[Any]:
     )
     os.environ.pop("AWS_ENDPOINT_URL", None)
     from continuity_core import services
-    from continuity_core.adapters.aws import client, reset_clients
+    from continuity_core.kernel.aws import client, reset_clients
     from tests.support.api import InProcessService
     from tests.support.provision import provision
 
@@ -73,7 +73,7 @@ def seed_checkpoints(total: int) -> None:
     """``total`` checkpoints across 100-checkpoint sessions of the same project, newest last."""
     import boto3
 
-    from continuity_core.adapters.dynamo_checkpoints import checkpoint_item
+    from continuity_core.checkpoints.dynamo_checkpoints import checkpoint_item
     from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 
     dynamodb: Any = boto3.client("dynamodb")  # not the counted client

@@ -32,7 +32,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bench.aws_time import AwsTime
-from continuity_core import names
+from continuity_core.kernel import names
 
 PROMPTS = 100
 SESSION_CHARS = 100_000
@@ -64,7 +64,7 @@ class Counter:
 def moto_stack(**settings: str) -> Iterator[tuple[Any, Counter]]:
     from bench.bench_requests import moto_service
     from continuity_core import services
-    from continuity_core.adapters.aws import client
+    from continuity_core.kernel.aws import client
 
     os.environ.update(settings)
     services.reset()
@@ -94,7 +94,7 @@ def transcript_session() -> dict[str, float]:
         import boto3
 
         from continuity_core import services
-        from continuity_core.adapters.dynamo_items import session_pk
+        from continuity_core.kernel.dynamo_items import session_pk
 
         service.hook("session-start", {"session_id": "bench", "cwd": "/bench/project"})
         text, sent_bytes = "", 0

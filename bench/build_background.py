@@ -13,7 +13,7 @@ keeping. Two sources, both counted here and shipped as one small file
   that "remember", "decide" or "storage" are common words.
 
 Run: ``python -m bench.build_background`` (``make background-model``). The same tokenizer as the
-service (``continuity_core.logic.salience.terms_of``), so what is counted is what is looked up.
+service (``continuity_core.extraction.salience.terms_of``), so what is counted is what is looked up.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from continuity_core.logic.salience import BACKGROUND_PATH, terms_of
+from continuity_core.extraction.salience import BACKGROUND_PATH, terms_of
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "claude-code" / "real_projects"
 MIN_SESSIONS = 2

@@ -6,7 +6,7 @@ Context (cdk.json, or ``-c key=value``):
 * ``stages.<stage>.ephemeral`` (or ``ephemeral``): ``true`` destroys tables and log groups with
   the stack and drops deletion protection; otherwise they are retained.
 * ``continuity``: the service configuration in camelCase (``promptInterval``, ...), validated by
-  ``continuity_core.config`` so a bad value fails synth with a message naming it.
+  ``continuity_core.kernel.config`` so a bad value fails synth with a message naming it.
 * ``apiTokenSha256``: sha256 hex of the accepted bearer token, given to the authorizer.
 
 cdk-nag's AWS Solutions checks run as a policy-validation plugin: an unacknowledged finding
@@ -26,7 +26,7 @@ from typing import Any
 from aws_cdk import Annotations, App, Validations
 from cdk_nag import AwsSolutionsChecks
 
-from continuity_core.config import (
+from continuity_core.kernel.config import (
     ConfigError,
     ContinuityConfig,
     camel_case,

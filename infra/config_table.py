@@ -1,6 +1,6 @@
 """The README's configuration table, generated from the config model: ``python -m infra.config_table``.
 
-One row per field of ``ContinuityConfig`` (``layers/continuity_core/config.py``), in its order: the
+One row per field of ``ContinuityConfig`` (``layers/continuity_core/kernel/config.py``), in its order: the
 cdk.json key (camelCase, in the ``continuity`` context), the environment variable the functions
 read, the default, the accepted range (the field's bounds) and the meaning (its description). The
 table sits between two markers in README.md; this rewrites what is between them. ``--check``
@@ -16,12 +16,13 @@ from pathlib import Path
 import annotated_types
 from pydantic.fields import FieldInfo
 
-from continuity_core.config import ContinuityConfig, camel_case, environment_variable
+from continuity_core.kernel.config import ContinuityConfig, camel_case, environment_variable
 from infra.generated import replace_section
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 START = (
-    "<!-- config-table: generated from layers/continuity_core/config.py by `python -m infra.config_table` -->"
+    "<!-- config-table: generated from layers/continuity_core/kernel/config.py"
+    " by `python -m infra.config_table` -->"
 )
 END = "<!-- /config-table -->"
 HEADER = "| setting (cdk.json) | environment variable | default | range | meaning |\n|---|---|---|---|---|\n"

@@ -33,9 +33,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from continuity_core.adapters.dynamo_items import project_hash
-from continuity_core.logic.paths import normalize_project
-from continuity_core.names import (
+from continuity_core.extraction.paths import normalize_project
+from continuity_core.kernel.dynamo_items import project_hash
+from continuity_core.kernel.names import (
     AGENT_PREFIX,
     LEDGER_HEAD_SK,
     LEDGER_PART,

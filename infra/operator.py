@@ -9,7 +9,7 @@
 Not an API route on purpose: a bearer token of any tenant, admins included, reaches only its own
 agent; creating a tenant and reading every tenant's traffic need the credentials that can write the
 table (the deploy role), which no request through API Gateway carries. So this runs the service's
-own rules (``logic/tokens.py``'s ``TenantService``, ``logic/health.py``) against the table and the
+own rules (``admin/tokens.py``'s ``TenantService``, ``admin/health.py``) against the table and the
 queues directly, and there is no route to attack (docs/SECURITY.md, principals and scopes).
 
 ``tenant create`` prints the new tenant's admin token once, as the last line of stdout (for
@@ -36,9 +36,9 @@ from infra.outputs import (
 )
 
 if TYPE_CHECKING:
-    from continuity_core.adapters.dynamo_tokens import DynamoTokenStore
-    from continuity_core.logic.health import HealthReader
-    from continuity_core.logic.tokens import TenantService
+    from continuity_core.admin.dynamo_tokens import DynamoTokenStore
+    from continuity_core.admin.health import HealthReader
+    from continuity_core.admin.tokens import TenantService
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,10 @@ class Operator:
     """The operator's commands over one deployment's storage."""
 
     def __init__(self, target: Target) -> None:
-        from continuity_core.adapters.dynamo_health import AwsHealthSource
-        from continuity_core.adapters.dynamo_tokens import DynamoTokenStore
-        from continuity_core.logic.health import HealthReader
-        from continuity_core.logic.tokens import TenantService
+        from continuity_core.admin.dynamo_health import AwsHealthSource
+        from continuity_core.admin.dynamo_tokens import DynamoTokenStore
+        from continuity_core.admin.health import HealthReader
+        from continuity_core.admin.tokens import TenantService
         from continuity_core.services import utc_now
 
         self.store: DynamoTokenStore = DynamoTokenStore(target.table)
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None, operator: Operator | None = None) -> int
 
 
 def run(args: argparse.Namespace, operator: Operator) -> int:
-    from continuity_core.logic.tokens import TenantExistsError, UnknownTenantError
+    from continuity_core.admin.tokens import TenantExistsError, UnknownTenantError
 
     if args.command == "tenant" and args.tenant_command == "list":
         print("\n".join(operator.tenants.tenants()))

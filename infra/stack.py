@@ -8,7 +8,7 @@ from pathlib import Path
 from aws_cdk import CfnOutput, Environment, RemovalPolicy, Stack
 from constructs import Construct
 
-from continuity_core.config import ContinuityConfig
+from continuity_core.kernel.config import ContinuityConfig
 from infra import outputs, wiring
 from infra.build_layer import REPO_ROOT, LayerPaths
 from infra.constructs.api import ServiceApi

@@ -4,7 +4,7 @@ Every function with its handler, trigger (HTTP routes, SQS queue, schedule), env
 resources it may read or write is declared here once. The CDK stack (``infra/stack.py``) and the
 local stack (``infra/local``) are both built from these objects, so they cannot drift. The names
 in them (environment variables, key and index attributes, projections) are
-``continuity_core.names``, the module the functions' code reads them from.
+``continuity_core.kernel.names``, the module the functions' code reads them from.
 
 Plain dataclasses only: this module is imported by the local stack and tests, so it must not
 import aws_cdk.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from continuity_core import names
+from continuity_core.kernel import names
 
 
 class Access(StrEnum):
@@ -125,7 +125,7 @@ class FunctionSpec:
 
     @property
     def item_grants(self) -> tuple[ItemGrant, ...]:
-        """A function with authorized routes runs the rate-limit middleware (``continuity_core.http``),
+        """A function with authorized routes runs the rate-limit middleware (``continuity_core.kernel.http``),
         which adds each token's requests to a shared counter item: it needs that one write."""
         return (RATE_COUNTER,) if any(route.authorized for route in self.routes) else ()
 
@@ -172,14 +172,14 @@ CONTINUITY_TABLE = TableSpec(
             projection=names.SESSION_INDEX_ATTRIBUTES,
         ),
         # Sparse: what ages out (checkpoints, session state, transcript heads) by the bucket its
-        # retention runs out in; the pruner reads the due buckets and the next (logic/retention.py).
+        # retention runs out in; the pruner reads the due buckets and the next (retention/retention.py).
         GlobalIndex(
             name=names.EXPIRY_INDEX,
             partition_key=names.EXPIRY_PK,
             sort_key=names.EXPIRY_SK,
             projection=names.EXPIRY_INDEX_ATTRIBUTES,
         ),
-        # Sparse: sessions with pending prompts by when the idle sweep looks at them (logic/idle.py).
+        # Sparse: sessions with pending prompts by when the idle sweep looks at them (checkpoints/idle.py).
         GlobalIndex(
             name=names.IDLE_INDEX,
             partition_key=names.IDLE_PK,
@@ -202,7 +202,7 @@ CHECKPOINT_QUEUE = QueueSpec(
 # stay in the table).
 TRANSCRIPT_BUCKET = BucketSpec(key="transcript_bucket", env_var=names.BUCKET_ENV)
 
-# Each token's requests per minute, counted across instances (adapters/dynamo_rate.py): an UpdateItem
+# Each token's requests per minute, counted across instances (admin/dynamo_rate.py): an UpdateItem
 # on RATE# items only, so a read-only function stays read-only for everything else in the table.
 RATE_COUNTER = ItemGrant(
     table=CONTINUITY_TABLE.key, actions=("dynamodb:UpdateItem",), key_prefix=names.RATE_PREFIX

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from continuity_core.names import TABLE_ENV
+from continuity_core.kernel.names import TABLE_ENV
 
 if TYPE_CHECKING:
     from infra.local.access_policies import StackAccess
@@ -77,7 +77,7 @@ def aws(monkeypatch: pytest.MonkeyPatch, access: StackAccess) -> Iterator[dict[s
 
     atomic_requests(monkeypatch)
     from continuity_core import services
-    from continuity_core.adapters.aws import reset_clients
+    from continuity_core.kernel.aws import reset_clients
     from infra.local import access_guard
     from tests.support.provision import provision
 

@@ -10,7 +10,9 @@ from aws_lambda_powertools.event_handler.exceptions import ServiceError
 from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import (
+from continuity_core.checkpoints.agent_digests import UnknownProjectError
+from continuity_core.extraction.paths import normalize_project
+from continuity_core.kernel.http import (
     ERROR_RESPONSES,
     NewSessionKey,
     StoredSessionKey,
@@ -21,16 +23,14 @@ from continuity_core.http import (
     on_error,
     resolve,
 )
-from continuity_core.logic.digests import UnknownProjectError
-from continuity_core.logic.handoff import NoProjectError, SessionNotFoundError
-from continuity_core.logic.paths import normalize_project
-from continuity_core.logic.tiers import NothingToRecoverError
+from continuity_core.kernel.observability import count, logger, metrics
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.digest import DigestRequest, LedgerPage
 from continuity_core.models.handoff import HandoffAnswer, HandoffRequest
 from continuity_core.models.recovery import CheckpointAnswer, CheckpointWritten, RecoveryAnswer
 from continuity_core.models.tokens import Scope
-from continuity_core.observability import count, logger, metrics
+from continuity_core.recovery.handoff import NoProjectError, SessionNotFoundError
+from continuity_core.recovery.tiers import NothingToRecoverError
 from continuity_core.services import (
     checkpoint_writer,
     digest_service,

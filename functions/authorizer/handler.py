@@ -10,7 +10,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.observability import logger
+from continuity_core.kernel.observability import logger
 from continuity_core.services import token_service
 
 DENY: dict[str, Any] = {"isAuthorized": False}
@@ -36,7 +36,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
             "agent_id": record.agent_id,
             "scopes": ",".join(sorted(record.scopes)),
             "token_id": record.token_id,
-            # A session's default person, for hand-offs addressed by name (logic/handoff.py).
+            # A session's default person, for hand-offs addressed by name (recovery/handoff.py).
             "token_name": record.name or "",
         },
     }

@@ -10,9 +10,9 @@ from aws_lambda_powertools.utilities.parser.models import SqsRecordModel
 from aws_lambda_powertools.utilities.parser.types import Json
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.logic.writer import FlushOutcome
+from continuity_core.checkpoints.writer import FlushOutcome
+from continuity_core.kernel.observability import count, logger, metrics
 from continuity_core.models.flush import FlushRequest
-from continuity_core.observability import count, logger, metrics
 from continuity_core.services import checkpoint_writer
 
 

@@ -7,11 +7,11 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import ERROR_RESPONSES, StoredSessionKey, caller, create_app, resolve
-from continuity_core.logic.paths import normalize_project
+from continuity_core.extraction.paths import normalize_project
+from continuity_core.kernel.http import ERROR_RESPONSES, StoredSessionKey, caller, create_app, resolve
+from continuity_core.kernel.observability import count, logger, metrics
 from continuity_core.models.forget import ForgetAnswer
 from continuity_core.models.tokens import Scope
-from continuity_core.observability import count, logger, metrics
 from continuity_core.services import forgetter
 
 app = create_app()

@@ -8,13 +8,13 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.config import get_config
-from continuity_core.http import ERROR_RESPONSES, caller, create_app, resolve, seen_hook
-from continuity_core.logic.normalize import normalize_hook
+from continuity_core.hooks.normalize import normalize_hook
+from continuity_core.kernel.config import get_config
+from continuity_core.kernel.http import ERROR_RESPONSES, caller, create_app, resolve, seen_hook
+from continuity_core.kernel.names import NUDGE_POINT_HEADER
+from continuity_core.kernel.observability import count, logger, metrics
 from continuity_core.models.hooks import HookEvent, HookRequest
 from continuity_core.models.tokens import Scope
-from continuity_core.names import NUDGE_POINT_HEADER
-from continuity_core.observability import count, logger, metrics
 from continuity_core.services import hook_service
 
 app = create_app()

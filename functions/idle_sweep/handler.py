@@ -1,7 +1,7 @@
 """Scheduled (EventBridge, every 5 minutes): the final checkpoint of sessions whose end never came.
 
 Sessions with pending prompts and no hook for ``idleCloseMinutes`` get a checkpoint with trigger
-``idle``, read from the idle index only (``continuity_core/logic/idle.py``).
+``idle``, read from the idle index only (``continuity_core/checkpoints/idle.py``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.observability import count, logger, metrics
+from continuity_core.kernel.observability import count, logger, metrics
 from continuity_core.services import idle_sweeper
 
 # Stop taking sessions this close to the timeout: the rest stay due for the next run.

@@ -2,7 +2,7 @@
 
 Session state, transcript heads and their S3 bodies, read from the expiry index's due buckets only;
 checkpoints and injection records are left to DynamoDB's TTL, except an active session's newest
-checkpoint, kept a bucket ahead (``continuity_core/logic/retention.py``). A run that runs short of
+checkpoint, kept a bucket ahead (``continuity_core/retention/retention.py``). A run that runs short of
 time stops between buckets and the next run goes on from there.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.observability import count, logger, metrics
+from continuity_core.kernel.observability import count, logger, metrics
 from continuity_core.services import pruner
 
 # Stop starting buckets this close to the timeout: the cursor still has to be saved.

@@ -10,14 +10,14 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import ERROR_RESPONSES, StoredSessionKey, caller, create_app, resolve
-from continuity_core.logic.paths import normalize_project
+from continuity_core.extraction.paths import normalize_project
+from continuity_core.kernel.http import ERROR_RESPONSES, StoredSessionKey, caller, create_app, resolve
+from continuity_core.kernel.observability import logger, metrics
 from continuity_core.models.checkpoint import CheckpointList
 from continuity_core.models.hooks import MAX_LABEL
 from continuity_core.models.recovery import PreviewAnswer
 from continuity_core.models.state import SessionOrigin
 from continuity_core.models.tokens import Scope, WhoAmI
-from continuity_core.observability import logger, metrics
 from continuity_core.services import checkpoint_reader, start_preview
 
 app = create_app()

@@ -12,7 +12,7 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import (
+from continuity_core.kernel.http import (
     ERROR_RESPONSES,
     StoredSessionKey,
     caller,
@@ -21,6 +21,7 @@ from continuity_core.http import (
     on_error,
     resolve,
 )
+from continuity_core.kernel.observability import count, logger, metrics
 from continuity_core.models import MAX_SAFE_INTEGER
 from continuity_core.models.dashboard import (
     CheckpointView,
@@ -33,7 +34,6 @@ from continuity_core.models.dashboard import (
 from continuity_core.models.injections import InjectionList, Lineage
 from continuity_core.models.sessions import SearchRequest, SearchResults, SessionPage, TranscriptText
 from continuity_core.models.tokens import Scope
-from continuity_core.observability import count, logger, metrics
 from continuity_core.ports import TranscriptBodyMissingError
 from continuity_core.services import dashboard_reader, session_reader
 

@@ -10,11 +10,11 @@ from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.http import ERROR_RESPONSES, ForbiddenError, caller, create_app, created, resolve
-from continuity_core.logic.tokens import ForeignAgentError
+from continuity_core.admin.tokens import ForeignAgentError
+from continuity_core.kernel.http import ERROR_RESPONSES, ForbiddenError, caller, create_app, created, resolve
+from continuity_core.kernel.observability import logger, metrics
 from continuity_core.models.health import HealthAnswer
 from continuity_core.models.tokens import CreateTokenRequest, Scope, TokenCreated, TokenList, TokenView
-from continuity_core.observability import logger, metrics
 from continuity_core.services import health_reader, token_service
 
 app = create_app(redact_responses=False)  # a new token's secret is the answer

@@ -46,7 +46,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     ensure_import_paths()
-    from continuity_core.config import ConfigError, load_config
+    from continuity_core.kernel.config import ConfigError, load_config
 
     keys = [spec.key for spec in wiring.FUNCTIONS]
     if args.function not in keys:

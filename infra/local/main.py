@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     for noisy in ("botocore", "boto3", "urllib3"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     ensure_import_paths()
-    from continuity_core.config import ConfigError
+    from continuity_core.kernel.config import ConfigError
     from infra.local.stack import AlreadyRunningError, LocalStack, StackOptions
 
     try:

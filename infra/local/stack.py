@@ -102,7 +102,7 @@ class LocalStack:
         """Start everything; raises ConfigError, OSError (ports), AlreadyRunningError, RuntimeError."""
         opts = self.options
         ensure_import_paths()
-        from continuity_core.config import load_config  # importable once the paths are set
+        from continuity_core.kernel.config import load_config  # importable once the paths are set
 
         config = load_config()  # ConfigError names the bad variable
         ensure_port_free(opts.host, opts.port)

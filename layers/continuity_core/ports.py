@@ -121,7 +121,7 @@ class SessionDeletedError(Exception):
 class PromptRecord:
     snippet: str | None  # the prompt, cut; its key terms are derived from it when a checkpoint is due
     idempotency_key: str | None = None
-    body_fingerprint: str | None = None  # what "the same request" means (logic/idempotency.py)
+    body_fingerprint: str | None = None  # what "the same request" means (hooks/idempotency.py)
     transcript_chars: int | None = None
     transcript_end: int | None = None  # where the transcript delta this hook carries ends
     context_tokens: int | None = None  # the context size the harness recorded, when the client sent it
@@ -364,7 +364,7 @@ class Span:
 @dataclass(frozen=True)
 class StoredAppend:
     """An append as the storage holds it: where it sits, its text, and the kind of a redaction that
-    runs to its end (the next append may continue that secret; ``logic/transcript_redact.py``)."""
+    runs to its end (the next append may continue that secret; ``transcripts/redact.py``)."""
 
     span: Span
     text: str
@@ -408,7 +408,7 @@ class TranscriptLog(Protocol):
 class TranscriptStorage(Protocol):
     """Where a transcript is kept: a head, one item per append, chunks of text moved out. It stores
     and reads; what the items mean (the chain, incarnations, when to chunk) is decided in
-    ``logic/transcript_append.py`` and ``logic/transcript_read.py``."""
+    ``transcripts/append.py`` and ``transcripts/read.py``."""
 
     def head(self, agent_id: str, session_key: str, now: datetime, consistent: bool) -> TranscriptHead | None:
         """The head as last written (one read), None if there is none or it is past its TTL at ``now``.
@@ -631,7 +631,7 @@ class TokenStore(Protocol):
         ...
 
 
-# -- deleting a session's or a project's data now (``logic/forget.py``) -------------------------------
+# -- deleting a session's or a project's data now (``admin/forget.py``) -------------------------------
 
 
 @dataclass(frozen=True)
@@ -660,7 +660,7 @@ class LedgerItem:
 
 class ErasureStore(Protocol):
     """Reads and deletes everything a session or a project left; what goes, in which order, is
-    ``logic/forget.py``'s."""
+    ``admin/forget.py``'s."""
 
     def session_contents(self, agent_id: str, session_key: str) -> SessionContents:
         """Every item under the session's key (consistent reads, paged to the end)."""

@@ -304,8 +304,8 @@ class FakeService:
 
 
 def service_error(status: int, detail: str, **extra: object) -> dict:
-    """An error answer as the service's handlers give it (``continuity_core.http.error_body``)."""
-    from continuity_core.http import error_body
+    """An error answer as the service's handlers give it (``continuity_core.kernel.http.error_body``)."""
+    from continuity_core.kernel.http import error_body
 
     return error_body(status, detail, **extra)
 

@@ -17,8 +17,8 @@ import os
 import urllib.request
 from dataclasses import dataclass, field
 
-from continuity_core.logic.tokens import DEFAULT_AGENT
-from continuity_core.names import DLQ_ENV, QUEUE_ENV, TABLE_ENV
+from continuity_core.admin.tokens import DEFAULT_AGENT
+from continuity_core.kernel.names import DLQ_ENV, QUEUE_ENV, TABLE_ENV
 from infra import wiring
 from infra.local.authorization import AuthorizerGate
 from infra.local.gateway import Gateway, GatewayServer

@@ -36,7 +36,7 @@ def moto_resources() -> Iterator[dict[str, str]]:
     """The wiring's table and bucket on moto, for the whole package; yields their environment."""
     from moto import mock_aws
 
-    from continuity_core.adapters.aws import reset_clients
+    from continuity_core.kernel.aws import reset_clients
     from tests.conftest import fake_aws_credentials
     from tests.support.provision import provision
 
@@ -88,12 +88,12 @@ def stores(request: pytest.FixtureRequest, clock: Clock) -> StoreSet:
     if request.param == "memory":
         fake = in_memory_stores(clock, RETENTION)
         return StoreSet(fake.states, fake.checkpoints, fake.ledger, fake.tokens, fake.idle, fake.handoffs)
-    from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
-    from continuity_core.adapters.dynamo_handoffs import DynamoHandoffStore
-    from continuity_core.adapters.dynamo_idle import DynamoIdleIndex
-    from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
-    from continuity_core.adapters.dynamo_state import DynamoStateStore
-    from continuity_core.adapters.dynamo_tokens import DynamoTokenStore
+    from continuity_core.admin.dynamo_tokens import DynamoTokenStore
+    from continuity_core.checkpoints.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.checkpoints.dynamo_idle import DynamoIdleIndex
+    from continuity_core.checkpoints.dynamo_ledger import DynamoLedgerStore
+    from continuity_core.hooks.dynamo_state import DynamoStateStore
+    from continuity_core.recovery.dynamo_handoffs import DynamoHandoffStore
 
     table = table_name(request)
     return StoreSet(

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from continuity_core.adapters.dynamo_ledger import HEAD_DECISIONS
-from continuity_core.logic.retention import TTL_GRACE, expiry
+from continuity_core.checkpoints.dynamo_ledger import HEAD_DECISIONS
+from continuity_core.kernel.expiry import TTL_GRACE, expiry
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.state import SessionIdentity
@@ -257,9 +257,9 @@ def test_a_checkpoint_body_written_with_zlib_alone_before_the_dictionary_still_r
     # DynamoDB only: the body's format (each checkpoint's write is billed by its size).
     import zlib
 
-    from continuity_core.adapters.aws import client
-    from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
-    from continuity_core.adapters.dynamo_items import (
+    from continuity_core.checkpoints.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.kernel.aws import client
+    from continuity_core.kernel.dynamo_items import (
         TEXT_DICTIONARY_V1,
         checkpoint_sk,
         decompress_text,
@@ -290,10 +290,10 @@ def test_a_checkpoints_ttl_is_its_prunable_instant_and_one_written_before_reads_
     request: pytest.FixtureRequest, agent: str, clock: Clock
 ) -> None:
     # DynamoDB only: the stored TTL (DynamoDB's TTL deletes checkpoints, the pruner does not).
-    from continuity_core.adapters.aws import client
-    from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
-    from continuity_core.adapters.dynamo_items import checkpoint_sk, item_key, session_pk
-    from continuity_core.names import TTL_ATTRIBUTE
+    from continuity_core.checkpoints.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.kernel.aws import client
+    from continuity_core.kernel.dynamo_items import checkpoint_sk, item_key, session_pk
+    from continuity_core.kernel.names import TTL_ATTRIBUTE
     from tests.contract.conftest import table_name
 
     table = table_name(request)

@@ -52,13 +52,13 @@ def backend(request: pytest.FixtureRequest, clock: Clock) -> Backend:
         transcripts = InMemoryTranscriptStorage(retention=RETENTION)
         erasure = InMemoryErasureStore(fake.memory, transcripts)
         return Backend(fake.states, fake.checkpoints, fake.ledger, transcripts, erasure, fake.handoffs)
-    from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
-    from continuity_core.adapters.dynamo_erase import DynamoErasureStore
-    from continuity_core.adapters.dynamo_handoffs import DynamoHandoffStore
-    from continuity_core.adapters.dynamo_ledger import DynamoLedgerStore
-    from continuity_core.adapters.dynamo_state import DynamoStateStore
-    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
-    from continuity_core.adapters.s3_bodies import S3BodyStore
+    from continuity_core.admin.dynamo_erase import DynamoErasureStore
+    from continuity_core.checkpoints.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.checkpoints.dynamo_ledger import DynamoLedgerStore
+    from continuity_core.hooks.dynamo_state import DynamoStateStore
+    from continuity_core.recovery.dynamo_handoffs import DynamoHandoffStore
+    from continuity_core.transcripts.dynamo_transcripts import DynamoTranscriptStorage
+    from continuity_core.transcripts.s3_bodies import S3BodyStore
 
     table, bodies = table_name(request), S3BodyStore(bucket_name(request))
     return Backend(

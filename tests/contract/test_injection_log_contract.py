@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from continuity_core.logic.retention import TTL_GRACE, expiry
+from continuity_core.kernel.expiry import TTL_GRACE, expiry
 from continuity_core.models.injections import InjectionRecord, InjectionSection
 from continuity_core.ports import InjectionLog
 from tests.contract.conftest import BACKENDS, T0, table_name
@@ -18,7 +18,7 @@ from tests.support.clock import Clock
 def log(request: pytest.FixtureRequest, clock: Clock) -> InjectionLog:
     if request.param == "memory":
         return in_memory_stores(clock, RETENTION).injections
-    from continuity_core.adapters.dynamo_injections import DynamoInjectionLog
+    from continuity_core.recovery.dynamo_injections import DynamoInjectionLog
 
     return DynamoInjectionLog(table_name(request), retention=RETENTION, clock=clock)
 
@@ -84,11 +84,11 @@ def test_an_injection_is_left_to_ttl_and_one_written_before_reads_as_gone_on_tim
     request: pytest.FixtureRequest, agent: str, clock: Clock
 ) -> None:
     # DynamoDB only: the stored item (its TTL at the instant, no expiry index copy to write).
-    from continuity_core.adapters.aws import client
-    from continuity_core.adapters.dynamo_expiry import expiry_values
-    from continuity_core.adapters.dynamo_injections import DynamoInjectionLog, injection_sk
-    from continuity_core.adapters.dynamo_items import item_key, session_pk, to_attributes
-    from continuity_core.names import EXPIRY_PK, TTL_ATTRIBUTE
+    from continuity_core.kernel.aws import client
+    from continuity_core.kernel.dynamo_expiry import expiry_values
+    from continuity_core.kernel.dynamo_items import item_key, session_pk, to_attributes
+    from continuity_core.kernel.names import EXPIRY_PK, TTL_ATTRIBUTE
+    from continuity_core.recovery.dynamo_injections import DynamoInjectionLog, injection_sk
 
     table = table_name(request)
     log = DynamoInjectionLog(table, retention=RETENTION, clock=clock)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from continuity_core.logic.ratelimit import WindowAdds, WindowTotals
+from continuity_core.admin.ratelimit import WindowAdds, WindowTotals
 from tests.contract.conftest import table_name
 from tests.fakes.rate import InMemoryRateCounter
 
@@ -17,7 +17,7 @@ W = 29_000_000  # a minute window (epoch minutes)
 def counter(request: pytest.FixtureRequest) -> Any:
     if request.param == "memory":
         return InMemoryRateCounter()
-    from continuity_core.adapters.dynamo_rate import DynamoRateCounter
+    from continuity_core.admin.dynamo_rate import DynamoRateCounter
 
     return DynamoRateCounter(table_name(request))
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from continuity_core.adapters.dynamo_state import MAX_HOOK_KEYS
+from continuity_core.hooks.dynamo_state import MAX_HOOK_KEYS
 from continuity_core.models.state import FLUSH_WHEN_PENDING, SessionIdentity
 from continuity_core.ports import DuplicateHookError, PromptRecord
 from tests.contract.conftest import T0, StoreSet
@@ -159,7 +159,7 @@ def test_a_remember_is_kept_pending_and_a_digest_is_counted(stores: StoreSet, ag
 
 
 def test_the_pending_lists_keep_every_prompt_and_remember_in_order(stores: StoreSet, agent: str) -> None:
-    # Bounded by the hook path checkpointing a full list (logic/ingest.py), never cut by the store.
+    # Bounded by the hook path checkpointing a full list (hooks/ingest.py), never cut by the store.
     for n in range(FLUSH_WHEN_PENDING + 5):
         state = stores.states.record_prompt(agent, me(), prompt(f"p{n}"), T0)
         state = stores.states.record_remember(agent, me(), f"r{n}", T0)
@@ -293,10 +293,10 @@ def test_snippets_are_stored_compressed_and_plain_ones_written_before_still_read
     request: pytest.FixtureRequest, agent: str
 ) -> None:
     # DynamoDB only: how the item holds the snippets (each prompt's write is billed by its size).
-    from continuity_core.adapters.aws import client
-    from continuity_core.adapters.dynamo_items import item_key, session_pk
-    from continuity_core.adapters.dynamo_state import DynamoStateStore
-    from continuity_core.names import STATE_SK
+    from continuity_core.hooks.dynamo_state import DynamoStateStore
+    from continuity_core.kernel.aws import client
+    from continuity_core.kernel.dynamo_items import item_key, session_pk
+    from continuity_core.kernel.names import STATE_SK
     from tests.contract.conftest import table_name
 
     table = table_name(request)
@@ -322,7 +322,7 @@ def test_snippets_are_stored_compressed_and_plain_ones_written_before_still_read
 
 
 def test_a_short_text_round_trips_and_an_unknown_encoding_is_refused() -> None:
-    from continuity_core.adapters.dynamo_items import compress_short_text, decompress_short_text
+    from continuity_core.kernel.dynamo_items import compress_short_text, decompress_short_text
 
     for text in ("", "p", "fix the flaky test in tests/unit/test_api.py — 日本語 too", "x" * 5000):
         assert decompress_short_text(compress_short_text(text)) == text

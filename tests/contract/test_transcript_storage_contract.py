@@ -26,8 +26,8 @@ LATER = T0 + timedelta(minutes=5)
 def storage(request: pytest.FixtureRequest) -> TranscriptStorage:
     if request.param == "memory":
         return InMemoryTranscriptStorage(retention=RETENTION)
-    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
-    from continuity_core.adapters.s3_bodies import S3BodyStore
+    from continuity_core.transcripts.dynamo_transcripts import DynamoTranscriptStorage
+    from continuity_core.transcripts.s3_bodies import S3BodyStore
 
     return DynamoTranscriptStorage(table_name(request), S3BodyStore(bucket_name(request)), RETENTION)
 
@@ -296,8 +296,8 @@ def seed_earlier_layout(storage: TranscriptStorage, agent: str, text: str) -> No
         )
         storage.seed_head(agent, head.model_copy(update={"inline": text}), T0)
         return
-    from continuity_core.adapters.aws import client
-    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
+    from continuity_core.kernel.aws import client
+    from continuity_core.transcripts.dynamo_transcripts import DynamoTranscriptStorage
     from tests.support.earlier_layout import earlier_layout_head
 
     assert isinstance(storage, DynamoTranscriptStorage)
@@ -323,10 +323,10 @@ def test_appends_are_stored_with_the_dictionary_and_ones_written_before_still_re
     # DynamoDB only: how an append holds its text (each append's write is billed by its size).
     import zlib
 
-    from continuity_core.adapters.aws import client
-    from continuity_core.adapters.dynamo_items import TEXT_DICTIONARY_V1, item_key, session_pk
-    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage, append_sk
-    from continuity_core.adapters.s3_bodies import S3BodyStore
+    from continuity_core.kernel.aws import client
+    from continuity_core.kernel.dynamo_items import TEXT_DICTIONARY_V1, item_key, session_pk
+    from continuity_core.transcripts.dynamo_transcripts import DynamoTranscriptStorage, append_sk
+    from continuity_core.transcripts.s3_bodies import S3BodyStore
 
     table = table_name(request)
     storage = DynamoTranscriptStorage(table, S3BodyStore(bucket_name(request)), RETENTION)
@@ -356,7 +356,7 @@ def test_appends_are_stored_with_the_dictionary_and_ones_written_before_still_re
 def test_a_long_text_round_trips_and_a_cut_one_is_refused() -> None:
     import zlib
 
-    from continuity_core.adapters.dynamo_items import compress_text, decompress_text
+    from continuity_core.kernel.dynamo_items import compress_text, decompress_text
 
     for text in ("", "p", "fix the flaky test in tests/unit/test_api.py — 日本語 too\n", "x" * 100_000):
         assert decompress_text(compress_text(text)) == text

@@ -16,7 +16,7 @@ from typing import IO, Any, TypeVar
 
 import requests
 
-from continuity_core.config import ContinuityConfig
+from continuity_core.kernel.config import ContinuityConfig
 from infra.local.access_guard import LOG_MARK
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -68,7 +68,7 @@ def own_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Api, s
 @pytest.fixture
 def moto(own_stack: tuple[Api, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """This process's AWS clients point at the stack's moto while the test runs."""
-    from continuity_core.adapters.aws import reset_clients
+    from continuity_core.kernel.aws import reset_clients
 
     _, moto_url = own_stack
     for name, value in {
@@ -88,13 +88,13 @@ def moto(own_stack: tuple[Api, str], monkeypatch: pytest.MonkeyPatch) -> Iterato
 def seed_session(session: str, at: datetime) -> None:
     """State, a checkpoint, a transcript with an S3 body and a start's injection, as the service
     writes them at ``at``."""
-    from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
-    from continuity_core.adapters.dynamo_state import DynamoStateStore
-    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
-    from continuity_core.adapters.s3_bodies import S3BodyStore
-    from continuity_core.logic.transcript_append import TranscriptAppender
+    from continuity_core.checkpoints.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.hooks.dynamo_state import DynamoStateStore
     from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
     from continuity_core.models.state import SessionIdentity
+    from continuity_core.transcripts.append import TranscriptAppender
+    from continuity_core.transcripts.dynamo_transcripts import DynamoTranscriptStorage
+    from continuity_core.transcripts.s3_bodies import S3BodyStore
 
     week = timedelta(days=7)
     identity = SessionIdentity(
@@ -124,8 +124,8 @@ def seed_session(session: str, at: datetime) -> None:
     )
     DynamoCheckpointStore(TABLE, retention=week).put("default", checkpoint, at, evict=[])
     # What its start injected (the dashboard's inspector), kept as long as the session
-    from continuity_core.adapters.dynamo_injections import DynamoInjectionLog
     from continuity_core.models.injections import InjectionRecord
+    from continuity_core.recovery.dynamo_injections import DynamoInjectionLog
 
     start = InjectionRecord(
         session_key=session, event="session_start", at=at, text="## Recovered", cap_chars=9000
@@ -178,9 +178,9 @@ def test_a_session_stored_eight_days_ago_is_pruned_with_its_bodies(
 def test_the_stacks_timer_runs_the_idle_sweep_which_closes_a_session_that_never_ended(
     own_stack: tuple[Api, str], moto: str
 ) -> None:
-    from continuity_core.adapters.dynamo_items import timestamp
-    from continuity_core.adapters.dynamo_state import idle_sort_key
-    from continuity_core.names import IDLE_SK
+    from continuity_core.hooks.dynamo_state import idle_sort_key
+    from continuity_core.kernel.dynamo_items import timestamp
+    from continuity_core.kernel.names import IDLE_SK
 
     api, _ = own_stack
     # Given three prompts through the stack, and no session end; the session last heard from 40

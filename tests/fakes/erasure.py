@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from continuity_core.logic.retention import expiry
+from continuity_core.kernel.expiry import expiry
 from continuity_core.ports import LedgerItem, SessionContents
 from tests.fakes.stores import TOMBSTONE, Memory, _Stored
 from tests.fakes.transcripts import InMemoryTranscriptStorage

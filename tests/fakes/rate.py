@@ -1,12 +1,12 @@
-"""The rate windows in memory: what ``adapters/dynamo_rate.py`` keeps, held to it by
+"""The rate windows in memory: what ``admin/dynamo_rate.py`` keeps, held to it by
 tests/contract/test_rate_counter_contract.py."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from continuity_core.logic.health import Traffic
-from continuity_core.logic.ratelimit import WindowAdds, WindowTotals
+from continuity_core.admin.health import Traffic
+from continuity_core.admin.ratelimit import WindowAdds, WindowTotals
 
 
 @dataclass

@@ -13,13 +13,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from continuity_core.adapters.dynamo_injections import injection_sk
-from continuity_core.adapters.dynamo_items import checkpoint_sk, ledger_entry_sk
-from continuity_core.adapters.dynamo_ledger import HEAD_DECISIONS
-from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
-from continuity_core.adapters.dynamo_projects import machine_label
-from continuity_core.adapters.dynamo_state import MAX_HOOK_KEYS, hook_key_digest
-from continuity_core.logic.retention import expiry, is_expired
+from continuity_core.checkpoints.dynamo_ledger import HEAD_DECISIONS
+from continuity_core.hooks.dynamo_state import MAX_HOOK_KEYS, hook_key_digest
+from continuity_core.kernel.dynamo_items import checkpoint_sk, ledger_entry_sk
+from continuity_core.kernel.dynamo_pages import decode_page_token, encode_page_token
+from continuity_core.kernel.expiry import expiry, is_expired
+from continuity_core.kernel.names import LEDGER_ENTRY_PREFIX
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.dashboard import ProjectRecord
 from continuity_core.models.digest import LedgerEntry, LedgerPage
@@ -27,7 +26,6 @@ from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff
 from continuity_core.models.injections import InjectionRecord
 from continuity_core.models.state import SessionIdentity, SessionState, Tally
 from continuity_core.models.tokens import TokenRecord
-from continuity_core.names import LEDGER_ENTRY_PREFIX
 from continuity_core.ports import (
     Clock,
     DuplicateHookError,
@@ -42,6 +40,8 @@ from continuity_core.ports import (
     StartWrite,
     StateChangedError,
 )
+from continuity_core.recovery.dynamo_injections import injection_sk
+from continuity_core.sessions.dynamo_projects import machine_label
 
 RETENTION = timedelta(days=7)
 TOMBSTONE = "deleted_at"  # a deleted session's state holds it (names.DELETED_AT_ATTRIBUTE)

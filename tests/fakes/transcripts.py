@@ -7,10 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
-from continuity_core.adapters.dynamo_transcripts import HEAD_EXTRA
-from continuity_core.logic.retention import expiry, is_expired
-from continuity_core.logic.transcripts import millis
+from continuity_core.kernel.dynamo_items import millis
+from continuity_core.kernel.dynamo_pages import decode_page_token, encode_page_token
+from continuity_core.kernel.expiry import expiry, is_expired
 from continuity_core.models.state import SessionIdentity
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 from continuity_core.ports import (
@@ -19,6 +18,7 @@ from continuity_core.ports import (
     StoredAppend,
     TranscriptBodyMissingError,
 )
+from continuity_core.transcripts.dynamo_transcripts import HEAD_EXTRA
 
 Key = tuple[str, str]  # (agent, session)
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from aws_cdk import aws_sqs as sqs
 
-from continuity_core.config import ConfigError
+from continuity_core.kernel.config import ConfigError
 from infra.app import build_app, read_settings
 from infra.build_layer import REPO_ROOT
 from tests.infra.synth import DOCKER_FREE, Synthesized, cdk_json_context

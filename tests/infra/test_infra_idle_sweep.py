@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from continuity_core import names
+from continuity_core.kernel import names
 from infra import wiring
 
 if TYPE_CHECKING:

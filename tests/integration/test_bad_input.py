@@ -5,7 +5,7 @@ import json
 import pytest
 
 from continuity_core import services
-from continuity_core.http import ERROR_CODES
+from continuity_core.kernel.http import ERROR_CODES
 from infra import wiring
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService

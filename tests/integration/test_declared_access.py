@@ -19,7 +19,7 @@ import boto3
 import pytest
 
 from continuity_core import services
-from continuity_core.names import RATE_PREFIX, TABLE_ENV
+from continuity_core.kernel.names import RATE_PREFIX, TABLE_ENV
 from infra import wiring
 from infra.local import access_guard
 from infra.local.access_guard import AccessDenied
@@ -53,8 +53,8 @@ def clock(service: InProcessService, monkeypatch: pytest.MonkeyPatch) -> Iterato
 def test_a_call_outside_a_functions_grant_fails_naming_the_function_action_and_resource(
     service: InProcessService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from continuity_core.adapters.aws import call
-    from continuity_core.adapters.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.checkpoints.dynamo_checkpoints import DynamoCheckpointStore
+    from continuity_core.kernel.aws import call
 
     # Given read_api's checkpoint listing made to also write an item (its role only reads)
     listing = DynamoCheckpointStore.list_for_project
@@ -179,7 +179,7 @@ def test_without_the_rate_counter_grant_read_api_fails_as_it_did_on_aws(
 
 
 def test_a_read_only_function_may_update_no_item_but_a_rate_counter(service: InProcessService) -> None:
-    from continuity_core.adapters.aws import call
+    from continuity_core.kernel.aws import call
 
     table = os.environ[TABLE_ENV]
     for function in (wiring.READ_API.key, wiring.SESSIONS.key):

@@ -213,7 +213,7 @@ def nudge_prompt(service: InProcessService, chars: int) -> str:
 def small_window(monkeypatch: pytest.MonkeyPatch) -> int:
     monkeypatch.setenv("CONTINUITY_CONTEXT_WINDOW_TOKENS", "10000")
     services.reset()
-    from continuity_core.config import ContinuityConfig
+    from continuity_core.kernel.config import ContinuityConfig
 
     return 10000 * 4 * ContinuityConfig().nudge_threshold_percent // 100  # threshold in characters
 

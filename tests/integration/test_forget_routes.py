@@ -11,7 +11,7 @@ from typing import Any
 import boto3
 import pytest
 
-from continuity_core.names import BUCKET_ENV
+from continuity_core.kernel.names import BUCKET_ENV
 from infra import wiring
 from tests.support.api import InProcessService
 from tests.support.lambda_events import http_event, invoke

@@ -8,9 +8,9 @@ from typing import Any
 
 import boto3
 
-from continuity_core.adapters.dynamo_items import session_pk
-from continuity_core.adapters.dynamo_state import legacy_hook_key_digest
-from continuity_core.names import PK, SK, STATE_SK, TABLE_ENV
+from continuity_core.hooks.dynamo_state import legacy_hook_key_digest
+from continuity_core.kernel.dynamo_items import session_pk
+from continuity_core.kernel.names import PK, SK, STATE_SK, TABLE_ENV
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
 

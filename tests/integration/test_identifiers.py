@@ -15,11 +15,11 @@ from urllib.parse import quote
 import pytest
 
 from continuity_core import services
-from continuity_core.adapters.dynamo_tokens import DynamoTokenStore
+from continuity_core.admin.dynamo_tokens import DynamoTokenStore
+from continuity_core.kernel.names import TABLE_ENV
 from continuity_core.models.hooks import Hook, HookEvent, TranscriptDelta
 from continuity_core.models.ids import SESSION_ID_MAX, SESSION_ID_RULE
 from continuity_core.models.tokens import Scope, TokenRecord
-from continuity_core.names import TABLE_ENV
 from infra import wiring
 from tests.support.api import InProcessService
 from tests.support.lambda_events import http_event, invoke

@@ -12,9 +12,9 @@ from typing import Any
 import boto3
 import pytest
 
-from continuity_core.adapters import dynamo_items
-from continuity_core.logic import paths
-from continuity_core.names import PK, PROJECT_INDEX_PK, SESSION_INDEX_PK, TABLE_ENV
+from continuity_core.extraction import paths
+from continuity_core.kernel import dynamo_items
+from continuity_core.kernel.names import PK, PROJECT_INDEX_PK, SESSION_INDEX_PK, TABLE_ENV
 from infra import wiring
 from infra.migrate_project_keys import hashed_key, migrate
 from tests.support.api import InProcessService

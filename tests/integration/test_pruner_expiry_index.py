@@ -11,7 +11,8 @@ import boto3
 import pytest
 
 from continuity_core import services
-from continuity_core.logic.retention import Expiry, ItemKind
+from continuity_core.kernel.expiry import Expiry
+from continuity_core.retention.retention import ItemKind
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
 from tests.support.clock import Clock, install_clock
@@ -116,8 +117,8 @@ def test_reads_leave_out_what_is_past_its_ttl_while_dynamodb_still_holds_it(
 def test_a_state_moved_after_its_bucket_was_read_is_not_deleted(
     service: InProcessService, clock: Clock
 ) -> None:
-    from continuity_core.adapters.dynamo_retention import DynamoRetentionStore
-    from continuity_core.adapters.s3_bodies import S3BodyStore
+    from continuity_core.retention.dynamo_retention import DynamoRetentionStore
+    from continuity_core.transcripts.s3_bodies import S3BodyStore
 
     # Given the pruner reading the state's bucket
     service.hook("session-start", {"session_id": "s", "cwd": "/work/app"})

@@ -201,8 +201,8 @@ def test_the_pruner_counts_what_it_deleted_by_kind(
 
 
 def test_a_run_while_another_run_holds_the_lease_is_skipped(service: InProcessService, clock: Clock) -> None:
-    from continuity_core.adapters.dynamo_retention import DynamoRetentionStore
-    from continuity_core.adapters.s3_bodies import S3BodyStore
+    from continuity_core.retention.dynamo_retention import DynamoRetentionStore
+    from continuity_core.transcripts.s3_bodies import S3BodyStore
 
     prompts(service, clock, "old", 20)
     clock.now = T0 + RETENTION + LATER

@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 import pytest
 
 from continuity_core import services
-from continuity_core.config import get_config
-from continuity_core.logic.checkpoints import build_checkpoint
+from continuity_core.checkpoints.checkpoints import build_checkpoint
+from continuity_core.kernel.config import get_config
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.state import SessionIdentity
 from continuity_core.ports import PromptRecord

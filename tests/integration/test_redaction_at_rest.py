@@ -19,7 +19,7 @@ POSITIVES = load_positives()
 
 def stored_text() -> str:
     """Every item in the table, as text: what a scan of the store would find."""
-    from continuity_core.adapters.dynamo_items import decompress_text
+    from continuity_core.kernel.dynamo_items import decompress_text
 
     table = os.environ["CONTINUITY_TABLE_NAME"]
     items = []
@@ -37,7 +37,7 @@ def stored_text() -> str:
 
 
 def _plain_element(element: dict[str, Any]) -> dict[str, Any]:
-    from continuity_core.adapters.dynamo_items import decompress_short_text
+    from continuity_core.kernel.dynamo_items import decompress_short_text
 
     return {"S": decompress_short_text(bytes(element["B"]))} if "B" in element else element
 

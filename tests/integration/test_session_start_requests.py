@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from continuity_core.names import RATE_PREFIX
+from continuity_core.kernel.names import RATE_PREFIX
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
 
@@ -30,7 +30,7 @@ class Requests:
 
 @pytest.fixture
 def requests(service: InProcessService) -> Iterator[Requests]:
-    from continuity_core.adapters.aws import client
+    from continuity_core.kernel.aws import client
 
     counter = Requests()
     for name in ("dynamodb", "sqs", "s3"):

@@ -140,7 +140,7 @@ def test_search_reads_only_what_was_appended_since_the_last_search(api: Sessions
     write("s1", FILLER * 400, T0)
     api.search(query="writer", project="/work/app")
     write("s1", "a new word: okapi.", T0 + timedelta(minutes=1))
-    from continuity_core.adapters.aws import client
+    from continuity_core.kernel.aws import client
 
     calls: list[str] = []
     for name in ("dynamodb", "s3"):

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from continuity_core.adapters import aws, dynamo_batch
-from continuity_core.adapters.dynamo_batch import Backoff
+from continuity_core.kernel import aws, dynamo_batch
+from continuity_core.kernel.dynamo_batch import Backoff
 from infra import wiring
 from tests.support.api import InProcessService
 from tests.support.lambda_events import http_event, invoke

@@ -20,8 +20,8 @@ import pytest
 from werkzeug.test import Client
 
 from continuity_core import services
+from continuity_core.kernel.names import DLQ_ENV, QUEUE_ENV, TABLE_ENV
 from continuity_core.models.tokens import CreateTokenRequest, Scope
-from continuity_core.names import DLQ_ENV, QUEUE_ENV, TABLE_ENV
 from infra import wiring
 from infra.local.authorization import AuthorizerGate
 from infra.local.gateway import Gateway
@@ -121,7 +121,7 @@ def test_revoking_an_unknown_token_is_404(api: Api) -> None:
 
 
 def test_the_operator_creates_a_tenant_once(api: Api) -> None:
-    from continuity_core.logic.tokens import TenantExistsError
+    from continuity_core.admin.tokens import TenantExistsError
 
     tenant(api, "alice")
 

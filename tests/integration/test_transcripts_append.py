@@ -162,7 +162,7 @@ def test_a_transcript_over_the_s3_threshold_reads_back_byte_identical(small_inli
 
 
 def transcript_items(session: str) -> list[dict[str, Any]]:
-    from continuity_core.adapters.dynamo_items import session_pk
+    from continuity_core.kernel.dynamo_items import session_pk
 
     table = boto3.client("dynamodb")
     return table.query(
@@ -218,7 +218,7 @@ def test_transcripts_are_per_tenant(service: InProcessService) -> None:
 
 
 def _calls() -> list[str]:
-    from continuity_core.adapters.aws import client
+    from continuity_core.kernel.aws import client
 
     calls: list[str] = []
     for name in ("dynamodb", "s3"):
@@ -292,8 +292,8 @@ def test_an_append_lost_after_the_state_update_is_mended_by_the_resend(
     service: InProcessService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given a prompt whose state update (with the transcript hint) landed but whose append failed
-    from continuity_core.adapters.dynamo_transcripts import DynamoTranscriptStorage
     from continuity_core.ports import StorageUnavailableError
+    from continuity_core.transcripts.dynamo_transcripts import DynamoTranscriptStorage
 
     transcript = Transcript("s1")
     transcript.grow("User: one\n")

@@ -8,7 +8,7 @@ from typing import Any
 
 import boto3
 
-from continuity_core.names import QUEUE_ENV
+from continuity_core.kernel.names import QUEUE_ENV
 from infra import wiring
 from tests.support.lambda_events import http_event, invoke, sqs_event
 

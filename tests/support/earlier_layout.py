@@ -9,7 +9,7 @@ from typing import Any
 def earlier_layout_head(agent_id: str, session_key: str, text: str, now: datetime) -> dict[str, Any]:
     """A transcript head item (typed, for PutItem) as the earlier layout wrote it: the whole text
     inline in ``parts``, with ``inline_bytes`` and ``marks``, nothing in S3, no appends."""
-    from continuity_core.adapters.dynamo_items import session_pk, timestamp, to_attributes
+    from continuity_core.kernel.dynamo_items import session_pk, timestamp, to_attributes
 
     half = len(text) // 2
     return to_attributes(

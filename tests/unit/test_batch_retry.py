@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from continuity_core.adapters import dynamo_batch
-from continuity_core.adapters.dynamo_batch import Backoff, batch_get, batch_write
+from continuity_core.kernel import dynamo_batch
+from continuity_core.kernel.dynamo_batch import Backoff, batch_get, batch_write
 from continuity_core.ports import StorageUnavailableError
 
 

@@ -1,13 +1,13 @@
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.config import load_config
-from continuity_core.logic.checkpoints import (
+from continuity_core.checkpoints.checkpoints import (
     STALE_FLUSH_AFTER,
     build_checkpoint,
     evictions,
     is_checkpoint_due,
     is_flush_in_flight,
 )
+from continuity_core.kernel.config import load_config
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.state import SessionState
 

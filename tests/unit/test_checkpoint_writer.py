@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from continuity_core.config import load_config
-from continuity_core.logic.writer import MAX_ATTEMPTS, CheckpointWriter, FlushOutcome
+from continuity_core.checkpoints.writer import MAX_ATTEMPTS, CheckpointWriter, FlushOutcome
+from continuity_core.kernel.config import load_config
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.state import SessionIdentity, SessionState
 from continuity_core.ports import FlushConflictError, PromptRecord

@@ -1,6 +1,6 @@
 import pytest
 
-from continuity_core.config import (
+from continuity_core.kernel.config import (
     ConfigError,
     ContinuityConfig,
     environment_variable,

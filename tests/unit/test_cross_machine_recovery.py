@@ -1,7 +1,7 @@
 """A project is its repository: a new session on another machine, clone, worktree or harness recovers
 the project's latest work, marked with where it came from; the same branch first, another branch's
 work never handed over as this session's, another person's only when the setting says so; work
-stored under the folder's path (before project ids) still recovered (logic/recovery.py)."""
+stored under the folder's path (before project ids) still recovered (recovery/recovery.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from continuity_core.logic.recovery import RecoverySource
 from continuity_core.models.hooks import Hook, HookEvent
+from continuity_core.recovery.recovery import RecoverySource
 from tests.unit.test_hook_service import AGENT, Core, build
 
 SHOP = "github.com/acme/shop"
@@ -163,7 +163,7 @@ def test_another_agent_sees_nothing_of_the_project(core: Core) -> None:
 
 
 def test_a_sessions_row_shows_its_machine_branch_and_harness(core: Core) -> None:
-    from continuity_core.logic.dashboard import session_row
+    from continuity_core.sessions.dashboard import session_row
 
     # Given a session that ran in Codex on the desktop, on fix/refunds
     worked(core, "desktop-1", harness="codex", **DESKTOP, branch="fix/refunds")

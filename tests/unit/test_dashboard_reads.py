@@ -6,15 +6,15 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-from continuity_core.logic.checkpoint_diff import diff_digests
-from continuity_core.logic.dashboard import DashboardReader, session_status
-from continuity_core.logic.turns import group_turns
+from continuity_core.checkpoints.checkpoint_diff import diff_digests
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.dashboard import SessionStatus, TimelineKind
 from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
 from continuity_core.models.state import SessionIdentity, SessionState
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 from continuity_core.ports import StateStore, TranscriptStore
+from continuity_core.sessions.dashboard import DashboardReader, session_status
+from continuity_core.transcripts.turns import group_turns
 from tests.fakes.stores import InMemoryStateStore, Stores
 from tests.support.clock import Clock
 
@@ -462,8 +462,8 @@ def test_a_checkpoint_view_diffs_against_the_one_before_and_links_both_ways(
 
 
 def test_the_ledger_flags_sessions_whose_decisions_interleave_as_forks() -> None:
-    from continuity_core.logic.reads import ledger_forks
     from continuity_core.models.digest import LedgerEntry
+    from continuity_core.sessions.reads import ledger_forks
 
     def entry(session: str, minute: int) -> LedgerEntry:
         return LedgerEntry(

@@ -1,7 +1,7 @@
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.logic.digest import format_duration, render_session_digest
-from continuity_core.logic.terms import key_terms, snippet
+from continuity_core.checkpoints.passive_digest import format_duration, render_session_digest
+from continuity_core.extraction.terms import key_terms, snippet
 from continuity_core.models.state import SessionState
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -60,7 +60,7 @@ def test_durations_read_naturally() -> None:
 
 
 def test_a_remember_is_taken_in_at_the_time_it_arrived_not_when_a_checkpoint_reads_it() -> None:
-    from continuity_core.logic.digest_inputs import digest_inputs
+    from continuity_core.checkpoints.rolling_inputs import digest_inputs
     from continuity_core.models.session_digest import FactSource
 
     said = NOW - timedelta(seconds=6)

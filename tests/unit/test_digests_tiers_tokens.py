@@ -7,11 +7,7 @@ from typing import Any
 
 import pytest
 
-from continuity_core.config import load_config
-from continuity_core.logic.digests import DigestService, UnknownProjectError
-from continuity_core.logic.terms import snippet
-from continuity_core.logic.tiers import LEVEL_LIMITS, NothingToRecoverError, TieredRecovery
-from continuity_core.logic.tokens import (
+from continuity_core.admin.tokens import (
     BOOTSTRAP_ID,
     DEFAULT_AGENT,
     ForeignAgentError,
@@ -20,13 +16,17 @@ from continuity_core.logic.tokens import (
     TokenService,
     token_sha256,
 )
-from continuity_core.logic.writer import CheckpointWriter
+from continuity_core.checkpoints.agent_digests import DigestService, UnknownProjectError
+from continuity_core.checkpoints.writer import CheckpointWriter
+from continuity_core.extraction.terms import snippet
+from continuity_core.kernel.config import load_config
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.digest import DigestRequest
 from continuity_core.models.session_digest import FactKind
 from continuity_core.models.state import SessionIdentity
 from continuity_core.models.tokens import CreateTokenRequest, Scope
 from continuity_core.ports import PromptRecord
+from continuity_core.recovery.tiers import LEVEL_LIMITS, NothingToRecoverError, TieredRecovery
 from tests.fakes.stores import Stores
 from tests.support.clock import Clock
 from tests.unit.conftest import T0

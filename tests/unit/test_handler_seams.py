@@ -14,7 +14,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 HANDLERS = sorted((ROOT / "functions").glob("*/handler.py"))
 SERVICES = ROOT / "layers" / "continuity_core" / "services.py"
-ADAPTERS = "continuity_core.adapters"
+# The storage adapters: each feature package's ``dynamo_*``, ``s3_*`` and ``sqs_*`` modules and the
+# kernel's AWS client factory (``kernel/aws.py``).
+ADAPTER_PREFIXES = ("dynamo_", "s3_", "sqs_")
+
+
+def is_adapter(module: str) -> bool:
+    parts = module.split(".")
+    if parts[0] != "continuity_core" or len(parts) < 3:
+        return False
+    return parts[-1].startswith(ADAPTER_PREFIXES) or parts[1:] == ["kernel", "aws"]
 
 
 def imported_names(tree: ast.Module) -> list[tuple[str, str]]:
@@ -31,7 +40,7 @@ def imported_names(tree: ast.Module) -> list[tuple[str, str]]:
 def store_factories() -> set[str]:
     """The factories in services.py whose return type is an adapter (a store, not a service)."""
     tree = ast.parse(SERVICES.read_text())
-    adapters = {name for module, name in imported_names(tree) if module.startswith(ADAPTERS)}
+    adapters = {name for module, name in imported_names(tree) if is_adapter(module)}
     return {
         node.name
         for node in tree.body
@@ -52,7 +61,8 @@ def test_a_handler_imports_no_adapter_no_store_and_no_aws_client(handler: Path) 
     reaching = [
         f"{module}.{name}".rstrip(".")
         for module, name in imports
-        if module.startswith(ADAPTERS)
+        if is_adapter(module)
+        or is_adapter(f"{module}.{name}")
         or module.split(".")[0] in {"boto3", "botocore"}
         or (module == "continuity_core.services" and name in stores)
     ]

@@ -9,21 +9,21 @@ from typing import Any
 
 import pytest
 
-from continuity_core.config import load_config
-from continuity_core.logic.handoff import (
+from continuity_core.checkpoints.writer import CheckpointWriter
+from continuity_core.hooks.ingest import HookService
+from continuity_core.kernel.config import load_config
+from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff, HandoffRequest
+from continuity_core.models.hooks import Hook, HookEvent
+from continuity_core.models.state import SessionIdentity
+from continuity_core.ports import HandoffTakenError, StartExpectation
+from continuity_core.recovery.handoff import (
     HandoffService,
     NoProjectError,
     SessionNotFoundError,
     choose_handoff,
     render_handoff,
 )
-from continuity_core.logic.ingest import HookService
-from continuity_core.logic.writer import CheckpointWriter
-from continuity_core.models.checkpoint import CheckpointTrigger
-from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff, HandoffRequest
-from continuity_core.models.hooks import Hook, HookEvent
-from continuity_core.models.state import SessionIdentity
-from continuity_core.ports import HandoffTakenError, StartExpectation
 from tests.fakes.stores import Stores, in_memory_stores
 from tests.support.clock import Clock
 

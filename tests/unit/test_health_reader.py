@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.logic.health import HealthReader, Traffic
-from continuity_core.logic.ratelimit import RateLimiter, hook_kind
+from continuity_core.admin.health import HealthReader, Traffic
+from continuity_core.admin.ratelimit import RateLimiter, hook_kind
 from continuity_core.models.health import PrunerStatus, QueueDepth
 from tests.fakes.rate import InMemoryRateCounter
 from tests.fakes.stores import in_memory_stores

@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
-from continuity_core.config import ContinuityConfig, load_config
-from continuity_core.logic.checkpoints import STALE_FLUSH_AFTER
-from continuity_core.logic.ingest import HookService
-from continuity_core.logic.recovery import RecoverySource
-from continuity_core.logic.transcript_append import TranscriptAppender
-from continuity_core.logic.writer import CheckpointWriter
+from continuity_core.checkpoints.checkpoints import STALE_FLUSH_AFTER
+from continuity_core.checkpoints.writer import CheckpointWriter
+from continuity_core.hooks.ingest import HookService
+from continuity_core.kernel.config import ContinuityConfig, load_config
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, TranscriptDelta
 from continuity_core.models.state import FLUSH_WHEN_PENDING
 from continuity_core.ports import IdempotencyKeyConflictError, TranscriptGapError
+from continuity_core.recovery.recovery import RecoverySource
+from continuity_core.transcripts.append import TranscriptAppender
 from tests.fakes.stores import Stores, in_memory_stores
 from tests.fakes.transcripts import InMemoryTranscriptStorage
 from tests.support.clock import Clock
@@ -534,7 +534,7 @@ def test_a_sub_agent_start_counts_on_its_parent_in_the_write_that_marks_it_activ
 
 
 def test_a_sub_agent_start_under_a_deleted_session_stores_nothing(core: Core) -> None:
-    from continuity_core.logic.forget import Forgetter
+    from continuity_core.admin.forget import Forgetter
     from tests.fakes.erasure import InMemoryErasureStore
 
     # Given a session deleted (its tombstone in place), and a hook path that records injections

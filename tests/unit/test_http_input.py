@@ -1,9 +1,9 @@
-"""The raw-request rules of every HTTP function (continuity_core.http_input): what a user's text
+"""The raw-request rules of every HTTP function (continuity_core.kernel.http_input): what a user's text
 may hold without being refused, and how an unreadable character is kept."""
 
 import json
 
-from continuity_core.http_input import MAX_JSON_DEPTH, clean_text, cleaned, refusal
+from continuity_core.kernel.http_input import MAX_JSON_DEPTH, clean_text, cleaned, refusal
 
 
 def test_brackets_and_long_numbers_inside_text_are_not_refused() -> None:

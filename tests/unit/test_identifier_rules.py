@@ -7,7 +7,7 @@ import string
 import pytest
 from pydantic import ValidationError
 
-from continuity_core.http import Resolver
+from continuity_core.kernel.http import Resolver
 from continuity_core.models.hooks import HookRequest
 from continuity_core.models.ids import SESSION_ID_RULE, is_session_id
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.config import load_config
-from continuity_core.logic.idle import IdleSweeper
-from continuity_core.logic.ingest import HookService
-from continuity_core.logic.writer import CheckpointWriter
+from continuity_core.checkpoints.idle import IdleSweeper
+from continuity_core.checkpoints.writer import CheckpointWriter
+from continuity_core.hooks.ingest import HookService
+from continuity_core.kernel.config import load_config
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent
 from tests.fakes.stores import Stores, in_memory_stores

@@ -1,4 +1,4 @@
-"""Injected context is never the user's words: the service's rules (logic/injected.py), the digest's
+"""Injected context is never the user's words: the service's rules (hooks/injected_context.py), the digest's
 reading of the transcript, and the markers the client keeps for the same rule."""
 
 from __future__ import annotations
@@ -6,22 +6,22 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from continuity_client.hook import harness as client_harness
-from continuity_core.logic.digest_inputs import digest_inputs
-from continuity_core.logic.ingest import NUDGE_TEXT
-from continuity_core.logic.inherit import INHERIT_HEADING
-from continuity_core.logic.injected import (
+from continuity_core.checkpoints.rolling_inputs import digest_inputs
+from continuity_core.extraction.sticky import Role
+from continuity_core.hooks.ingest import NUDGE_TEXT
+from continuity_core.hooks.injected_context import (
     OWN_BLOCK_STARTS,
     WRAPPED_CONTEXT_TAGS,
     is_injected,
     strip_injected,
 )
-from continuity_core.logic.normalize import normalize_hook
-from continuity_core.logic.recovery import LEDGER_HEADING, RECOVERY_HEADING
-from continuity_core.logic.sticky import Role
+from continuity_core.hooks.normalize import normalize_hook
+from continuity_core.kernel.names import SUBAGENT_KEY_PART
 from continuity_core.models.hooks import HookEvent, HookRequest
 from continuity_core.models.session_digest import FactSource
 from continuity_core.models.state import SessionState
-from continuity_core.names import SUBAGENT_KEY_PART
+from continuity_core.recovery.inherit import INHERIT_HEADING
+from continuity_core.recovery.recovery import LEDGER_HEADING, RECOVERY_HEADING
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -41,8 +41,8 @@ def test_the_client_strips_the_same_markers_and_forms_the_same_subagent_keys() -
 
 
 def test_the_health_marks_and_the_compaction_count_know_the_clients_harnesses() -> None:
-    from continuity_core.logic.ingest import PROMPT_REPORTS_COMPACTION
-    from continuity_core.logic.ratelimit import KNOWN_HARNESSES
+    from continuity_core.admin.ratelimit import KNOWN_HARNESSES
+    from continuity_core.hooks.ingest import PROMPT_REPORTS_COMPACTION
 
     # The client's own names: a harness it installs into is never marked "other" on the health page
     assert set(client_harness.HARNESSES) == KNOWN_HARNESSES

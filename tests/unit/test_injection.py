@@ -1,4 +1,4 @@
-from continuity_core.logic.injection import MAX_INJECTION_CHARS, TRUNCATION_MARKER, Section, assemble, fit
+from continuity_core.recovery.fit import MAX_INJECTION_CHARS, TRUNCATION_MARKER, Section, assemble, fit
 
 
 def test_text_that_fits_is_untouched() -> None:

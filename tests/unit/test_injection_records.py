@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from continuity_core.logic.ingest import HookService
-from continuity_core.logic.inherit import InheritanceService
-from continuity_core.logic.transcript_read import TranscriptReader
+from continuity_core.hooks.ingest import HookService
 from continuity_core.models.hooks import Hook, HookEvent, TranscriptDelta
+from continuity_core.recovery.inherit import InheritanceService
+from continuity_core.transcripts.read import TranscriptReader
 from tests.unit.test_hook_service import AGENT, PROJECT, Core, build
 
 
@@ -94,7 +94,7 @@ def test_a_subagent_start_under_a_deleted_session_stores_nothing() -> None:
 
 
 def test_the_cleared_sessions_lineage_names_the_session_that_continued_it() -> None:
-    from continuity_core.logic.dashboard import DashboardReader
+    from continuity_core.sessions.dashboard import DashboardReader
 
     core = build()
     with_inspector(core)

@@ -1,8 +1,8 @@
 import pytest
 from pydantic import ValidationError
 
-from continuity_core.logic.normalize import normalize_hook
-from continuity_core.logic.paths import normalize_project
+from continuity_core.extraction.paths import normalize_project
+from continuity_core.hooks.normalize import normalize_hook
 from continuity_core.models.hooks import HookEvent, HookRequest, HookResponse
 
 

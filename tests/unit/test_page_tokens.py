@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from continuity_core.adapters.dynamo_pages import decode_page_token, encode_page_token
+from continuity_core.kernel.dynamo_pages import decode_page_token, encode_page_token
 from continuity_core.ports import InvalidPageTokenError
 
 LEDGER = {"pk": "A#agent-1#L#/work/app"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.logic.activity import per_day, start_sizes
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.injections import InjectionRecord
+from continuity_core.sessions.activity import per_day, start_sizes
 
 TODAY = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
 

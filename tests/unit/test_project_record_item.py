@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from continuity_core.adapters.dynamo_items import to_attributes
-from continuity_core.adapters.dynamo_projects import handoff_attribute, project_record
+from continuity_core.kernel.dynamo_items import to_attributes
+from continuity_core.sessions.dynamo_projects import handoff_attribute, project_record
 
 NOW = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
 

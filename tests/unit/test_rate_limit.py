@@ -4,8 +4,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from continuity_core.logic import health
-from continuity_core.logic.ratelimit import RateLimiter, hook_kind
+from continuity_core.admin import health
+from continuity_core.admin.ratelimit import RateLimiter, hook_kind
 from tests.fakes.rate import InMemoryRateCounter
 
 

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.logic.pasted import own_words
-from continuity_core.logic.recovery_block import render_digest
-from continuity_core.logic.rolling import Statement, roll
-from continuity_core.logic.salience import BACKGROUND_PATH, background, has_content, is_tentative, salience
-from continuity_core.logic.sticky import Role
+from continuity_core.checkpoints.rolling import Statement, roll
+from continuity_core.extraction.pasted import own_words
+from continuity_core.extraction.salience import (
+    BACKGROUND_PATH,
+    background,
+    has_content,
+    is_tentative,
+    salience,
+)
+from continuity_core.extraction.sticky import Role
 from continuity_core.models.session_digest import FactKind, FactSource, FactStatus, SessionDigest
+from continuity_core.recovery.recovery_block import render_digest
 
 T0 = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
 ROOT = "/home/ana/shop"

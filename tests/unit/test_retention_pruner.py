@@ -12,18 +12,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from continuity_core.config import load_config
-from continuity_core.logic.retention import (
-    BUCKET_SPAN,
-    LOOK_AHEAD,
-    ExpiringItem,
-    Expiry,
-    ItemKind,
-    Lease,
-    Pruner,
-    bucket_end,
-    expiry,
-)
+from continuity_core.kernel.config import load_config
+from continuity_core.kernel.expiry import BUCKET_SPAN, Expiry, bucket_end, expiry
+from continuity_core.retention.retention import LOOK_AHEAD, ExpiringItem, ItemKind, Lease, Pruner
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 RETENTION = timedelta(days=7)

@@ -6,15 +6,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from continuity_core.logic.retention import (
-    BUCKET_SPAN,
-    LOOK_AHEAD,
-    TTL_GRACE,
-    bucket_end,
-    expiry,
-    is_expired,
-    prunable_at,
-)
+from continuity_core.kernel.expiry import BUCKET_SPAN, TTL_GRACE, bucket_end, expiry, is_expired, prunable_at
+from continuity_core.retention.retention import LOOK_AHEAD
 
 T0 = datetime(2025, 3, 1, 13, 20, 5, 123456, tzinfo=UTC)
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.logic.injection import Section, assemble
-from continuity_core.logic.recovery_block import render_digest
-from continuity_core.logic.rolling import CAPS, Statement, roll
-from continuity_core.logic.sticky import Role
+from continuity_core.checkpoints.rolling import CAPS, Statement, roll
+from continuity_core.extraction.sticky import Role
 from continuity_core.models.session_digest import FactKind, FactSource, FactStatus, SessionDigest
+from continuity_core.recovery.fit import Section, assemble
+from continuity_core.recovery.recovery_block import render_digest
 
 T0 = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
 HEADER = "## Session Recovery Context"

@@ -4,7 +4,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from continuity_core.logic.search import (
+from continuity_core.models.transcripts import SessionSummary
+from continuity_core.sessions.search import (
     HIT_END,
     HIT_START,
     SEGMENT_CHARS,
@@ -14,7 +15,6 @@ from continuity_core.logic.search import (
     fts_query,
     split_segments,
 )
-from continuity_core.models.transcripts import SessionSummary
 
 T0 = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
 FILLER = "the agent edited files and ran the tests again while reading the logs carefully. "

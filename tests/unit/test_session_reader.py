@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from continuity_core.logic.sessions import SessionReader
 from continuity_core.models.sessions import SearchRequest
 from continuity_core.models.transcripts import TranscriptHead
 from continuity_core.ports import SearchHit, TranscriptSearch, TranscriptStore
+from continuity_core.sessions.sessions import SessionReader
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 

@@ -9,7 +9,7 @@ from importlib.resources import files
 import pytest
 
 from bench import build_text_dictionary as builder
-from continuity_core.adapters.dynamo_items import compress_text
+from continuity_core.kernel.dynamo_items import compress_text
 
 
 def shipped() -> dict[str, object]:

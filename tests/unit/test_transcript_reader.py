@@ -6,10 +6,10 @@ from datetime import timedelta
 
 import pytest
 
-from continuity_core.logic.transcript_append import TranscriptAppender
-from continuity_core.logic.transcript_read import TranscriptReader
 from continuity_core.models.state import SessionIdentity
 from continuity_core.ports import PromptRecord
+from continuity_core.transcripts.append import TranscriptAppender
+from continuity_core.transcripts.read import TranscriptReader
 from tests.fakes.stores import Stores
 from tests.fakes.transcripts import InMemoryTranscriptStorage
 from tests.support.clock import Clock

@@ -4,7 +4,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from continuity_core.logic.transcripts import (
+from continuity_core.models.transcripts import TranscriptHead
+from continuity_core.ports import Span
+from continuity_core.transcripts.layout import (
     AppendKind,
     AppendPlan,
     chunk_cut,
@@ -14,8 +16,6 @@ from continuity_core.logic.transcripts import (
     plan_append,
     tail_since,
 )
-from continuity_core.models.transcripts import TranscriptHead
-from continuity_core.ports import Span
 
 T0 = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
 

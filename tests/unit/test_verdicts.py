@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_core.logic.verdicts import (
+from continuity_core.extraction.verdicts import (
     Failing,
     TestRun,
     falls_under,

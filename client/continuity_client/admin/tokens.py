@@ -19,7 +19,7 @@ from continuity_client.hook.delivery import describe_error
 from continuity_client.setup import config
 
 TIMEOUT_S = 10.0
-TOKEN_PREFIX = "ctn_"  # what the service's tokens start with (continuity_core/logic/tokens.py)
+TOKEN_PREFIX = "ctn_"  # what the service's tokens start with (continuity_core/admin/tokens.py)
 TOKEN_ID_MAX = 32  # ids are 16 hex characters; a secret is much longer
 _DURATION = re.compile(r"^(\d+)d$")
 

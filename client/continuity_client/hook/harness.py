@@ -145,7 +145,7 @@ RECOVER_AT_PROMPT = frozenset({GEMINI})
 # Harnesses that give a sub-agent's hooks the parent's session id and the sub-agent's agent_id.
 SHARED_SESSION = frozenset({CLAUDE_CODE, CODEX})
 # A sub-agent's own session key is ``{parent}{SUBAGENT_KEY_PART}{agent_id}``: the service's
-# continuity_core/names.py keeps the same string (a test holds them equal).
+# continuity_core/kernel/names.py keeps the same string (a test holds them equal).
 SUBAGENT_KEY_PART = ":subagent:"
 # Events that keep the parent's session even when the hook carries a sub-agent's agent_id.
 PARENT_EVENTS = frozenset({"session-start", "subagent-start", "remember"})
@@ -169,7 +169,7 @@ PROJECT_DIR_ENV = {CLAUDE_CODE: "CLAUDE_PROJECT_DIR", GEMINI: "GEMINI_PROJECT_DI
 TASK_NOTIFICATION = "<task-notification>"
 # Codex and Gemini CLI inject context as user messages; none of it is the user's words. The four
 # "## …"/"Continuity: …" entries are the starts of our own injected sections: the service's
-# logic/injected.py keeps the same (this distribution cannot import it; a test holds them equal).
+# hooks/injected_context.py keeps the same (this distribution cannot import it; a test holds them equal).
 INJECTED_PREFIXES = (
     "<environment_context>",
     "<user_instructions>",
@@ -187,7 +187,7 @@ INJECTED_PREFIXES = (
 )
 # Context a harness wraps in tags inside the user's turn, never the user's own words: Gemini CLI's
 # hook context, Claude Code's IDE notes (the file open, the lines selected) and system reminders.
-# The service strips the same tags (logic/injected.py; a test keeps the two lists equal).
+# The service strips the same tags (hooks/injected_context.py; a test keeps the two lists equal).
 WRAPPED_CONTEXT_TAGS = ("hook_context", "ide_opened_file", "ide_selection", "system-reminder")
 # Harness event names (any harness) accepted in place of ours on the command line.
 EVENT_ALIASES = {

@@ -21,7 +21,7 @@ class CheckpointTrigger(StrEnum):
     AGENT = "agent"
     EXPLICIT = "explicit"
     CLEAR = "clear"  # the session was cleared (/clear): its story, for the session that follows
-    # The session's end never came: the idle sweep wrote what was pending (logic/idle.py).
+    # The session's end never came: the idle sweep wrote what was pending (checkpoints/idle.py).
     IDLE = "idle"
     # Written for a hand-off (``continuity handoff``): the session's story as it was handed over.
     HANDOFF = "handoff"

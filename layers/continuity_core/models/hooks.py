@@ -235,7 +235,7 @@ class Hook(BaseModel):
     injection_cap_chars: int | None = None
     redactions: int = 0  # secrets replaced in this hook's text before anything was stored
     # Who the session is, for a hand-off addressed by name: the client-set ``user``, else the name
-    # of the token the hook came with (set by the hooks handler; logic/handoff.py).
+    # of the token the hook came with (set by the hooks handler; recovery/handoff.py).
     person: str | None = None
 
 

@@ -1,6 +1,6 @@
 """The identifier rules, declared once: what a session id, a sub-agent id, an agent (tenant) id and a
 token name may hold. The ingest models validate with them and the router's path pattern is built
-from them (``continuity_core.http``), so an id the service accepts is one it can route to.
+from them (``continuity_core.kernel.http``), so an id the service accepts is one it can route to.
 
 The alphabets are what the harnesses send (docs/SECURITY.md#identifiers): Claude Code, Codex and
 Gemini CLI send UUIDs; OpenCode ``ses_`` + hex + base62; OpenClaw session keys such as

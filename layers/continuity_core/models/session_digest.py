@@ -4,7 +4,7 @@ Kept by the checkpoint writer (never on the prompt's path) and stored inside eve
 newest checkpoint of a session always holds the whole story: constraints, decisions (and what they
 superseded), open questions (and how they were closed), findings, files in play, remembered facts
 verbatim, next steps and the last instruction verbatim. Built by code from what the session said;
-see ``logic/sticky.py`` (extraction) and ``logic/rolling.py`` (merge, rank, bound).
+see ``extraction/sticky.py`` (extraction) and ``checkpoints/rolling.py`` (merge, rank, bound).
 """
 
 from __future__ import annotations

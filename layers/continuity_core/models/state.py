@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 MAX_PENDING_QUERIES = 20
 SNIPPET_CHARS = 200
-# A pending list this long is checkpointed on the request path (logic/ingest.py): the state item
+# A pending list this long is checkpointed on the request path (hooks/ingest.py): the state item
 # stays bounded and no prompt or remember is dropped, however many arrive between two flushes.
 FLUSH_WHEN_PENDING = 20
 
@@ -18,12 +18,12 @@ class Tally(StrEnum):
     """What a session state counts besides prompts and checkpoints (the dashboard's sessions page),
     each added by the state write the hook makes anyway."""
 
-    COMPACTIONS = "compactions"  # the harness compacted the context (logic/ingest.py says when)
+    COMPACTIONS = "compactions"  # the harness compacted the context (hooks/ingest.py says when)
     SUBAGENTS = "subagents"  # a sub-agent started under the session (SubagentStart)
 
 
 # Where a session runs, beside its project: shown with what it left ("from ana-laptop, branch
-# `fix/refunds`") and used to rank it (logic/recovery.py). Kept on the state and every checkpoint.
+# `fix/refunds`") and used to rank it (recovery/recovery.py). Kept on the state and every checkpoint.
 ORIGIN_FIELDS = ("project_path", "branch", "machine_id", "machine_name", "user")
 
 
@@ -90,7 +90,7 @@ class SessionState(SessionOrigin):
     # Live transcript hints (the delta items are the truth): where the transcript ended after the
     # last hook that carried a delta, where it ended before that hook (set by the same update), and
     # when its head item was last written. A prompt whose offset equals ``transcript_prev_end``
-    # appends with one request (logic/transcript_append.py).
+    # appends with one request (transcripts/append.py).
     transcript_end: int | None = None
     transcript_prev_end: int | None = None
     transcript_head_at: datetime | None = None

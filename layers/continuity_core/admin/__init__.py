@@ -1,0 +1,1 @@
+"""Runs the service: tokens, health, forgetting a session or a project, and rate limits."""

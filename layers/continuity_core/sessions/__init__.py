@@ -1,0 +1,1 @@
+"""Lets a person find and read sessions: reads, search, projects and the dashboard."""
