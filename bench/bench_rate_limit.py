@@ -31,7 +31,8 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.admin.ratelimit import RateLimiter, WindowAdds, WindowTotals
+from continuity_core.admin.ports import WindowAdds, WindowTotals
+from continuity_core.admin.ratelimit import RateLimiter
 from tests.fakes.rate import InMemoryRateCounter
 
 LIMIT = 600  # the default rate_limit_per_minute

@@ -173,8 +173,9 @@ def seed(project: str, sessions: int, start: datetime, rng: random.Random, pool:
     """``sessions`` transcripts of ~100 KB in ``project``, updated one second apart from ``start``,
     written as a prompt hook writes them (the state's update with the transcript hint, the append)."""
     from continuity_core import services
+    from continuity_core.hooks.ports import PromptRecord
     from continuity_core.models.state import SessionIdentity
-    from continuity_core.ports import PromptRecord, TranscriptHint
+    from continuity_core.transcripts.ports import TranscriptHint
 
     appender, states = services.transcript_appender(), services.state_store()
     for n in range(sessions):

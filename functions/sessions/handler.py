@@ -34,8 +34,8 @@ from continuity_core.models.dashboard import (
 from continuity_core.models.injections import InjectionList, Lineage
 from continuity_core.models.sessions import SearchRequest, SearchResults, SessionPage, TranscriptText
 from continuity_core.models.tokens import Scope
-from continuity_core.ports import TranscriptBodyMissingError
 from continuity_core.services import dashboard_reader, session_reader
+from continuity_core.transcripts.ports import TranscriptBodyMissingError
 
 MAX_TRANSCRIPT_PAGE = 1_000_000  # characters; keeps a page under Lambda's 6 MB response limit
 

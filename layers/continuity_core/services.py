@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from continuity_core.checkpoints.writer import CheckpointWriter
     from continuity_core.hooks.dynamo_state import DynamoStateStore
     from continuity_core.hooks.ingest import HookService
-    from continuity_core.ports import TranscriptSearch
     from continuity_core.recovery.dynamo_handoffs import DynamoHandoffStore
     from continuity_core.recovery.dynamo_injections import DynamoInjectionLog
     from continuity_core.recovery.handoff import HandoffService
@@ -42,6 +41,7 @@ if TYPE_CHECKING:
     from continuity_core.recovery.tiers import TieredRecovery
     from continuity_core.retention.retention import Pruner
     from continuity_core.sessions.dashboard import DashboardReader
+    from continuity_core.sessions.ports import TranscriptSearch
     from continuity_core.sessions.reads import CheckpointReader, LedgerReader
     from continuity_core.sessions.search import SearchIndex
     from continuity_core.sessions.sessions import SessionReader

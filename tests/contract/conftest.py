@@ -16,14 +16,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from continuity_core.ports import (
-    CheckpointStore,
-    HandoffStore,
-    IdleIndex,
-    LedgerStore,
-    StateStore,
-    TokenStore,
-)
+from continuity_core.admin.ports import TokenStore
+from continuity_core.checkpoints.ports import CheckpointStore, IdleIndex, LedgerStore
+from continuity_core.hooks.ports import StateStore
+from continuity_core.recovery.ports import HandoffStore
 from tests.fakes.stores import RETENTION, in_memory_stores
 from tests.support.clock import Clock
 

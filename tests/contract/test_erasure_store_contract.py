@@ -8,20 +8,13 @@ from datetime import timedelta
 
 import pytest
 
+from continuity_core.admin.ports import ErasureStore
+from continuity_core.checkpoints.ports import CheckpointStore, LedgerStore, StateChangedError
+from continuity_core.hooks.ports import PromptRecord, StateStore
+from continuity_core.kernel.errors import SessionDeletedError
 from continuity_core.models.state import SessionIdentity
-from continuity_core.ports import (
-    CheckpointStore,
-    ChunkMove,
-    ErasureStore,
-    HandoffStore,
-    LedgerStore,
-    PromptRecord,
-    SessionDeletedError,
-    StateChangedError,
-    StateStore,
-    TranscriptBodyMissingError,
-    TranscriptStorage,
-)
+from continuity_core.recovery.ports import HandoffStore
+from continuity_core.transcripts.ports import ChunkMove, TranscriptBodyMissingError, TranscriptStorage
 from tests.contract.conftest import BACKENDS, T0, bucket_name, table_name
 from tests.contract.test_checkpoint_and_ledger_contract import checkpoint, decision
 from tests.fakes.stores import RETENTION, in_memory_stores
@@ -176,7 +169,7 @@ def test_a_checkpoint_commit_never_lands_on_a_tombstone(backend: Backend, agent:
 
 
 def test_a_replayed_hook_is_still_a_duplicate_not_a_deletion(backend: Backend, agent: str) -> None:
-    from continuity_core.ports import DuplicateHookError
+    from continuity_core.hooks.ports import DuplicateHookError
 
     backend.states.record_prompt(agent, identity("s1"), PromptRecord("one", idempotency_key="k1"), T0)
     with pytest.raises(DuplicateHookError):

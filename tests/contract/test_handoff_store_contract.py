@@ -8,10 +8,10 @@ from datetime import timedelta
 
 import pytest
 
+from continuity_core.hooks.ports import HandoffTakenError, StartExpectation
 from continuity_core.models.handoff import Handoff
 from continuity_core.models.session_digest import SessionDigest
 from continuity_core.models.state import SessionIdentity
-from continuity_core.ports import HandoffTakenError, StartExpectation
 from tests.contract.conftest import T0, StoreSet
 from tests.support.clock import Clock
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from continuity_core.checkpoints.ports import IdleCandidate
+from continuity_core.hooks.ports import PromptRecord
 from continuity_core.models.state import SessionIdentity
-from continuity_core.ports import IdleCandidate, PromptRecord
 from tests.contract.conftest import T0, StoreSet
 
 LATER = T0 + timedelta(minutes=5)

@@ -8,7 +8,7 @@ import pytest
 
 from continuity_core.kernel.expiry import TTL_GRACE, expiry
 from continuity_core.models.injections import InjectionRecord, InjectionSection
-from continuity_core.ports import InjectionLog
+from continuity_core.recovery.ports import InjectionLog
 from tests.contract.conftest import BACKENDS, T0, table_name
 from tests.fakes.stores import RETENTION, in_memory_stores
 from tests.support.clock import Clock

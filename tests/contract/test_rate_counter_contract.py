@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from continuity_core.admin.ratelimit import WindowAdds, WindowTotals
+from continuity_core.admin.ports import WindowAdds, WindowTotals
 from tests.contract.conftest import table_name
 from tests.fakes.rate import InMemoryRateCounter
 

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 
 from continuity_core.hooks.dynamo_state import MAX_HOOK_KEYS
+from continuity_core.hooks.ports import DuplicateHookError, PromptRecord
 from continuity_core.models.state import FLUSH_WHEN_PENDING, SessionIdentity
-from continuity_core.ports import DuplicateHookError, PromptRecord
 from tests.contract.conftest import T0, StoreSet
 from tests.fakes.stores import RETENTION
 from tests.support.clock import Clock
@@ -220,7 +220,7 @@ def test_states_are_per_tenant(stores: StoreSet, agent: str) -> None:
 
 
 def test_a_start_keeps_the_links_it_followed_on_the_state(stores: StoreSet, agent: str, clock: Clock) -> None:
-    from continuity_core.ports import SessionLinks
+    from continuity_core.hooks.ports import SessionLinks
 
     identity = SessionIdentity(
         session_key="after", harness="claude-code", project="/p", project_normalized="/p"
@@ -272,7 +272,7 @@ def test_a_projects_sessions_are_paged_newest_start_first_transcript_or_not(
 def test_a_projects_sessions_filter_by_harness_and_refuse_a_token_of_another_listing(
     stores: StoreSet, agent: str
 ) -> None:
-    from continuity_core.ports import InvalidPageTokenError
+    from continuity_core.kernel.errors import InvalidPageTokenError
 
     stores.states.touch(agent, me("c1"), T0)
     stores.states.touch(agent, me("x1", harness="codex"), LATER)

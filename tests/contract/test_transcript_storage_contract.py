@@ -6,15 +6,10 @@ from datetime import timedelta
 
 import pytest
 
+from continuity_core.kernel.errors import InvalidPageTokenError
 from continuity_core.models.state import SessionIdentity
 from continuity_core.models.transcripts import TranscriptHead
-from continuity_core.ports import (
-    ChunkMove,
-    InvalidPageTokenError,
-    Span,
-    TranscriptBodyMissingError,
-    TranscriptStorage,
-)
+from continuity_core.transcripts.ports import ChunkMove, Span, TranscriptBodyMissingError, TranscriptStorage
 from tests.contract.conftest import BACKENDS, T0, bucket_name, table_name
 from tests.fakes.transcripts import InMemoryTranscriptStorage
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from continuity_core.admin.ports import LedgerItem, SessionContents
 from continuity_core.kernel.expiry import expiry
-from continuity_core.ports import LedgerItem, SessionContents
 from tests.fakes.stores import TOMBSTONE, Memory, _Stored
 from tests.fakes.transcripts import InMemoryTranscriptStorage
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from continuity_core.admin.health import Traffic
-from continuity_core.admin.ratelimit import WindowAdds, WindowTotals
+from continuity_core.admin.ports import Traffic, WindowAdds, WindowTotals
 
 
 @dataclass

@@ -14,9 +14,20 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from continuity_core.checkpoints.dynamo_ledger import HEAD_DECISIONS
+from continuity_core.checkpoints.ports import IdleCandidate, ProjectSnapshot, StateChangedError
 from continuity_core.hooks.dynamo_state import MAX_HOOK_KEYS, hook_key_digest
+from continuity_core.hooks.ports import (
+    DuplicateHookError,
+    HandoffTakenError,
+    PromptRecord,
+    SessionLinks,
+    StartExpectation,
+    StartWrite,
+)
+from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.dynamo_items import checkpoint_sk, ledger_entry_sk
 from continuity_core.kernel.dynamo_pages import decode_page_token, encode_page_token
+from continuity_core.kernel.errors import InvalidPageTokenError, SessionDeletedError
 from continuity_core.kernel.expiry import expiry, is_expired
 from continuity_core.kernel.names import LEDGER_ENTRY_PREFIX
 from continuity_core.models.checkpoint import Checkpoint
@@ -26,20 +37,6 @@ from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff
 from continuity_core.models.injections import InjectionRecord
 from continuity_core.models.state import SessionIdentity, SessionState, Tally
 from continuity_core.models.tokens import TokenRecord
-from continuity_core.ports import (
-    Clock,
-    DuplicateHookError,
-    HandoffTakenError,
-    IdleCandidate,
-    InvalidPageTokenError,
-    ProjectSnapshot,
-    PromptRecord,
-    SessionDeletedError,
-    SessionLinks,
-    StartExpectation,
-    StartWrite,
-    StateChangedError,
-)
 from continuity_core.recovery.dynamo_injections import injection_sk
 from continuity_core.sessions.dynamo_projects import machine_label
 

@@ -12,13 +12,8 @@ from continuity_core.kernel.dynamo_pages import decode_page_token, encode_page_t
 from continuity_core.kernel.expiry import expiry, is_expired
 from continuity_core.models.state import SessionIdentity
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from continuity_core.ports import (
-    ChunkMove,
-    Span,
-    StoredAppend,
-    TranscriptBodyMissingError,
-)
 from continuity_core.transcripts.dynamo_transcripts import HEAD_EXTRA
+from continuity_core.transcripts.ports import ChunkMove, Span, StoredAppend, TranscriptBodyMissingError
 
 Key = tuple[str, str]  # (agent, session)
 

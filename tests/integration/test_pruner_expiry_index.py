@@ -12,7 +12,7 @@ import pytest
 
 from continuity_core import services
 from continuity_core.kernel.expiry import Expiry
-from continuity_core.retention.retention import ItemKind
+from continuity_core.retention.ports import ItemKind
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
 from tests.support.clock import Clock, install_clock

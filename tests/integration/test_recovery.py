@@ -6,10 +6,10 @@ import pytest
 
 from continuity_core import services
 from continuity_core.checkpoints.checkpoints import build_checkpoint
+from continuity_core.hooks.ports import PromptRecord
 from continuity_core.kernel.config import get_config
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.state import SessionIdentity
-from continuity_core.ports import PromptRecord
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
 

@@ -72,8 +72,8 @@ def test_no_secret_of_any_kind_reaches_the_store(service: InProcessService) -> N
 
 def test_secrets_already_stored_are_redacted_again_when_served(service: InProcessService) -> None:
     from continuity_core import services
+    from continuity_core.hooks.ports import PromptRecord
     from continuity_core.models.state import SessionIdentity
-    from continuity_core.ports import PromptRecord
 
     secret = next(p for p in POSITIVES if p.kind == "github_token").secret
     identity = SessionIdentity(

@@ -292,7 +292,7 @@ def test_an_append_lost_after_the_state_update_is_mended_by_the_resend(
     service: InProcessService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given a prompt whose state update (with the transcript hint) landed but whose append failed
-    from continuity_core.ports import StorageUnavailableError
+    from continuity_core.kernel.errors import StorageUnavailableError
     from continuity_core.transcripts.dynamo_transcripts import DynamoTranscriptStorage
 
     transcript = Transcript("s1")

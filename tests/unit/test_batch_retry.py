@@ -9,7 +9,7 @@ import pytest
 
 from continuity_core.kernel import dynamo_batch
 from continuity_core.kernel.dynamo_batch import Backoff, batch_get, batch_write
-from continuity_core.ports import StorageUnavailableError
+from continuity_core.kernel.errors import StorageUnavailableError
 
 
 class ThrottlingTable:

@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 
 from continuity_core.checkpoints.writer import MAX_ATTEMPTS, CheckpointWriter, FlushOutcome
+from continuity_core.hooks.ports import PromptRecord
 from continuity_core.kernel.config import load_config
+from continuity_core.kernel.errors import FlushConflictError
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.state import SessionIdentity, SessionState
-from continuity_core.ports import FlushConflictError, PromptRecord
 from tests.fakes.stores import InMemoryStateStore, Stores
 from tests.support.clock import Clock
 

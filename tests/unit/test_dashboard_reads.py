@@ -7,13 +7,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 from continuity_core.checkpoints.checkpoint_diff import diff_digests
+from continuity_core.hooks.ports import StateStore
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.dashboard import SessionStatus, TimelineKind
 from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
 from continuity_core.models.state import SessionIdentity, SessionState
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from continuity_core.ports import StateStore, TranscriptStore
 from continuity_core.sessions.dashboard import DashboardReader, session_status
+from continuity_core.transcripts.ports import TranscriptStore
 from continuity_core.transcripts.turns import group_turns
 from tests.fakes.stores import InMemoryStateStore, Stores
 from tests.support.clock import Clock
@@ -308,8 +309,8 @@ def test_the_projects_page_lists_every_project_newest_first_paged_with_its_last_
 def test_a_row_counts_prompts_checkpoints_compactions_and_sub_agents_from_the_state(
     stores: Stores, clock: Clock
 ) -> None:
+    from continuity_core.hooks.ports import PromptRecord
     from continuity_core.models.state import Tally
-    from continuity_core.ports import PromptRecord
 
     identity = identity_in("s1")
     stores.states.record_prompt("a1", identity, PromptRecord("fix the build"), T0)
@@ -484,7 +485,7 @@ def test_a_projects_page_token_of_other_digits_is_refused_not_a_crash(stores: St
     # Given a token no API handed out, made of digits int() does not read ("²", Arabic-Indic one)
     import pytest
 
-    from continuity_core.ports import InvalidPageTokenError
+    from continuity_core.kernel.errors import InvalidPageTokenError
 
     reader = dashboard(stores, clock, Transcripts())
     for token in ("²", "\u0661", "12x"):

@@ -8,9 +8,9 @@ import uuid
 import pytest
 
 from continuity_core.admin.forget import Forgetter
+from continuity_core.kernel.errors import SessionDeletedError
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.hooks import HookEvent, TranscriptDelta
-from continuity_core.ports import SessionDeletedError
 from continuity_core.recovery.start import StartPreview
 from tests.fakes.erasure import InMemoryErasureStore
 from tests.unit.test_hook_service import AGENT, PROJECT, Core, build

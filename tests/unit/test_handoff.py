@@ -11,12 +11,12 @@ import pytest
 
 from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.hooks.ingest import HookService
+from continuity_core.hooks.ports import HandoffTakenError, StartExpectation
 from continuity_core.kernel.config import load_config
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff, HandoffRequest
 from continuity_core.models.hooks import Hook, HookEvent
 from continuity_core.models.state import SessionIdentity
-from continuity_core.ports import HandoffTakenError, StartExpectation
 from continuity_core.recovery.handoff import (
     HandoffService,
     NoProjectError,

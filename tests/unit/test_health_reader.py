@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.admin.health import HealthReader, Traffic
-from continuity_core.admin.ratelimit import RateLimiter, hook_kind
+from continuity_core.admin.health import HealthReader
+from continuity_core.admin.ports import Traffic
+from continuity_core.admin.ratelimit import RateLimiter
 from continuity_core.models.health import PrunerStatus, QueueDepth
 from tests.fakes.rate import InMemoryRateCounter
 from tests.fakes.stores import in_memory_stores
@@ -34,13 +35,13 @@ def test_the_health_shows_each_minutes_answers_over_400_and_the_last_hook_of_eac
     clock = Clock(T0)
     counter = InMemoryRateCounter()
     limiter = RateLimiter(counter, limit_per_minute=1000, clock=clock)
-    for kind, status in (
-        (hook_kind("codex", "stop"), 200),
-        (hook_kind("claude-code", "user-prompt-submit"), 409),
-        (hook_kind("my-harness", "session-start"), 503),
+    for harness, event, status in (
+        ("codex", "stop", 200),
+        ("claude-code", "user-prompt-submit", 409),
+        ("my-harness", "session-start", 503),
     ):
         limiter.admit("bootstrap")
-        limiter.saw("bootstrap", kind)
+        limiter.saw("bootstrap", harness, event)
         limiter.settle("bootstrap", status)
         clock.now += timedelta(seconds=40)
     reader = HealthReader(in_memory_stores(clock).tokens, Source(counter), clock)

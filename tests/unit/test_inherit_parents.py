@@ -7,11 +7,11 @@ from typing import Any, cast
 
 import pytest
 
+from continuity_core.checkpoints.ports import CheckpointStore
 from continuity_core.kernel.config import load_config
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from continuity_core.ports import CheckpointStore, TranscriptStore
 from continuity_core.recovery.fit import MAX_INJECTION_CHARS
 from continuity_core.recovery.inherit import (
     INHERIT_HEADING,
@@ -21,6 +21,7 @@ from continuity_core.recovery.inherit import (
     constraints_from,
     find_parent,
 )
+from continuity_core.transcripts.ports import TranscriptStore
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 PROJECT = "/work/app"

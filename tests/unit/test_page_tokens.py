@@ -9,7 +9,7 @@ import json
 import pytest
 
 from continuity_core.kernel.dynamo_pages import decode_page_token, encode_page_token
-from continuity_core.ports import InvalidPageTokenError
+from continuity_core.kernel.errors import InvalidPageTokenError
 
 LEDGER = {"pk": "A#agent-1#L#/work/app"}
 ENTRIES = {"sk": "D#"}

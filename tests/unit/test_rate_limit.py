@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from continuity_core.admin import health
-from continuity_core.admin.ratelimit import RateLimiter, hook_kind
+from continuity_core.admin.ratelimit import RateLimiter, hook_kind, split_hook_kind
 from tests.fakes.rate import InMemoryRateCounter
 
 
@@ -134,7 +134,7 @@ def test_a_lone_request_is_counted_with_its_error_and_its_hook_in_one_write() ->
     limiter = RateLimiter(counter, limit_per_minute=100, clock=clock)
     # When one hook arrives and is answered 409
     limiter.admit("token")
-    limiter.saw("token", hook_kind("codex", "user-prompt-submit"))
+    limiter.saw("token", "codex", "user-prompt-submit")
     limiter.settle("token", 409)
     # Then one write adds the request, the 4xx and the hook's sighting to the window
     window = int(clock.now.timestamp() // 60)
@@ -167,7 +167,7 @@ def test_the_long_lived_marks_are_written_at_an_instances_second_flush_then_once
 
     def hook(kind: str) -> None:
         limiter.admit("token")
-        limiter.saw("token", kind)
+        limiter.saw("token", *split_hook_kind(kind))
         limiter.settle("token", 200)
         clock.now += timedelta(seconds=10)
 
@@ -193,7 +193,7 @@ def test_an_instance_that_serves_one_lone_request_writes_only_its_window() -> No
     limiter = RateLimiter(counter, limit_per_minute=1000, clock=clock)
 
     limiter.admit("token")
-    limiter.saw("token", hook_kind("claude-code", "session-start"))
+    limiter.saw("token", "claude-code", "session-start")
     limiter.settle("token", 200)
 
     assert (counter.calls, counter.kept_calls) == (1, 0)

@@ -14,7 +14,8 @@ import pytest
 
 from continuity_core.kernel.config import load_config
 from continuity_core.kernel.expiry import BUCKET_SPAN, Expiry, bucket_end, expiry
-from continuity_core.retention.retention import LOOK_AHEAD, ExpiringItem, ItemKind, Lease, Pruner
+from continuity_core.retention.ports import ExpiringItem, ItemKind, Lease
+from continuity_core.retention.retention import LOOK_AHEAD, Pruner
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 RETENTION = timedelta(days=7)

@@ -8,8 +8,8 @@ from typing import cast
 
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from continuity_core.ports import TranscriptStore
 from continuity_core.sessions.search import READ_STEP, SearchIndex, TranscriptSearchService
+from continuity_core.transcripts.ports import TranscriptStore
 
 T0 = datetime(2026, 11, 26, 7, 0, tzinfo=UTC)
 SESSIONS = 2 * READ_STEP + 7

@@ -7,8 +7,9 @@ from typing import Any, cast
 
 from continuity_core.models.sessions import SearchRequest
 from continuity_core.models.transcripts import TranscriptHead
-from continuity_core.ports import SearchHit, TranscriptSearch, TranscriptStore
+from continuity_core.sessions.ports import SearchHit, TranscriptSearch
 from continuity_core.sessions.sessions import SessionReader
+from continuity_core.transcripts.ports import TranscriptStore
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 

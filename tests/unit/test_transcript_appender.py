@@ -6,14 +6,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from continuity_core.kernel.errors import StorageUnavailableError
 from continuity_core.models.state import SessionIdentity
-from continuity_core.ports import AppendResult, StorageUnavailableError, TranscriptHint
 from continuity_core.transcripts.append import (
     HEAD_REFRESH,
     MAX_APPEND_CHARS,
     MAX_ATTEMPTS,
     TranscriptAppender,
 )
+from continuity_core.transcripts.ports import AppendResult, TranscriptHint
 from continuity_core.transcripts.read import TranscriptReader
 from tests.fakes.transcripts import InMemoryTranscriptStorage
 

@@ -6,8 +6,8 @@ from datetime import timedelta
 
 import pytest
 
+from continuity_core.hooks.ports import PromptRecord
 from continuity_core.models.state import SessionIdentity
-from continuity_core.ports import PromptRecord
 from continuity_core.transcripts.append import TranscriptAppender
 from continuity_core.transcripts.read import TranscriptReader
 from tests.fakes.stores import Stores

@@ -10,10 +10,10 @@ import pytest
 
 from continuity_core.models.state import SessionIdentity
 from continuity_core.models.transcripts import TranscriptHead
-from continuity_core.ports import TranscriptHint
 from continuity_core.redaction import redact_same_length, secret_spans
 from continuity_core.sessions.sessions import SessionReader
 from continuity_core.transcripts.append import TranscriptAppender
+from continuity_core.transcripts.ports import TranscriptHint
 from continuity_core.transcripts.read import TranscriptReader
 from tests.fakes.transcripts import InMemoryTranscriptStorage
 from tests.unit.redaction.support import leaked, load_positives

@@ -5,7 +5,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from continuity_core.models.transcripts import TranscriptHead
-from continuity_core.ports import Span
 from continuity_core.transcripts.layout import (
     AppendKind,
     AppendPlan,
@@ -16,6 +15,7 @@ from continuity_core.transcripts.layout import (
     plan_append,
     tail_since,
 )
+from continuity_core.transcripts.ports import Span
 
 T0 = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
+from continuity_core.admin.ports import LedgerItem, SessionContents
 from continuity_core.kernel.aws import call_dynamodb, write_if
 from continuity_core.kernel.dynamo_batch import batch_write
 from continuity_core.kernel.dynamo_expiry import expiry_values
@@ -27,6 +28,7 @@ from continuity_core.kernel.dynamo_items import (
     to_attributes,
 )
 from continuity_core.kernel.dynamo_update import UpdateBuilder
+from continuity_core.kernel.errors import StorageUnavailableError
 from continuity_core.kernel.expiry import expiry
 from continuity_core.kernel.names import (
     CHECKPOINT_PREFIX,
@@ -46,7 +48,6 @@ from continuity_core.kernel.names import (
     TRANSCRIPT_APPEND_PREFIX,
     TRANSCRIPT_SK,
 )
-from continuity_core.ports import LedgerItem, SessionContents, StorageUnavailableError
 from continuity_core.sessions.dynamo_projects import handoffs_gone, project_record_key
 from continuity_core.transcripts.s3_bodies import S3BodyStore, chunk_key
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from continuity_core.admin.dynamo_rate import DynamoRateCounter
-from continuity_core.admin.health import Traffic
+from continuity_core.admin.ports import Traffic
 from continuity_core.kernel.aws import call, call_dynamodb
 from continuity_core.kernel.dynamo_items import item_key, parse_timestamp
 from continuity_core.kernel.names import PRUNER_CURSOR_PK, PRUNER_CURSOR_SK

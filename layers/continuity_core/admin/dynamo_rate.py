@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from continuity_core.admin.health import Traffic
-from continuity_core.admin.ratelimit import WindowAdds, WindowTotals
+from continuity_core.admin.ports import Traffic, WindowAdds, WindowTotals
 from continuity_core.kernel.aws import call_dynamodb
 from continuity_core.kernel.dynamo_batch import batch_get
 from continuity_core.kernel.dynamo_items import item_key

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from continuity_core.admin.ports import ErasureStore
+from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.models.forget import DeletedCounts, ForgetAnswer
-from continuity_core.ports import Clock, ErasureStore
 
 
 class Forgetter:

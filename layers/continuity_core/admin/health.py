@@ -11,14 +11,13 @@ item. The route reads: one token query (the operator: one a tenant), one batch r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
 
+from continuity_core.admin.ports import HealthSource, TokenStore
 from continuity_core.admin.ratelimit import KEPT_WINDOWS, WINDOW_SECONDS, split_hook_kind
 from continuity_core.admin.tokens import BOOTSTRAP_ID, DEFAULT_AGENT
-from continuity_core.models.health import HealthAnswer, LastHook, PrunerStatus, QueueDepth, RequestMinute
-from continuity_core.ports import Clock, TokenStore
+from continuity_core.kernel.clock import Clock
+from continuity_core.models.health import HealthAnswer, LastHook, RequestMinute
 
 MINUTES = KEPT_WINDOWS - 1  # every window shown still exists
 NOT_SHOWN = [
@@ -27,28 +26,6 @@ NOT_SHOWN = [
     "Counts are added by each warm function instance every 20 requests, or at a request's end "
     "5 s after its last addition: an instance's last few seconds show once it serves again.",
 ]
-
-
-@dataclass
-class Traffic:
-    """What the rate windows (and the tokens' long-lived items) hold, summed over the tokens."""
-
-    requests: dict[int, int] = field(default_factory=dict)  # by window
-    client_errors: dict[int, int] = field(default_factory=dict)
-    server_errors: dict[int, int] = field(default_factory=dict)
-    seen: dict[str, int] = field(default_factory=dict)  # hook kind -> last received (epoch s)
-
-
-class HealthSource(Protocol):
-    def queue_depths(self) -> tuple[QueueDepth, QueueDepth]:
-        """(the checkpoint queue, its DLQ)."""
-        ...
-
-    def traffic(self, keys: list[str], windows: list[int]) -> Traffic:
-        """The rate keys' (token ids') windows summed, and their hooks' last sightings."""
-        ...
-
-    def pruner(self) -> PrunerStatus: ...
 
 
 class HealthReader:

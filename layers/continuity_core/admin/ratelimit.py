@@ -31,9 +31,9 @@ import math
 import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Protocol
 
-from continuity_core.ports import Clock
+from continuity_core.admin.ports import RateCounter, WindowAdds
+from continuity_core.kernel.clock import Clock
 
 WINDOW_SECONDS = 60
 # Windows a token's minute item outlives its own (the health page reads the last 15 minutes of
@@ -54,36 +54,6 @@ MAX_SEEN_KINDS = 64
 # (2: the instances together hold about half of it unadded; a larger one buys a closer limit
 # with more writes near it).
 HEADROOM = 2
-
-
-@dataclass(frozen=True)
-class WindowAdds:
-    """What one flush adds to a window besides its requests."""
-
-    client_errors: int = 0  # answers 400-499
-    server_errors: int = 0  # answers 500 and over
-    seen: dict[str, int] = field(default_factory=dict)  # hook kind -> when last received (epoch s)
-    instances: int = 0  # 1 on an instance's first add to the window
-
-
-@dataclass(frozen=True)
-class WindowTotals:
-    """A window's shared totals, as an add leaves them."""
-
-    requests: int
-    instances: int  # the instances that added to it
-
-
-class RateCounter(Protocol):
-    def add(
-        self, key: str, window: int, count: int, expires_at: int, adds: WindowAdds | None = None
-    ) -> WindowTotals:
-        """Add ``count`` requests (and ``adds``) to the key's window; returns its totals."""
-        ...
-
-    def keep_seen(self, key: str, seen: dict[str, int], expires_at: int) -> None:
-        """Set these hook kinds' last sightings on the key's long-lived item."""
-        ...
 
 
 def hook_kind(harness: str, event: str) -> str:
@@ -145,8 +115,9 @@ class RateLimiter:
         self._flush(key, state, seconds)
         return None
 
-    def saw(self, key: str, kind: str) -> None:
-        """A hook of this kind was received (added at the window's next flush)."""
+    def saw(self, key: str, harness: str, event: str) -> None:
+        """A hook of ``harness`` and ``event`` was received (added at the window's next flush)."""
+        kind = hook_kind(harness, event)
         seconds = self._clock().timestamp()
         with self._lock:
             state = self._current(key, seconds)

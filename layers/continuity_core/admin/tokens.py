@@ -8,6 +8,8 @@ import secrets
 import uuid
 from datetime import datetime, timedelta
 
+from continuity_core.admin.ports import TokenStore
+from continuity_core.kernel.clock import Clock
 from continuity_core.models.tokens import (
     CreateTokenRequest,
     Scope,
@@ -15,7 +17,6 @@ from continuity_core.models.tokens import (
     TokenRecord,
     TokenView,
 )
-from continuity_core.ports import Clock, TokenStore
 from continuity_core.redaction import redact
 
 TOKEN_PREFIX = "ctn_"

@@ -7,23 +7,20 @@ from datetime import datetime, timedelta
 
 from continuity_core.checkpoints.checkpoints import cap_evictions
 from continuity_core.checkpoints.passive_digest import render_agent_digest
+from continuity_core.checkpoints.ports import CheckpointStore, LedgerStore
 from continuity_core.checkpoints.rolling import Statement, merge_digests, roll
 from continuity_core.checkpoints.writer import DIGEST_SOURCES
 from continuity_core.extraction.paths import normalize_project
 from continuity_core.extraction.sticky import FileAction, Role
 from continuity_core.hooks.normalize import DEFAULT_HARNESS
+from continuity_core.hooks.ports import StateStore
+from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
+from continuity_core.kernel.errors import IdempotencyKeyConflictError
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import DigestRequest, LedgerEntry
 from continuity_core.models.session_digest import FactKind, FactSource
 from continuity_core.models.state import SessionIdentity, origin_values
-from continuity_core.ports import (
-    CheckpointStore,
-    Clock,
-    IdempotencyKeyConflictError,
-    LedgerStore,
-    StateStore,
-)
 from continuity_core.redaction import redact_value
 
 

@@ -6,6 +6,7 @@ import uuid
 from datetime import datetime, timedelta
 
 from continuity_core.checkpoints.passive_digest import render_session_digest
+from continuity_core.checkpoints.ports import CheckpointStore
 from continuity_core.extraction.recent import distinct_recent
 from continuity_core.extraction.terms import pending_query_terms
 from continuity_core.kernel.config import ContinuityConfig
@@ -16,7 +17,6 @@ from continuity_core.models.state import (
     SessionState,
     origin_values,
 )
-from continuity_core.ports import CheckpointStore
 
 # A flush marked pending longer than this is presumed lost (e.g. its message went to the DLQ)
 # and may be claimed again; the old message, if it ever runs, no longer matches the token.

@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from continuity_core.checkpoints.ports import ProjectSnapshot, StateChangedError
 from continuity_core.kernel.aws import call_dynamodb
+from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.dynamo_expiry import expiry_values, live, past_prunable
 from continuity_core.kernel.dynamo_items import (
     checkpoint_sk,
@@ -38,7 +40,6 @@ from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff
 from continuity_core.models.state import SessionState
-from continuity_core.ports import Clock, ProjectSnapshot, StateChangedError
 from continuity_core.recovery.dynamo_handoffs import handoff_from_item, is_open_handoff_item
 
 _PAGE = 100

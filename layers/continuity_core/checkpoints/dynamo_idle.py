@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from continuity_core.checkpoints.ports import IdleCandidate
 from continuity_core.hooks.dynamo_state import idle_sort_key, parse_idle_sort_key
 from continuity_core.kernel.aws import call_dynamodb, write_if
 from continuity_core.kernel.dynamo_items import session_pk
@@ -26,7 +27,6 @@ from continuity_core.kernel.names import (
     STATE_SK,
 )
 from continuity_core.kernel.observability import logger
-from continuity_core.ports import IdleCandidate
 
 
 class DynamoIdleIndex:

@@ -17,11 +17,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
+from continuity_core.checkpoints.ports import IdleCandidate, IdleIndex
 from continuity_core.checkpoints.writer import CheckpointWriter, FlushOutcome
+from continuity_core.hooks.ports import StateStore
+from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
+from continuity_core.kernel.errors import FlushConflictError
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.state import SessionState
-from continuity_core.ports import Clock, FlushConflictError, IdleCandidate, IdleIndex, StateStore
 
 # Sessions one round reads (one bounded query per index shard); a run goes on round after round
 # while time allows and a round came back full, at most MAX_ROUNDS; the rest stay due for the next run.

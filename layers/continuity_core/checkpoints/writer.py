@@ -11,22 +11,17 @@ from datetime import datetime
 from enum import StrEnum
 
 from continuity_core.checkpoints.checkpoints import build_checkpoint, cap_evictions
+from continuity_core.checkpoints.ports import CheckpointStore, StateChangedError
 from continuity_core.checkpoints.rolling import Statement, merge_digests, roll
 from continuity_core.checkpoints.rolling_inputs import digest_inputs
+from continuity_core.hooks.ports import StateStore
+from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
+from continuity_core.kernel.errors import FlushConflictError, StorageUnavailableError
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.session_digest import SessionDigest
 from continuity_core.models.state import SessionState
-from continuity_core.ports import (
-    CheckpointStore,
-    Clock,
-    FlushConflictError,
-    StateChangedError,
-    StateStore,
-    StorageUnavailableError,
-    TranscriptBodyMissingError,
-    TranscriptStore,
-)
+from continuity_core.transcripts.ports import TranscriptBodyMissingError, TranscriptStore
 
 MAX_ATTEMPTS = 6
 # Checkpoints read for the digest they carry: the newest, plus two in case writers raced.

@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from continuity_core.hooks.ports import (
+    DuplicateHookError,
+    HandoffTakenError,
+    PromptRecord,
+    SessionLinks,
+    StartExpectation,
+    StartWrite,
+)
 from continuity_core.kernel.aws import call_dynamodb, write_if
+from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.dynamo_batch import batch_get, batch_write
 from continuity_core.kernel.dynamo_expiry import bucket_key, expiry_sort_key, item_expired
 from continuity_core.kernel.dynamo_items import (
@@ -33,6 +42,7 @@ from continuity_core.kernel.dynamo_items import (
 )
 from continuity_core.kernel.dynamo_pages import decode_page_token, encode_page_token
 from continuity_core.kernel.dynamo_update import UpdateBuilder
+from continuity_core.kernel.errors import SessionDeletedError
 from continuity_core.kernel.expiry import expiry
 from continuity_core.kernel.names import (
     DELETED_AT_ATTRIBUTE,
@@ -53,16 +63,6 @@ from continuity_core.kernel.names import (
 )
 from continuity_core.models.dashboard import ProjectRecord
 from continuity_core.models.state import SessionIdentity, SessionState, Tally
-from continuity_core.ports import (
-    Clock,
-    DuplicateHookError,
-    HandoffTakenError,
-    PromptRecord,
-    SessionDeletedError,
-    SessionLinks,
-    StartExpectation,
-    StartWrite,
-)
 from continuity_core.sessions.dynamo_projects import (
     handoffs_gone,
     project_record,

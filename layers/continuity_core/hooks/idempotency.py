@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 
+from continuity_core.kernel.errors import IdempotencyKeyConflictError
 from continuity_core.models.hooks import Hook
-from continuity_core.ports import IdempotencyKeyConflictError
 from continuity_core.redaction import redact
 
 # What the client may legitimately change when it sends a hook again under the same key: the

@@ -8,12 +8,23 @@ from datetime import datetime
 
 from continuity_core.checkpoints.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
 from continuity_core.checkpoints.passive_digest import render_pre_compaction_digest
+from continuity_core.checkpoints.ports import CheckpointStore, ProjectSnapshot
 from continuity_core.checkpoints.rolling import Statement
 from continuity_core.checkpoints.writer import CheckpointWriter, FlushResult
 from continuity_core.extraction.sticky import Role
 from continuity_core.extraction.terms import snippet
 from continuity_core.hooks.idempotency import hook_fingerprint, key_reused
+from continuity_core.hooks.ports import (
+    DuplicateHookError,
+    FlushQueue,
+    HandoffTakenError,
+    PromptRecord,
+    StartExpectation,
+    StateStore,
+)
+from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
+from continuity_core.kernel.errors import FlushConflictError, SessionDeletedError, TranscriptGapError
 from continuity_core.kernel.observability import count, logger
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, HookResponse
@@ -27,27 +38,9 @@ from continuity_core.models.state import (
     Tally,
     origin_values,
 )
-from continuity_core.ports import (
-    CheckpointStore,
-    Clock,
-    DuplicateHookError,
-    FlushConflictError,
-    FlushQueue,
-    HandoffTakenError,
-    Inheritance,
-    InheritedBlock,
-    InjectionLog,
-    ProjectSnapshot,
-    PromptRecord,
-    SessionDeletedError,
-    StartExpectation,
-    StateStore,
-    TranscriptGapError,
-    TranscriptHint,
-    TranscriptLog,
-)
 from continuity_core.recovery.fit import MAX_INJECTION_CHARS, Injection, Section, assemble
 from continuity_core.recovery.lineage import session_links
+from continuity_core.recovery.ports import Inheritance, InheritedBlock, InjectionLog
 from continuity_core.recovery.recovery import (
     CLEAR_SOURCES,
     RECENT,
@@ -62,6 +55,7 @@ from continuity_core.recovery.recovery import (
     recovery_section,
 )
 from continuity_core.recovery.start import INHERITED, StartInjection, compose_start, injection_record
+from continuity_core.transcripts.ports import TranscriptHint, TranscriptLog
 
 REMEMBER_CHARS = 500
 # The compaction nudge's fallback when the client reports no harness figure (older clients, harnesses

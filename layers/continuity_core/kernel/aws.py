@@ -50,7 +50,7 @@ def call(service: str, operation: str, **kwargs: Any) -> Any:
     """One AWS call; throttling, service faults and lost connections become StorageUnavailableError."""
     from botocore.exceptions import ClientError, ConnectionError, ReadTimeoutError
 
-    from continuity_core.ports import StorageUnavailableError
+    from continuity_core.kernel.errors import StorageUnavailableError
 
     try:
         return getattr(client(service), operation)(**kwargs)

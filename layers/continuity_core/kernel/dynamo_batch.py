@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from continuity_core.kernel.aws import call
-from continuity_core.ports import StorageUnavailableError
+from continuity_core.kernel.errors import StorageUnavailableError
 
 WRITE_BATCH = 25  # DynamoDB's limit per BatchWriteItem
 GET_BATCH = 100  # and per BatchGetItem

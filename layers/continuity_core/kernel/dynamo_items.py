@@ -10,6 +10,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from continuity_core.kernel.errors import KeyTooLongError
 from continuity_core.kernel.names import (
     AGENT_PREFIX,
     CHECKPOINT_PREFIX,
@@ -23,7 +24,6 @@ from continuity_core.kernel.names import (
     SESSION_PART,
     SK,
 )
-from continuity_core.ports import KeyTooLongError
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

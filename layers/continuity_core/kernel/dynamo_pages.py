@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from continuity_core.ports import InvalidPageTokenError
+from continuity_core.kernel.errors import InvalidPageTokenError
 
 _START_AGAIN = "; leave it out to start from the first page"
 

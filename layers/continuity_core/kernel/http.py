@@ -16,9 +16,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import BaseModel
 
 from continuity_core.kernel import http_input
-from continuity_core.kernel.observability import count, logger
-from continuity_core.models.ids import PATH_SEGMENT_PATTERN, SESSION_ID_MAX, SessionId
-from continuity_core.ports import (
+from continuity_core.kernel.errors import (
     FlushConflictError,
     IdempotencyKeyConflictError,
     InvalidPageTokenError,
@@ -27,6 +25,8 @@ from continuity_core.ports import (
     StorageUnavailableError,
     TranscriptGapError,
 )
+from continuity_core.kernel.observability import count, logger
+from continuity_core.models.ids import PATH_SEGMENT_PATTERN, SESSION_ID_MAX, SessionId
 
 MAX_BODY_BYTES = 1024 * 1024
 RETRY_AFTER_SECONDS = 2
@@ -321,10 +321,9 @@ def seen_hook(app: APIGatewayHttpResolver, harness: str, event: str) -> None:
     """A hook of ``harness`` and ``event`` was received (the health page's last hook per kind)."""
     key = _rate_key(app.current_event.raw_event)
     if key:
-        from continuity_core.admin.ratelimit import hook_kind
         from continuity_core.services import rate_limiter
 
-        rate_limiter().saw(key, hook_kind(harness, event))
+        rate_limiter().saw(key, harness, event)
 
 
 def _settle(event: dict[str, Any], status: int) -> None:

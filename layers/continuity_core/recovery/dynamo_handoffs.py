@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from continuity_core.kernel.aws import call_dynamodb
+from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.dynamo_expiry import live
 from continuity_core.kernel.dynamo_items import (
     checkpoint_sk,
@@ -35,7 +36,6 @@ from continuity_core.kernel.names import (
     TTL_ATTRIBUTE,
 )
 from continuity_core.models.handoff import Handoff
-from continuity_core.ports import Clock
 from continuity_core.sessions.dynamo_projects import handoff_opened, project_record_key
 
 # The story it carries, compressed like a checkpoint's body.

@@ -15,6 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 from continuity_core.kernel.aws import call_dynamodb
+from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.dynamo_expiry import live
 from continuity_core.kernel.dynamo_items import (
     body_attribute,
@@ -28,7 +29,6 @@ from continuity_core.kernel.dynamo_items import (
 from continuity_core.kernel.expiry import expiry
 from continuity_core.kernel.names import INJECTION_PREFIX, PK, SK, TTL_ATTRIBUTE
 from continuity_core.models.injections import InjectionRecord
-from continuity_core.ports import Clock
 
 _BODY_FIELDS = ("text", "sections")
 

@@ -21,10 +21,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from continuity_core.checkpoints.passive_digest import format_duration
+from continuity_core.kernel.clock import Clock
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff, HandoffRequest
-from continuity_core.ports import Clock, HandoffStore
 from continuity_core.recovery.fit import fit
+from continuity_core.recovery.ports import HandoffStore
 from continuity_core.recovery.recovery_block import render_digest
 from continuity_core.redaction import redact
 

@@ -28,17 +28,20 @@ from datetime import datetime
 from enum import StrEnum
 
 from continuity_core.checkpoints.passive_digest import format_duration
+from continuity_core.checkpoints.ports import CheckpointStore
 from continuity_core.checkpoints.rolling_inputs import is_users_words
 from continuity_core.extraction.sticky import Role, extract
+from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.kernel.names import SUBAGENT_KEY_PART
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.hooks import Hook
 from continuity_core.models.session_digest import FactKind
 from continuity_core.models.transcripts import TranscriptHead
-from continuity_core.ports import CheckpointStore, InheritedBlock, StateStore, TranscriptStore
 from continuity_core.recovery.fit import MAX_INJECTION_CHARS, fit
+from continuity_core.recovery.ports import InheritedBlock
 from continuity_core.transcripts.layout import tail_since
+from continuity_core.transcripts.ports import TranscriptStore
 
 INHERIT_HEADING = "## Inherited from Parent Session"
 CLAUDE_CODE = "claude-code"

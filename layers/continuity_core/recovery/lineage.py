@@ -6,10 +6,10 @@ decided them).
 
 from __future__ import annotations
 
+from continuity_core.hooks.ports import SessionLinks
 from continuity_core.kernel.names import SUBAGENT_KEY_PART
 from continuity_core.models.injections import InjectionRecord, LineageLink
 from continuity_core.models.state import SessionState
-from continuity_core.ports import SessionLinks
 from continuity_core.recovery.inherit import ParentSource
 from continuity_core.recovery.recovery import RecoverySource
 

@@ -28,12 +28,12 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from continuity_core.checkpoints.passive_digest import format_duration
+from continuity_core.checkpoints.ports import CheckpointStore, ProjectSnapshot
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.handoff import Handoff
 from continuity_core.models.state import SessionOrigin
-from continuity_core.ports import CheckpointStore, ProjectSnapshot
 from continuity_core.recovery.fit import Section, fit
 from continuity_core.recovery.handoff import choose_handoff
 from continuity_core.recovery.recovery_block import render_digest

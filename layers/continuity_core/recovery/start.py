@@ -12,16 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from continuity_core.checkpoints.ports import CheckpointStore
+from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.models.handoff import Handoff
 from continuity_core.models.hooks import Hook
 from continuity_core.models.injections import InjectionRecord, InjectionSection
 from continuity_core.models.recovery import PreviewAnswer
 from continuity_core.models.state import SessionOrigin
-from continuity_core.ports import CheckpointStore, Clock, InheritedBlock
 from continuity_core.recovery.fit import MAX_INJECTION_CHARS, PlacedSection, Section, assemble
 from continuity_core.recovery.handoff import SECTION_NAME as HANDOFF_SECTION
 from continuity_core.recovery.handoff import render_handoff
+from continuity_core.recovery.ports import InheritedBlock
 from continuity_core.recovery.recovery import (
     LEDGER_LINE_CHARS,
     Receiver,

@@ -15,14 +15,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from continuity_core.checkpoints.passive_digest import format_duration
+from continuity_core.checkpoints.ports import CheckpointStore, LedgerStore
 from continuity_core.extraction.sticky import ASKED
+from continuity_core.kernel.clock import Clock
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.session_digest import Fact, FactKind, SessionDigest
-from continuity_core.ports import CheckpointStore, Clock, LedgerStore, TranscriptSearch
 from continuity_core.recovery.fit import fit
 from continuity_core.recovery.recovery import RECENT, describe_decision, pick
 from continuity_core.recovery.recovery_block import fact_line, render_digest, shown_file
+from continuity_core.sessions.ports import TranscriptSearch
 
 LEVEL_LIMITS = {1: 400, 2: 2000, 3: 200_000}
 RECENT_DECISIONS = 10

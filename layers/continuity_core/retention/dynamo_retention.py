@@ -42,7 +42,7 @@ from continuity_core.kernel.names import (
     TTL_ATTRIBUTE,
 )
 from continuity_core.kernel.observability import logger
-from continuity_core.retention.retention import ExpiringItem, ItemKind, Lease, LeaseLostError
+from continuity_core.retention.ports import ExpiringItem, ItemKind, Lease, LeaseLostError
 from continuity_core.transcripts.s3_bodies import S3BodyStore, chunk_key
 
 CURSOR_KEY = item_key(PRUNER_CURSOR_PK, PRUNER_CURSOR_SK)

@@ -12,7 +12,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from continuity_core.checkpoints.checkpoint_diff import diff_digests
+from continuity_core.checkpoints.ports import CheckpointStore
 from continuity_core.extraction.terms import snippet
+from continuity_core.hooks.ports import StateStore
+from continuity_core.kernel.clock import Clock
+from continuity_core.kernel.errors import InvalidPageTokenError
 from continuity_core.kernel.names import SUBAGENT_KEY_PART
 from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
 from continuity_core.models.dashboard import (
@@ -33,18 +37,11 @@ from continuity_core.models.injections import InjectionList, InjectionRecord, Li
 from continuity_core.models.session_digest import FactSource
 from continuity_core.models.state import SessionState, origin_values
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from continuity_core.ports import (
-    CheckpointStore,
-    Clock,
-    HandoffStore,
-    InjectionLog,
-    InvalidPageTokenError,
-    StateStore,
-    TranscriptStore,
-)
 from continuity_core.recovery.lineage import SUBAGENT_START, children, links_of, origins
+from continuity_core.recovery.ports import HandoffStore, InjectionLog
 from continuity_core.sessions.activity import project_activity
 from continuity_core.sessions.reads import MAX_SESSION_CHECKPOINTS, project_key
+from continuity_core.transcripts.ports import TranscriptStore
 from continuity_core.transcripts.turns import group_turns
 
 # A session with no hook for this long, and not ended, shows as idle.

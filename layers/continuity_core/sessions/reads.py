@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from continuity_core.checkpoints.ports import CheckpointStore, LedgerStore
 from continuity_core.extraction.paths import normalize_project
 from continuity_core.models.checkpoint import CheckpointList
 from continuity_core.models.digest import LedgerEntry, LedgerPage
-from continuity_core.ports import CheckpointStore, LedgerStore
 
 # A session keeps at most maxCheckpointsPerSession (≤ 500): one answer holds all of them.
 MAX_SESSION_CHECKPOINTS = 500

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from continuity_core.ports import SearchHit, TranscriptStore
+from continuity_core.sessions.ports import SearchHit
+from continuity_core.transcripts.ports import TranscriptStore
 
 SEGMENT_CHARS = 12_000
 SNIPPET_TOKENS = 56

@@ -11,8 +11,10 @@ from continuity_core.models.sessions import (
     SessionPage,
     TranscriptText,
 )
-from continuity_core.ports import HandoffStore, TranscriptSearch, TranscriptStore
+from continuity_core.recovery.ports import HandoffStore
+from continuity_core.sessions.ports import TranscriptSearch
 from continuity_core.sessions.reads import project_key
+from continuity_core.transcripts.ports import TranscriptStore
 
 
 class SessionReader:

@@ -31,17 +31,10 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta
 
+from continuity_core.kernel.errors import StorageUnavailableError
 from continuity_core.kernel.observability import logger
 from continuity_core.models.state import SessionIdentity
 from continuity_core.models.transcripts import TranscriptHead
-from continuity_core.ports import (
-    AppendResult,
-    ChunkMove,
-    StorageUnavailableError,
-    StoredAppend,
-    TranscriptHint,
-    TranscriptStorage,
-)
 from continuity_core.transcripts.layout import (
     AppendKind,
     chain_to,
@@ -51,6 +44,13 @@ from continuity_core.transcripts.layout import (
     inline_end,
     plan_append,
     since_flushed,
+)
+from continuity_core.transcripts.ports import (
+    AppendResult,
+    ChunkMove,
+    StoredAppend,
+    TranscriptHint,
+    TranscriptStorage,
 )
 from continuity_core.transcripts.redact import CARRY_CHARS, redact_after
 

@@ -54,7 +54,7 @@ from continuity_core.kernel.names import (
 from continuity_core.kernel.names import TRANSCRIPT_APPEND_PREFIX as APPEND_PREFIX
 from continuity_core.models.state import SessionIdentity
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from continuity_core.ports import ChunkMove, Span, StoredAppend
+from continuity_core.transcripts.ports import ChunkMove, Span, StoredAppend
 from continuity_core.transcripts.s3_bodies import S3BodyStore, chunk_key
 
 _APPENDS_END = APPEND_PREFIX + "~"

@@ -16,7 +16,7 @@ from enum import StrEnum
 
 from continuity_core.kernel.dynamo_items import millis
 from continuity_core.models.transcripts import TranscriptHead
-from continuity_core.ports import Span, StoredAppend
+from continuity_core.transcripts.ports import Span, StoredAppend
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 

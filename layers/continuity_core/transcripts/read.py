@@ -12,16 +12,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from continuity_core.hooks.ports import StateStore
+from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.dynamo_items import millis, moment
 from continuity_core.kernel.observability import logger
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
-from continuity_core.ports import (
-    Clock,
-    StateStore,
-    TranscriptBodyMissingError,
-    TranscriptStorage,
-)
 from continuity_core.transcripts.layout import chain_from, inline_end, since_flushed
+from continuity_core.transcripts.ports import TranscriptBodyMissingError, TranscriptStorage
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from continuity_core.kernel.aws import call
 from continuity_core.kernel.names import BUCKET_ENV, TRANSCRIPT_KEY_PREFIX
-from continuity_core.ports import TranscriptBodyMissingError
+from continuity_core.transcripts.ports import TranscriptBodyMissingError
 
 _DELETE_BATCH = 1000
 _GZIP_MAGIC = b"\x1f\x8b"
