@@ -1,6 +1,6 @@
 """The rolling session digest: merge what a session said since the last checkpoint into what it had.
 
-Rules (the digest itself is ``models/session_digest.py``, the extraction ``logic/sticky.py``):
+Rules (the digest itself is ``models/session_digest.py``, the extraction ``extraction/sticky.py``):
 
 - **Deduplicated.** A fact is its words (case, spacing and punctuation aside): said twice, it is one
   fact seen twice. A prompt cut short (a snippet ending in "…") merges into its full text when the
@@ -16,6 +16,10 @@ Rules (the digest itself is ``models/session_digest.py``, the extraction ``logic
   from the agent's prose, files only read, files outside the project). Only the user's repeating
   counts as emphasis: the agent's prose saying a sentence again is boilerplate. Constraints and
   remembered facts go last.
+
+One module: ``roll`` is one pipeline read top to bottom (take each statement, accept it, supersede,
+close, rank, bound), and every step works on the same private digest (``_Digest``); split, each
+part would need the others' rules to be read.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ read for the cues people and agents actually use — "never …", "don't touch �
 "let's go with …", "actually, switch to … instead of …", "why does … ?", "it turns out …", "next,
 …" — and every path, file and quoted symbol in it is noted. English first; words are Unicode words,
 so names and paths with non-ASCII letters ("Zoë Ångström", ``docs/señal_café.md``) stay intact.
+
+One module: most of its length is the cue table (``_cue`` patterns) that the one classifier reads;
+apart, neither half says what a cue means.
 """
 
 from __future__ import annotations

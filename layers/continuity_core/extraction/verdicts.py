@@ -15,6 +15,10 @@ test name only ever comes from a line shaped like the runner's own verdict line,
 that happens to say FAILED or ERROR.
 
 Pure: no I/O, nothing done at import beyond compiling the patterns.
+
+One module: one parser per test runner, each a few dozen lines over the same line reader
+(``_lines``, ``_Found``), beside the scope reading that says which tests a run covered; a runner is
+added as one more function here.
 """
 
 from __future__ import annotations

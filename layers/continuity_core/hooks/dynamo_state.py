@@ -5,6 +5,10 @@ conditioned on its absence, so nothing of a deleted session is stored again unti
 write that creates a state also puts a small item under the project's key
 (``PROJECT_SESSION_PREFIX``), so deleting a project finds sessions that have no checkpoint or
 transcript yet: one more write per session, none per prompt.
+
+One module: the ``StateStore`` port's one adapter. Every write is a conditioned UpdateItem on the
+same item, and its conditions (tombstone, idempotency key, version, the idle index's key, which
+``checkpoints/dynamo_idle.py`` reads) are kept side by side so they stay consistent.
 """
 
 from __future__ import annotations

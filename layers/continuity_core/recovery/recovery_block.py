@@ -7,6 +7,9 @@ came from. The budget is shared fairly: the last instruction and the constraints
 and never dropped while anything else remains; the other kinds split what is left, a kind needing
 less than its share leaving the rest to the others. Whole lines only: what does not fit is counted
 in a closing line, never cut silently. No text appears twice.
+
+One module: one renderer read top to bottom, the line each kind of fact makes and the budget they
+share (``_fair_shares``), which must see every section at once.
 """
 
 from __future__ import annotations
