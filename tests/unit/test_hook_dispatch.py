@@ -72,7 +72,7 @@ def test_a_disabled_service_answers_every_event_with_nothing_and_calls_no_handle
 def handler_classes() -> list[type]:
     clock = Clock(T0)
     dispatcher = hook_dispatcher(in_memory_stores(clock), load_config({}), clock)
-    handlers = dispatcher._handlers
+    handlers = dispatcher.handlers
     return [type(getattr(handlers, f.name)) for f in fields(HookHandlers)]
 
 

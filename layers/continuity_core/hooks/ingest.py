@@ -83,28 +83,21 @@ class HookHandlers:
                 return self.subagent_start
 
 
+@dataclass(frozen=True)
 class HookDispatcher:
     """The hooks function's one entry: ``handle`` a hook of any event."""
 
-    def __init__(
-        self,
-        handlers: HookHandlers,
-        states: StateStore,
-        transcripts: TranscriptLog,
-        clock: Clock,
-        enabled: bool,
-    ) -> None:
-        self._handlers = handlers
-        self._states = states
-        self._transcripts = transcripts
-        self._clock = clock
-        self._enabled = enabled
+    handlers: HookHandlers
+    states: StateStore  # the deleted-session check
+    transcripts: TranscriptLog  # a replay's transcript delta
+    clock: Clock
+    enabled: bool
 
     def handle(self, agent_id: str, hook: Hook) -> HookOutcome:
-        if not self._enabled:
+        if not self.enabled:
             return nothing_to_say(hook)
-        handler = self._handlers.for_event(hook.event)
-        if hook.event in TRANSCRIPT_FIRST and self._states.deleted(agent_id, hook.session_key):
+        handler = self.handlers.for_event(hook.event)
+        if hook.event in TRANSCRIPT_FIRST and self.states.deleted(agent_id, hook.session_key):
             # These append the transcript before any state write could refuse a deleted session.
             raise SessionDeletedError(hook.session_key)
         try:
@@ -114,7 +107,7 @@ class HookDispatcher:
                 raise key_reused(hook.idempotency_key or "") from replay
             # A replay (spool, or a resend after a 409): the hook's effect already happened, but the
             # transcript delta it carries may be exactly what the service is missing.
-            append_transcript(self._transcripts, self._states, self._clock, agent_id, hook)
+            append_transcript(self.transcripts, self.states, self.clock, agent_id, hook)
             return HookOutcome(nothing_to_say(hook).response, duplicate=True)
 
 

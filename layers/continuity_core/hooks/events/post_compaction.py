@@ -1,11 +1,10 @@
 """Post-compaction: the harness's summary goes into the rolling digest at once, in a checkpoint the
 next recovery reads (the same summary read again from the transcript later is the same fact,
-merged).
-
-Dependencies, all required: the state, the checkpoint writer, the transcript log and the clock."""
+merged)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from continuity_core.checkpoints.rolling import Statement
@@ -19,19 +18,17 @@ from continuity_core.models.state import SessionState
 from continuity_core.ports import Clock, StateStore, TranscriptLog
 
 
+@dataclass(frozen=True)
 class PostCompaction:
-    def __init__(
-        self, states: StateStore, writer: CheckpointWriter, transcripts: TranscriptLog, clock: Clock
-    ) -> None:
-        self._states = states
-        self._writer = writer
-        self._transcripts = transcripts
-        self._clock = clock
+    states: StateStore
+    writer: CheckpointWriter
+    transcripts: TranscriptLog
+    clock: Clock
 
     def handle(self, agent_id: str, hook: Hook) -> HookOutcome:
-        append_transcript(self._transcripts, self._states, self._clock, agent_id, hook)
-        now = self._clock()
-        self._states.touch(agent_id, identity(hook), now)
+        append_transcript(self.transcripts, self.states, self.clock, agent_id, hook)
+        now = self.clock()
+        self.states.touch(agent_id, identity(hook), now)
         summary = (hook.compact_summary or "").strip()
 
         def worth_writing(state: SessionState) -> bool:
@@ -40,7 +37,7 @@ class PostCompaction:
             # A replay of the same hook finds this trigger already last: nothing new to write.
             return bool(summary) and state.last_checkpoint_trigger != CheckpointTrigger.POST_COMPACTION.value
 
-        result = self._writer.flush(
+        result = self.writer.flush(
             agent_id,
             hook.session_key,
             CheckpointTrigger.POST_COMPACTION,

@@ -1,12 +1,10 @@
 """Pre-compaction: the context is about to be cut, so a checkpoint is written now (not debounced),
 with what the harness said of the moment (the user's ``/compact`` instructions, Signet's session
-context); a harness that puts context into its compaction prompt gets the recovery block back.
-
-Dependencies, all required: the state, the checkpoints (the recovery block), the checkpoint
-writer, the transcript log, the config and the clock."""
+context); a harness that puts context into its compaction prompt gets the recovery block back."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from continuity_core.checkpoints.passive_digest import render_pre_compaction_digest
@@ -37,29 +35,21 @@ from continuity_core.recovery.recovery import Recovery
 PROMPT_REPORTS_COMPACTION = frozenset({"gemini"})
 
 
+@dataclass(frozen=True)
 class PreCompaction:
-    def __init__(
-        self,
-        states: StateStore,
-        checkpoints: CheckpointStore,
-        writer: CheckpointWriter,
-        transcripts: TranscriptLog,
-        config: ContinuityConfig,
-        clock: Clock,
-    ) -> None:
-        self._states = states
-        self._checkpoints = checkpoints
-        self._writer = writer
-        self._transcripts = transcripts
-        self._config = config
-        self._clock = clock
+    states: StateStore
+    checkpoints: CheckpointStore
+    writer: CheckpointWriter
+    transcripts: TranscriptLog
+    config: ContinuityConfig
+    clock: Clock
 
     def handle(self, agent_id: str, hook: Hook) -> HookOutcome:
-        append_transcript(self._transcripts, self._states, self._clock, agent_id, hook)
-        now = self._clock()
+        append_transcript(self.transcripts, self.states, self.clock, agent_id, hook)
+        now = self.clock()
         # A session never seen still keeps its context; the same write counts the compaction.
         tally = None if hook.harness in PROMPT_REPORTS_COMPACTION else Tally.COMPACTIONS
-        self._states.touch(agent_id, identity(hook), now, tally=tally)
+        self.states.touch(agent_id, identity(hook), now, tally=tally)
         has_context = bool((hook.custom_instructions or "").strip() or (hook.session_context or "").strip())
 
         def worth_writing(state: SessionState) -> bool:
@@ -71,7 +61,7 @@ class PreCompaction:
             return not already and (has_context or state.total_prompts > 0)
 
         # Not debounced: the context is about to be cut, write now.
-        result = self._writer.flush(
+        result = self.writer.flush(
             agent_id,
             hook.session_key,
             CheckpointTrigger.PRE_COMPACTION,
@@ -97,7 +87,7 @@ class PreCompaction:
         so the summary the compaction writes keeps what the digest holds. Others get nothing."""
         if hook.injection_cap_chars is None:
             return None, Injection(None, False)
-        return own_recovery(self._checkpoints, self._config, agent_id, hook, now)
+        return own_recovery(self.checkpoints, self.config, agent_id, hook, now)
 
 
 def _compaction_context(hook: Hook, now: datetime) -> list[Statement]:

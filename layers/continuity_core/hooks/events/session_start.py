@@ -1,13 +1,13 @@
 """Session start: the recovery block (own checkpoints, a cleared or resumed session's, an open
 hand-off, or a parent's for a sub-agent session), and one state write that marks the session seen.
 
-Dependencies, all required: the state (the write), the checkpoints (the reads), the parent's
-context (``Inheritance``), the config and the clock. The inspector's record of what was injected
-rides on the state write (``StateStore.start_session``), so no ``InjectionLog`` is needed here."""
+The inspector's record of what was injected rides on the state write (``StateStore.start_session``,
+one request with the state), so this handler needs no ``InjectionLog``; every deployment keeps the
+inspector's records."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from continuity_core.hooks.events.shared import HookOutcome, identity, injection_limit, origin
@@ -41,20 +41,13 @@ from continuity_core.recovery.start import StartInjection, compose_start, inject
 EXISTING_SESSION_SOURCES = frozenset({"compact", "resume"})
 
 
+@dataclass(frozen=True)
 class SessionStart:
-    def __init__(
-        self,
-        states: StateStore,
-        checkpoints: CheckpointStore,
-        inheritance: Inheritance,
-        config: ContinuityConfig,
-        clock: Clock,
-    ) -> None:
-        self._states = states
-        self._checkpoints = checkpoints
-        self._inheritance = inheritance
-        self._config = config
-        self._clock = clock
+    states: StateStore
+    checkpoints: CheckpointStore
+    inheritance: Inheritance
+    config: ContinuityConfig
+    clock: Clock
 
     def handle(self, agent_id: str, hook: Hook) -> HookOutcome:
         # Reads first, then one write marks the session seen, keeps the links it followed (lineage)
@@ -63,14 +56,14 @@ class SessionStart:
         # lists one; when it lists none, the session is taken to have none (a new session, the
         # usual case), and the write holds only if its state agrees: else it is read and composed
         # again. So a start costs the query and one or two writes, however much is stored.
-        now = self._clock()
+        now = self.clock()
         snapshot = read_project(
-            self._checkpoints, agent_id, hook.project_normalized, self._config, now, origin(hook)
+            self.checkpoints, agent_id, hook.project_normalized, self.config, now, origin(hook)
         )
         own = own_from_snapshot(snapshot, hook.session_key)
         expect = StartExpectation.ANY
         if own is None and (snapshot is None or _listed(snapshot, hook.session_key)):
-            own = self._checkpoints.recent_for_session(agent_id, hook.session_key, RECENT)
+            own = self.checkpoints.recent_for_session(agent_id, hook.session_key, RECENT)
         elif own is None:
             own = []  # assumed: the write checks it against the state
             new = (hook.source or "").lower() not in EXISTING_SESSION_SOURCES
@@ -81,7 +74,7 @@ class SessionStart:
             composed, record = self._compose(agent_id, hook, own, snapshot, now, receiver)
             links = session_links(record)
             try:
-                written = self._states.start_session(
+                written = self.states.start_session(
                     agent_id, identity(hook), now, links, record, expect, handoff=composed.handoff
                 )
             except HandoffTakenError:
@@ -94,7 +87,7 @@ class SessionStart:
                 break
             # The session ran before (its state exists, or counts checkpoints the listing did not
             # show): read its checkpoints, compose again.
-            own = self._checkpoints.recent_for_session(agent_id, hook.session_key, RECENT)
+            own = self.checkpoints.recent_for_session(agent_id, hook.session_key, RECENT)
             expect = StartExpectation.ANY
         if not written.injection_stored:
             logger.warning("could not store the injection", extra={"session": record.session_key})
@@ -116,13 +109,13 @@ class SessionStart:
         receiver: Receiver | None,
     ) -> tuple[StartInjection, InjectionRecord]:
         start = choose_start(
-            self._checkpoints,
+            self.checkpoints,
             agent_id,
             hook.session_key,
             own,
             hook.previous_session_key,
             snapshot,
-            self._config,
+            self.config,
             now,
             start_source=hook.source,
             harness=hook.harness,
@@ -132,10 +125,10 @@ class SessionStart:
         limit = injection_limit(hook)
         composed = compose_start(
             start,
-            self._config,
+            self.config,
             now,
             limit,
-            lambda budget: self._inheritance.inherit(agent_id, hook, self._clock(), budget),
+            lambda budget: self.inheritance.inherit(agent_id, hook, self.clock(), budget),
         )
         return composed, injection_record(hook, "session_start", composed, limit, now)
 

@@ -1,11 +1,10 @@
 """Sub-agent start: Claude Code's and Codex's SubagentStart carry the parent's session, so the
 sub-agent inherits its parent's context; the parent's state counts the sub-agent, and only the
-injection inspector keeps what the sub-agent got.
-
-Dependencies, all required: the state, the parent's context (``Inheritance``), the injection log
-and the clock."""
+injection inspector keeps what the sub-agent got."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from continuity_core.hooks.events.shared import HookOutcome, identity, injection_limit
 from continuity_core.kernel.observability import count, logger
@@ -17,18 +16,16 @@ from continuity_core.recovery.fit import Section, assemble
 from continuity_core.recovery.start import INHERITED, StartInjection, injection_record
 
 
+@dataclass(frozen=True)
 class SubagentStart:
-    def __init__(
-        self, states: StateStore, inheritance: Inheritance, injections: InjectionLog, clock: Clock
-    ) -> None:
-        self._states = states
-        self._inheritance = inheritance
-        self._injections = injections
-        self._clock = clock
+    states: StateStore
+    inheritance: Inheritance
+    injections: InjectionLog
+    clock: Clock
 
     def handle(self, agent_id: str, hook: Hook) -> HookOutcome:
-        limit, now = injection_limit(hook), self._clock()
-        parent = self._inheritance.inherit(agent_id, hook, self._clock(), limit)
+        limit, now = injection_limit(hook), self.clock()
+        parent = self.inheritance.inherit(agent_id, hook, self.clock(), limit)
         section = Section(text=parent.text, name=INHERITED) if parent is not None else None
         injection = assemble([section] if section else [], limit)
         composed = StartInjection(
@@ -37,7 +34,7 @@ class SubagentStart:
         # The parent's state write counts the sub-agent (and marks the parent active); it refuses a
         # session deleted meanwhile, and then nothing is stored under it.
         try:
-            self._states.touch(agent_id, identity(hook), now, tally=Tally.SUBAGENTS)
+            self.states.touch(agent_id, identity(hook), now, tally=Tally.SUBAGENTS)
         except SessionDeletedError:
             pass
         else:
@@ -52,7 +49,7 @@ class SubagentStart:
         """One PutItem per start, for the inspector. Its failure costs the inspector a row, never the
         agent its recovery: the answer is already composed (logged and counted)."""
         try:
-            self._injections.record(agent_id, record)
+            self.injections.record(agent_id, record)
         except Exception:
             logger.warning("could not store the injection", extra={"session": record.session_key})
             count("InjectionRecordFailures")

@@ -1,14 +1,11 @@
 """A prompt: its snippet into the session state (one write), a debounced flush when a checkpoint is
 due, the transcript delta, and the compaction nudge; or, at the prompt that reports a compaction
-(Gemini CLI), the recovery block a compact session start would have had.
-
-Dependencies, all required: the state, the checkpoints (the recovery after a compaction), the
-flush queue, the checkpoint writer (a full pending list is checkpointed here), the transcript log,
-the config and the clock."""
+(Gemini CLI), the recovery block a compact session start would have had."""
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 
 from continuity_core.checkpoints.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
@@ -48,27 +45,18 @@ NUDGE_TEXT = (
 )
 
 
+@dataclass(frozen=True)
 class UserPrompt:
-    def __init__(
-        self,
-        states: StateStore,
-        checkpoints: CheckpointStore,
-        flushes: FlushQueue,
-        writer: CheckpointWriter,
-        transcripts: TranscriptLog,
-        config: ContinuityConfig,
-        clock: Clock,
-    ) -> None:
-        self._states = states
-        self._checkpoints = checkpoints
-        self._flushes = flushes
-        self._writer = writer
-        self._transcripts = transcripts
-        self._config = config
-        self._clock = clock
+    states: StateStore
+    checkpoints: CheckpointStore
+    flushes: FlushQueue
+    writer: CheckpointWriter
+    transcripts: TranscriptLog
+    config: ContinuityConfig
+    clock: Clock
 
     def handle(self, agent_id: str, hook: Hook) -> HookOutcome:
-        now = self._clock()
+        now = self.clock()
         record = PromptRecord(
             snippet=snippet(hook.prompt, SNIPPET_CHARS),
             idempotency_key=hook.idempotency_key,
@@ -78,14 +66,14 @@ class UserPrompt:
             transcript_end=_delta_end(hook),
             compacted=hook.compacted,
         )
-        state = self._states.record_prompt(agent_id, identity(hook), record, now)
-        early = flush_if_full(self._writer, agent_id, state)
+        state = self.states.record_prompt(agent_id, identity(hook), record, now)
+        early = flush_if_full(self.writer, agent_id, state)
         requested, merged = (False, False) if early else self._request_flush_if_due(agent_id, state)
         hint = None
         if record.transcript_end is not None:
             previous = state.transcript_prev_end
             hint = TranscriptHint(-1 if previous is None else previous, state.transcript_head_at)
-        append_transcript(self._transcripts, self._states, self._clock, agent_id, hook, hint)
+        append_transcript(self.transcripts, self.states, self.clock, agent_id, hook, hint)
         if hook.compacted:
             return self._recover_after_compaction(agent_id, hook, requested, merged)
         nudge = self._nudge(agent_id, state, now)
@@ -104,8 +92,8 @@ class UserPrompt:
         session holds now (its compaction summary included, from the transcript) and answer this
         prompt with the recovery block a compact session start would have had."""
         trigger, worth = CheckpointTrigger.POST_COMPACTION, _worth_after_compaction
-        result = self._writer.flush(agent_id, hook.session_key, trigger, worth_writing=worth)
-        recovery, injection = own_recovery(self._checkpoints, self._config, agent_id, hook, self._clock())
+        result = self.writer.flush(agent_id, hook.session_key, trigger, worth_writing=worth)
+        recovery, injection = own_recovery(self.checkpoints, self.config, agent_id, hook, self.clock())
         return HookOutcome(
             HookResponse(event=hook.event, additional_context=injection.text),
             flush_requested=requested,
@@ -127,37 +115,37 @@ class UserPrompt:
             used = state.transcript_chars / CHARS_PER_TOKEN
         else:
             return None
-        window = self._config.context_window_tokens
-        if used < self._config.nudge_point_tokens:
+        window = self.config.context_window_tokens
+        if used < self.config.nudge_point_tokens:
             if state.nudged:  # the context shrank (compaction): re-arm
-                self._states.set_nudged(agent_id, state.session_key, False, now)
+                self.states.set_nudged(agent_id, state.session_key, False, now)
             return None
         if state.nudged:
             return None
         armed_at = state.nudge_armed_at or state.started_at
         digested = state.last_digest_at is not None and state.last_digest_at >= armed_at
-        if not self._states.set_nudged(agent_id, state.session_key, True, now) or digested:
+        if not self.states.set_nudged(agent_id, state.session_key, True, now) or digested:
             return None
         return NUDGE_TEXT.format(percent=round(100 * used / window))
 
     def _request_flush_if_due(self, agent_id: str, state: SessionState) -> tuple[bool, bool]:
         """(requested, merged): at most one flush in flight per session; later triggers merge."""
-        now = self._clock()
-        if not is_checkpoint_due(state, self._config, now):
+        now = self.clock()
+        if not is_checkpoint_due(state, self.config, now):
             return False, False
         if is_flush_in_flight(state, now):
             return False, True
         token = uuid.uuid4().hex
-        claimed = self._states.claim_flush(
+        claimed = self.states.claim_flush(
             agent_id, state.session_key, token, now, stale_before=now - STALE_FLUSH_AFTER
         )
         if not claimed:
             return False, True
         try:
-            self._flushes.request_flush(agent_id, state.session_key, token, self._config.flush_delay_seconds)
+            self.flushes.request_flush(agent_id, state.session_key, token, self.config.flush_delay_seconds)
         except Exception:
             # Let the next prompt try again instead of waiting for the claim to go stale.
-            self._states.release_flush(agent_id, state.session_key, token)
+            self.states.release_flush(agent_id, state.session_key, token)
             raise
         return True, False
 
