@@ -32,7 +32,7 @@ from continuity_core.hooks.events.subagent_start import SubagentStart
 from continuity_core.hooks.events.user_prompt import UserPrompt
 from continuity_core.hooks.idempotency import key_reused
 from continuity_core.kernel.config import ContinuityConfig
-from continuity_core.models.hooks import Hook, HookEvent
+from continuity_core.models.hooks import Hook, HookEvent, HookResponse
 from continuity_core.ports import (
     CheckpointStore,
     Clock,
@@ -108,7 +108,7 @@ class HookDispatcher:
             # A replay (spool, or a resend after a 409): the hook's effect already happened, but the
             # transcript delta it carries may be exactly what the service is missing.
             append_transcript(self.transcripts, self.states, self.clock, agent_id, hook)
-            return HookOutcome(nothing_to_say(hook).response, duplicate=True)
+            return HookOutcome(HookResponse(event=hook.event), duplicate=True)
 
 
 def wire_hooks(
