@@ -27,11 +27,12 @@ from pathlib import Path
 
 from continuity_client.hook import harness as client
 from continuity_core.checkpoints.writer import CheckpointWriter
-from continuity_core.hooks.ingest import HookOutcome, HookService
+from continuity_core.hooks.events.shared import HookOutcome
 from continuity_core.hooks.normalize import normalize_hook
 from continuity_core.kernel.config import load_config
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import HookEvent, HookRequest
+from tests.fakes.hooks import hook_dispatcher
 from tests.fakes.stores import in_memory_stores
 from tests.support.clock import Clock
 
@@ -76,9 +77,7 @@ class Service:
         self.writer = CheckpointWriter(
             stores.states, stores.checkpoints, config, self.clock, sleep=lambda _: None
         )
-        self.hooks = HookService(
-            stores.states, stores.checkpoints, stores.flushes, config, self.clock, self.writer
-        )
+        self.hooks = hook_dispatcher(stores, config, self.clock, self.writer)
 
     def post(self, event: str, body: dict) -> HookOutcome:
         hook = normalize_hook(HookEvent(event), HookRequest.model_validate(body))

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from continuity_core.checkpoints.idle import IdleSweeper
     from continuity_core.checkpoints.writer import CheckpointWriter
     from continuity_core.hooks.dynamo_state import DynamoStateStore
-    from continuity_core.hooks.ingest import HookService
+    from continuity_core.hooks.ingest import HookDispatcher
     from continuity_core.recovery.dynamo_handoffs import DynamoHandoffStore
     from continuity_core.recovery.dynamo_injections import DynamoInjectionLog
     from continuity_core.recovery.handoff import HandoffService
@@ -251,20 +251,21 @@ def inheritance() -> InheritanceService:
 
 
 @_cached
-def hook_service() -> HookService:
-    from continuity_core.hooks.ingest import HookService
+def hook_service() -> HookDispatcher:
+    """Every hook event's handler, behind the one dispatcher the hooks function calls."""
+    from continuity_core.hooks.ingest import wire_hooks
     from continuity_core.hooks.sqs_flush_queue import SqsFlushQueue
 
-    return HookService(
+    return wire_hooks(
         states=state_store(),
         checkpoints=checkpoint_store(),
         flushes=SqsFlushQueue(required_env(QUEUE_ENV)),
-        config=get_config(),
-        clock=utc_now,
         writer=checkpoint_writer(),
         transcripts=transcript_appender(),
         inheritance=inheritance(),
         injections=injection_log(),
+        config=get_config(),
+        clock=utc_now,
     )
 
 

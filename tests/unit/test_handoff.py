@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from continuity_core.checkpoints.writer import CheckpointWriter
-from continuity_core.hooks.ingest import HookService
 from continuity_core.hooks.ports import HandoffTakenError, StartExpectation
 from continuity_core.kernel.config import load_config
 from continuity_core.models.checkpoint import CheckpointTrigger
@@ -24,6 +23,7 @@ from continuity_core.recovery.handoff import (
     choose_handoff,
     render_handoff,
 )
+from tests.fakes.hooks import hook_dispatcher
 from tests.fakes.stores import Stores, in_memory_stores
 from tests.support.clock import Clock
 
@@ -39,7 +39,7 @@ class Core:
         config = load_config(values={})
         s = self.stores
         writer = CheckpointWriter(s.states, s.checkpoints, config, self.clock, sleep=lambda _: None)
-        self.hooks = HookService(s.states, s.checkpoints, s.flushes, config, self.clock, writer)
+        self.hooks = hook_dispatcher(s, config, self.clock, writer)
         self.handoffs = HandoffService(writer, s.handoffs, self.clock)
 
     def hook(self, event: HookEvent, session: str, **fields: Any) -> Any:

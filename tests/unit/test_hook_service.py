@@ -1,4 +1,5 @@
-"""HookService's rules on in-memory stores (tests/fakes; held to DynamoDB's by tests/contract)."""
+"""The hook path's rules, every event's handler behind the dispatcher, on in-memory stores
+(tests/fakes; held to DynamoDB's by tests/contract)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from continuity_core.checkpoints.checkpoints import STALE_FLUSH_AFTER
 from continuity_core.checkpoints.writer import CheckpointWriter
-from continuity_core.hooks.ingest import HookService
+from continuity_core.hooks.ingest import HookDispatcher
 from continuity_core.kernel.config import ContinuityConfig, load_config
 from continuity_core.kernel.errors import IdempotencyKeyConflictError, TranscriptGapError
 from continuity_core.models.checkpoint import CheckpointTrigger
@@ -19,6 +20,7 @@ from continuity_core.models.hooks import Hook, HookEvent, TranscriptDelta
 from continuity_core.models.state import FLUSH_WHEN_PENDING
 from continuity_core.recovery.recovery import RecoverySource
 from continuity_core.transcripts.append import TranscriptAppender
+from tests.fakes.hooks import hook_dispatcher
 from tests.fakes.stores import Stores, in_memory_stores
 from tests.fakes.transcripts import InMemoryTranscriptStorage
 from tests.support.clock import Clock
@@ -36,16 +38,15 @@ class Core:
     stores: Stores
     transcripts: InMemoryTranscriptStorage
     config: ContinuityConfig
-    service: HookService = field(init=False)
+    service: HookDispatcher = field(init=False)
     writer: CheckpointWriter = field(init=False)
+    appender: TranscriptAppender = field(init=False)
 
     def __post_init__(self) -> None:
         s = self.stores
         self.writer = CheckpointWriter(s.states, s.checkpoints, self.config, self.clock, sleep=lambda _: None)
-        appender = TranscriptAppender(self.transcripts, chunk_chars=16_384, keep_chars=3000)
-        self.service = HookService(
-            s.states, s.checkpoints, s.flushes, self.config, self.clock, self.writer, transcripts=appender
-        )
+        self.appender = TranscriptAppender(self.transcripts, chunk_chars=16_384, keep_chars=3000)
+        self.service = hook_dispatcher(s, self.config, self.clock, self.writer, transcripts=self.appender)
 
     def hook(self, event: HookEvent, session: str = "s1", **fields: Any) -> Any:
         values: dict[str, Any] = {"harness": "claude-code", "project": PROJECT, "project_normalized": PROJECT}
@@ -539,9 +540,7 @@ def test_a_sub_agent_start_under_a_deleted_session_stores_nothing(core: Core) ->
 
     # Given a session deleted (its tombstone in place), and a hook path that records injections
     s = core.stores
-    service = HookService(
-        s.states, s.checkpoints, s.flushes, core.config, core.clock, injections=s.injections
-    )
+    service = hook_dispatcher(s, core.config, core.clock)
     core.prompt("s1", 1)
     Forgetter(InMemoryErasureStore(s.memory, core.transcripts), core.config, core.clock).forget_session(
         AGENT, "s1"

@@ -7,10 +7,11 @@ from datetime import UTC, datetime, timedelta
 
 from continuity_core.checkpoints.idle import IdleSweeper
 from continuity_core.checkpoints.writer import CheckpointWriter
-from continuity_core.hooks.ingest import HookService
+from continuity_core.hooks.ingest import HookDispatcher
 from continuity_core.kernel.config import load_config
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent
+from tests.fakes.hooks import hook_dispatcher
 from tests.fakes.stores import Stores, in_memory_stores
 from tests.support.clock import Clock
 
@@ -22,7 +23,7 @@ AGENT = "default"
 class World:
     clock: Clock
     stores: Stores
-    service: HookService
+    service: HookDispatcher
     writer: CheckpointWriter
     sweeper: IdleSweeper
 
@@ -46,7 +47,7 @@ def world(limit: int = 200, **config: object) -> World:
     stores = in_memory_stores(clock)
     settings = load_config(config)
     writer = CheckpointWriter(stores.states, stores.checkpoints, settings, clock, sleep=lambda _: None)
-    service = HookService(stores.states, stores.checkpoints, stores.flushes, settings, clock, writer)
+    service = hook_dispatcher(stores, settings, clock, writer)
     sweeper = IdleSweeper(stores.idle, stores.states, writer, settings, clock, limit)
     return World(clock, stores, service, writer, sweeper)
 

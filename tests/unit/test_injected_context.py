@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from continuity_client.hook import harness as client_harness
 from continuity_core.checkpoints.rolling_inputs import digest_inputs
 from continuity_core.extraction.sticky import Role
-from continuity_core.hooks.ingest import NUDGE_TEXT
+from continuity_core.hooks.events.user_prompt import NUDGE_TEXT
 from continuity_core.hooks.injected_context import (
     OWN_BLOCK_STARTS,
     WRAPPED_CONTEXT_TAGS,
@@ -42,7 +42,7 @@ def test_the_client_strips_the_same_markers_and_forms_the_same_subagent_keys() -
 
 def test_the_health_marks_and_the_compaction_count_know_the_clients_harnesses() -> None:
     from continuity_core.admin.ratelimit import KNOWN_HARNESSES
-    from continuity_core.hooks.ingest import PROMPT_REPORTS_COMPACTION
+    from continuity_core.hooks.events.pre_compaction import PROMPT_REPORTS_COMPACTION
 
     # The client's own names: a harness it installs into is never marked "other" on the health page
     assert set(client_harness.HARNESSES) == KNOWN_HARNESSES

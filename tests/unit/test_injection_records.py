@@ -4,27 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from continuity_core.hooks.ingest import HookService
+from continuity_core.hooks.ingest import HookDispatcher
 from continuity_core.models.hooks import Hook, HookEvent, TranscriptDelta
 from continuity_core.recovery.inherit import InheritanceService
 from continuity_core.transcripts.read import TranscriptReader
+from tests.fakes.hooks import hook_dispatcher
 from tests.unit.test_hook_service import AGENT, PROJECT, Core, build
 
 
-def with_inspector(core: Core) -> HookService:
+def with_inspector(core: Core) -> HookDispatcher:
     s = core.stores
     reader = TranscriptReader(core.transcripts, s.states, core.clock)
     inheritance = InheritanceService(reader, s.checkpoints, s.states, core.config)
-    core.service = HookService(
-        s.states,
-        s.checkpoints,
-        s.flushes,
-        core.config,
-        core.clock,
-        core.writer,
-        transcripts=core.service._transcripts,
-        inheritance=inheritance,
-        injections=s.injections,
+    core.service = hook_dispatcher(
+        s, core.config, core.clock, core.writer, transcripts=core.appender, inheritance=inheritance
     )
     return core.service
 

@@ -11,7 +11,8 @@ state knows of no transcript and the delta starts at 0, the transcript is starte
 Otherwise (a repeat, an overlap, a gap, a stale head, a replay, a lost race) the careful path reads
 the head and the appends since ``flushed`` and decides from what is stored: the hint is only ever a
 shortcut, the appends are the truth. Where the hint was wrong, the result says what it should be,
-and the caller (``HookService``) writes it to the state, so the next prompt takes one request again.
+and the caller (the hook handlers' ``append_transcript``) writes it to the state, so the next prompt
+takes one request again.
 
 Incarnations: a transcript whose head passed its TTL starts over under the same session key; an
 append of the earlier incarnation (written before the new head) is free to overwrite and is no text.
