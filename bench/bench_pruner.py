@@ -283,7 +283,6 @@ def read_per_deleted(expired_target: int) -> float:
         POWERTOOLS_LOG_LEVEL="ERROR",
     )
     os.environ.pop("AWS_ENDPOINT_URL", None)
-    from continuity_core import services
     from continuity_core.kernel.aws import client, reset_clients
     from continuity_core.kernel.config import load_config
     from continuity_core.kernel.dynamo_items import timestamp
@@ -291,6 +290,7 @@ def read_per_deleted(expired_target: int) -> float:
     from continuity_core.retention.dynamo_retention import CURSOR_KEY, DynamoRetentionStore
     from continuity_core.retention.retention import Pruner
     from continuity_core.transcripts.s3_bodies import S3BodyStore
+    from tests.support.cold_starts import reset_functions
     from tests.support.provision import provision
 
     rng = random.Random(expired_target)
@@ -298,7 +298,7 @@ def read_per_deleted(expired_target: int) -> float:
     population, expiring = sessions(rng, expired_target)
     with mock_aws(), faster_moto():
         reset_clients()
-        services.reset()
+        reset_functions()
         os.environ.update(provision("bench"))
         table = os.environ[names.TABLE_ENV]
         stored = seed(population, table, os.environ[names.BUCKET_ENV])
@@ -323,7 +323,7 @@ def read_per_deleted(expired_target: int) -> float:
         assert deleted + left_to_ttl == expiring, (deleted, left_to_ttl, expiring)
         assert past_ttl(table, now) == left_to_ttl and visible_checkpoints(table, now, "old-") == resumed
         reset_clients()
-        services.reset()
+        reset_functions()
     return reads.count / (deleted + left_to_ttl)
 
 

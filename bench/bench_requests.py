@@ -41,21 +41,21 @@ def moto_service() -> Iterator[Any]:
         POWERTOOLS_LOG_LEVEL="ERROR",
     )
     os.environ.pop("AWS_ENDPOINT_URL", None)
-    from continuity_core import services
     from continuity_core.kernel.aws import client, reset_clients
     from tests.support.api import InProcessService
+    from tests.support.cold_starts import reset_functions
     from tests.support.provision import provision
 
     with mock_aws():
         reset_clients()
-        services.reset()
+        reset_functions()
         os.environ.update(provision("bench"))
         counter = RequestCounter()
         for name in ("dynamodb", "sqs"):
             client(name).meta.events.register("request-created", counter)
         yield InProcessService(), counter
         reset_clients()
-        services.reset()
+        reset_functions()
 
 
 def hook_requests_per_prompt() -> float:

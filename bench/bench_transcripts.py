@@ -63,11 +63,11 @@ class Counter:
 @contextmanager
 def moto_stack(**settings: str) -> Iterator[tuple[Any, Counter]]:
     from bench.bench_requests import moto_service
-    from continuity_core import services
     from continuity_core.kernel.aws import client
+    from tests.support.cold_starts import reset_functions
 
     os.environ.update(settings)
-    services.reset()
+    reset_functions()
     try:
         with moto_service() as (service, _):
             counter = Counter()
@@ -77,7 +77,7 @@ def moto_stack(**settings: str) -> Iterator[tuple[Any, Counter]]:
     finally:
         for name in settings:
             os.environ.pop(name, None)
-        services.reset()
+        reset_functions()
 
 
 def prose(rng: random.Random, chars: int, words: list[str] | None = None) -> str:
@@ -93,8 +93,8 @@ def transcript_session() -> dict[str, float]:
     with moto_stack() as (service, counter):
         import boto3
 
-        from continuity_core import services
         from continuity_core.kernel.dynamo_items import session_pk
+        from tests.support import on_aws
 
         service.hook("session-start", {"session_id": "bench", "cwd": "/bench/project"})
         text, sent_bytes = "", 0
@@ -113,8 +113,8 @@ def transcript_session() -> dict[str, float]:
             assert status == 200
             service.drain_queue()
         requests = counter.requests - before
-        head = services.transcript_store().assembled_head("default", "bench")
-        assert head is not None and services.transcript_store().read("default", head) == text
+        head = on_aws.transcript_reader().assembled_head("default", "bench")
+        assert head is not None and on_aws.transcript_reader().read("default", head) == text
         s3 = boto3.client("s3")
         objects = s3.list_objects_v2(Bucket=os.environ[names.BUCKET_ENV]).get("Contents", [])
         appends = boto3.client("dynamodb").query(
@@ -172,12 +172,12 @@ def transcript_session() -> dict[str, float]:
 def seed(project: str, sessions: int, start: datetime, rng: random.Random, pool: str, prefix: str) -> None:
     """``sessions`` transcripts of ~100 KB in ``project``, updated one second apart from ``start``,
     written as a prompt hook writes them (the state's update with the transcript hint, the append)."""
-    from continuity_core import services
     from continuity_core.hooks.ports import PromptRecord
     from continuity_core.models.state import SessionIdentity
     from continuity_core.transcripts.ports import TranscriptHint
+    from tests.support import on_aws
 
-    appender, states = services.transcript_appender(), services.state_store()
+    appender, states = on_aws.transcript_appender(), on_aws.state_store()
     for n in range(sessions):
         at = rng.randrange(0, len(pool) - SESSION_CHARS)
         text = pool[at : at + SESSION_CHARS - 40] + f" marker {prefix}{n} end of session.\n"

@@ -58,7 +58,7 @@ class Operator:
         from continuity_core.admin.dynamo_tokens import DynamoTokenStore
         from continuity_core.admin.health import HealthReader
         from continuity_core.admin.tokens import TenantService
-        from continuity_core.services import utc_now
+        from continuity_core.kernel.clock import utc_now
 
         self.store: DynamoTokenStore = DynamoTokenStore(target.table)
         self.tenants: TenantService = TenantService(self.store, utc_now)

@@ -76,9 +76,9 @@ def aws(monkeypatch: pytest.MonkeyPatch, access: StackAccess) -> Iterator[dict[s
     from moto import mock_aws
 
     atomic_requests(monkeypatch)
-    from continuity_core import services
     from continuity_core.kernel.aws import reset_clients
     from infra.local import access_guard
+    from tests.support.cold_starts import reset_functions
     from tests.support.provision import provision
 
     fake_aws_credentials(monkeypatch)
@@ -86,7 +86,7 @@ def aws(monkeypatch: pytest.MonkeyPatch, access: StackAccess) -> Iterator[dict[s
     access_guard.take_denials()
     with mock_aws():
         reset_clients()
-        services.reset()
+        reset_functions()
         environment = provision()
         guard = access_guard.AccessGuard(access, access_guard.physical_names(environment))
         access_guard.install(guard, record=True)
@@ -95,7 +95,7 @@ def aws(monkeypatch: pytest.MonkeyPatch, access: StackAccess) -> Iterator[dict[s
         yield environment
         access_guard.install(None)
         reset_clients()
-        services.reset()
+        reset_functions()
     os.environ.pop(TABLE_ENV, None)
     denials = access_guard.take_denials()
     if denials:

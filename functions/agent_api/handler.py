@@ -31,17 +31,13 @@ from continuity_core.models.recovery import CheckpointAnswer, CheckpointWritten,
 from continuity_core.models.tokens import Scope
 from continuity_core.recovery.handoff import NoProjectError, SessionNotFoundError
 from continuity_core.recovery.tiers import NothingToRecoverError
-from continuity_core.services import (
-    checkpoint_writer,
-    digest_service,
-    handoff_service,
-    ledger_reader,
-    tiered_recovery,
-)
+from continuity_core.roots import agent_api as root
+from continuity_core.roots.cold_start import ColdStart
 
 ProjectQuery = Annotated[str | None, Query(min_length=1, max_length=4096)]
 
-app = create_app()
+deps = ColdStart(root.build)  # built on the first invocation: once per cold start
+app = create_app(lambda: deps().rate_limiter)
 
 
 @on_error(app, UnknownProjectError)
@@ -71,7 +67,7 @@ def write_digest(
     """The agent's own checkpoint (trigger ``agent``); its decisions join the project's ledger.
     Answered with the checkpoint's id, number and counts, not its contents (a ``hooks`` token's)."""
     logger.set_correlation_id(session_key)
-    checkpoint = digest_service().write(caller(app, Scope.HOOKS).agent_id, session_key, request)
+    checkpoint = deps().digests.write(caller(app, Scope.HOOKS).agent_id, session_key, request)
     count("CheckpointsWritten", trigger=checkpoint.trigger.value)
     if request.decisions:
         count("DecisionsRecorded", value=len(request.decisions))
@@ -83,7 +79,7 @@ def write_explicit_checkpoint(session_key: StoredSessionKey) -> CheckpointAnswer
     """An ``explicit`` checkpoint of the session's state, now (``continuity checkpoint``); answered
     with its id, number and counts, not its contents."""
     logger.set_correlation_id(session_key)
-    result = checkpoint_writer().flush(
+    result = deps().writer.flush(
         caller(app, Scope.HOOKS).agent_id,
         session_key,
         CheckpointTrigger.EXPLICIT,
@@ -104,7 +100,7 @@ def write_handoff(
     the commit and the uncommitted paths, given first and once to the next new session it is for."""
     logger.set_correlation_id(session_key)
     who = caller(app, Scope.HOOKS)
-    handoff = handoff_service().write(who.agent_id, session_key, request, who.token_name)
+    handoff = deps().handoffs.write(who.agent_id, session_key, request, who.token_name)
     count("CheckpointsWritten", trigger=CheckpointTrigger.HANDOFF.value)
     count("HandoffsWritten")
     return HandoffAnswer(handoff=handoff.view()).model_dump(mode="json"), 201
@@ -117,7 +113,7 @@ def read_ledger(
     next_token: Annotated[str | None, Query(max_length=2048)] = None,
 ) -> LedgerPage:
     """A project's decisions, newest first."""
-    return ledger_reader().page(caller(app, Scope.READ).agent_id, project, limit, next_token)
+    return deps().ledger.page(caller(app, Scope.READ).agent_id, project, limit, next_token)
 
 
 @app.get("/api/recovery", responses=ERROR_RESPONSES)
@@ -130,7 +126,7 @@ def recover(
     """Tiered recovery: level 1 (≤ 400 chars), 2 (≤ 2,000, with search hits for ``query``), 3 (all)."""
     if not project and not session_key:
         raise ServiceError(422, "give project or session_key")
-    answer = tiered_recovery().recover(
+    answer = deps().recovery.recover(
         caller(app, Scope.READ).agent_id, level, normalize_project(project), session_key, query
     )
     return RecoveryAnswer(level=answer.level, text=answer.text, session_key=answer.session_key)

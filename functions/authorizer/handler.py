@@ -11,7 +11,10 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from continuity_core.kernel.observability import logger
-from continuity_core.services import token_service
+from continuity_core.roots import authorizer as root
+from continuity_core.roots.cold_start import ColdStart
+
+tokens = ColdStart(root.build)  # built on the first invocation: once per cold start
 
 DENY: dict[str, Any] = {"isAuthorized": False}
 
@@ -26,7 +29,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     token = bearer_token(event)
     if not token:
         return DENY
-    record = token_service().authorize(token)
+    record = tokens().authorize(token)
     if record is None:
         logger.info("token refused")
         return DENY

@@ -13,7 +13,10 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from continuity_core.checkpoints.writer import FlushOutcome
 from continuity_core.kernel.observability import count, logger, metrics
 from continuity_core.models.flush import FlushRequest
-from continuity_core.services import checkpoint_writer
+from continuity_core.roots import checkpoint_writer as root
+from continuity_core.roots.cold_start import ColdStart
+
+writer = ColdStart(root.build)  # built on the first invocation: once per cold start
 
 
 class FlushRecord(SqsRecordModel):
@@ -26,7 +29,7 @@ processor = BatchProcessor(event_type=EventType.SQS, model=FlushRecord)
 def write_checkpoint(record: FlushRecord) -> None:
     request = record.body
     logger.set_correlation_id(request.session_key)
-    result = checkpoint_writer().flush(request.agent_id, request.session_key, flush_token=request.flush_token)
+    result = writer().flush(request.agent_id, request.session_key, flush_token=request.flush_token)
     if result.outcome is FlushOutcome.WRITTEN and result.checkpoint:
         count("CheckpointsWritten", trigger=result.checkpoint.trigger.value)
         if result.evicted:

@@ -12,16 +12,18 @@ from continuity_core.kernel.http import ERROR_RESPONSES, StoredSessionKey, calle
 from continuity_core.kernel.observability import count, logger, metrics
 from continuity_core.models.forget import ForgetAnswer
 from continuity_core.models.tokens import Scope
-from continuity_core.services import forgetter
+from continuity_core.roots import forget as root
+from continuity_core.roots.cold_start import ColdStart
 
-app = create_app()
+deps = ColdStart(root.build)  # built on the first invocation: once per cold start
+app = create_app(lambda: deps().rate_limiter)
 
 
 @app.delete("/api/sessions/<session_key>", responses=ERROR_RESPONSES)
 def forget_session(session_key: StoredSessionKey) -> ForgetAnswer:
     """Delete everything of one of the caller's sessions now; a later hook of it answers 410."""
     logger.set_correlation_id(session_key)
-    answer = forgetter().forget_session(caller(app, Scope.HOOKS, Scope.ADMIN).agent_id, session_key)
+    answer = deps().forgetter.forget_session(caller(app, Scope.HOOKS, Scope.ADMIN).agent_id, session_key)
     count("SessionsForgotten")
     logger.info("session deleted", extra={"deleted": answer.deleted.model_dump()})
     return answer
@@ -31,7 +33,7 @@ def forget_session(session_key: StoredSessionKey) -> ForgetAnswer:
 def forget_project(project: Annotated[str, Query(min_length=1, max_length=4096)]) -> ForgetAnswer:
     """Delete every session of one of the caller's projects, and its decision ledger, now."""
     agent_id = caller(app, Scope.HOOKS, Scope.ADMIN).agent_id
-    answer = forgetter().forget_project(agent_id, normalize_project(project) or project)
+    answer = deps().forgetter.forget_project(agent_id, normalize_project(project) or project)
     count("SessionsForgotten", value=len(answer.sessions))
     logger.info("project deleted", extra={"deleted": answer.deleted.model_dump()})
     return answer

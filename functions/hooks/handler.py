@@ -9,15 +9,16 @@ from aws_lambda_powertools.event_handler.openapi.params import Body
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from continuity_core.hooks.normalize import normalize_hook
-from continuity_core.kernel.config import get_config
 from continuity_core.kernel.http import ERROR_RESPONSES, caller, create_app, resolve, seen_hook
 from continuity_core.kernel.names import NUDGE_POINT_HEADER
 from continuity_core.kernel.observability import count, logger, metrics
 from continuity_core.models.hooks import HookEvent, HookRequest
 from continuity_core.models.tokens import Scope
-from continuity_core.services import hook_service
+from continuity_core.roots import hooks as root
+from continuity_core.roots.cold_start import ColdStart
 
-app = create_app()
+deps = ColdStart(root.build)  # built on the first invocation: once per cold start
+app = create_app(lambda: deps().rate_limiter)
 
 
 @app.post("/api/hooks/<event>", responses=ERROR_RESPONSES)
@@ -29,7 +30,7 @@ def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> Resp
     if event is HookEvent.SESSION_START and hook.person is None and who.token_name:
         hook = hook.model_copy(update={"person": who.token_name})
     seen_hook(app, hook.harness, event.value)  # received, whatever comes of it (the health page)
-    outcome = hook_service().handle(agent_id, hook)
+    outcome = deps().hooks.handle(agent_id, hook)
     count("HooksReceived", event=event.value)
     if outcome.flush_requested:
         count("FlushesRequested")
@@ -50,7 +51,7 @@ def post_hook(event: HookEvent, request: Annotated[HookRequest, Body()]) -> Resp
     if app.current_event.headers.get("x-continuity-replay"):
         count("SpoolReplays")  # the client delivers a hook it had spooled while the service was away
     # The nudge point rides on every answer: the client learns when a prompt must wait for its answer.
-    told = {NUDGE_POINT_HEADER: str(get_config().nudge_point_tokens)}
+    told = {NUDGE_POINT_HEADER: str(deps().config.nudge_point_tokens)}
     return Response(200, content_types.APPLICATION_JSON, outcome.response.to_claude_code(), told)
 
 

@@ -13,7 +13,10 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from continuity_core.kernel.observability import count, logger, metrics
-from continuity_core.services import pruner
+from continuity_core.roots import pruner as root
+from continuity_core.roots.cold_start import ColdStart
+
+pruner = ColdStart(root.build)  # built on the first invocation: once per cold start
 
 # Stop starting buckets this close to the timeout: the cursor still has to be saved.
 STOP_BEFORE_MS = 30_000

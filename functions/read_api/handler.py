@@ -18,9 +18,11 @@ from continuity_core.models.hooks import MAX_LABEL
 from continuity_core.models.recovery import PreviewAnswer
 from continuity_core.models.state import SessionOrigin
 from continuity_core.models.tokens import Scope, WhoAmI
-from continuity_core.services import checkpoint_reader, start_preview
+from continuity_core.roots import read_api as root
+from continuity_core.roots.cold_start import ColdStart
 
-app = create_app()
+deps = ColdStart(root.build)  # built on the first invocation: once per cold start
+app = create_app(lambda: deps().rate_limiter)
 
 
 @app.get("/api/health", responses=ERROR_RESPONSES)
@@ -54,13 +56,13 @@ def project_checkpoints(
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> CheckpointList:
     """A project's checkpoints, newest first."""
-    return checkpoint_reader().for_project(caller(app, Scope.READ).agent_id, project, limit)
+    return deps().checkpoints.for_project(caller(app, Scope.READ).agent_id, project, limit)
 
 
 @app.get("/api/checkpoints/<session_key>", responses=ERROR_RESPONSES)
 def session_checkpoints(session_key: StoredSessionKey) -> CheckpointList:
     """One session's checkpoints, oldest first."""
-    return checkpoint_reader().for_session(caller(app, Scope.READ).agent_id, session_key)
+    return deps().checkpoints.for_session(caller(app, Scope.READ).agent_id, session_key)
 
 
 @app.get("/api/preview", responses=ERROR_RESPONSES)
@@ -77,7 +79,7 @@ def preview(
     work stored under it; the branch and person, for the choice across sessions)."""
     agent_id = caller(app, Scope.READ).agent_id
     origin = SessionOrigin(project_path=normalize_project(project_path), branch=branch, user=user)
-    return start_preview().preview(
+    return deps().preview.preview(
         agent_id, normalize_project(project) or project, injection_cap_chars, origin
     )
 

@@ -34,12 +34,14 @@ from continuity_core.models.dashboard import (
 from continuity_core.models.injections import InjectionList, Lineage
 from continuity_core.models.sessions import SearchRequest, SearchResults, SessionPage, TranscriptText
 from continuity_core.models.tokens import Scope
-from continuity_core.services import dashboard_reader, session_reader
+from continuity_core.roots import sessions as root
+from continuity_core.roots.cold_start import ColdStart
 from continuity_core.transcripts.ports import TranscriptBodyMissingError
 
 MAX_TRANSCRIPT_PAGE = 1_000_000  # characters; keeps a page under Lambda's 6 MB response limit
 
-app = create_app()
+deps = ColdStart(root.build)  # built on the first invocation: once per cold start
+app = create_app(lambda: deps().rate_limiter)
 
 
 @on_error(app, TranscriptBodyMissingError)
@@ -54,7 +56,7 @@ def list_sessions(
     next_token: Annotated[str | None, Query(max_length=2048)] = None,
 ) -> SessionPage:
     """A project's sessions with a transcript, newest first (length and last activity current)."""
-    return session_reader().sessions(caller(app, Scope.READ).agent_id, project, limit, next_token)
+    return deps().sessions.sessions(caller(app, Scope.READ).agent_id, project, limit, next_token)
 
 
 @app.get("/api/projects", responses=ERROR_RESPONSES)
@@ -64,7 +66,7 @@ def list_projects(
 ) -> ProjectRows:
     """Every project of the token's agent, newest session start first: sessions started, machines,
     harnesses, open hand-offs, the newest session and its last activity (the dashboard's first page)."""
-    return dashboard_reader().projects(caller(app, Scope.READ).agent_id, limit, next_token)
+    return deps().dashboard.projects(caller(app, Scope.READ).agent_id, limit, next_token)
 
 
 @app.get("/api/projects/activity", responses=ERROR_RESPONSES)
@@ -74,7 +76,7 @@ def project_activity(
 ) -> ProjectActivity:
     """The project's pictures: per day (prompts, checkpoints, compactions, recoveries), each
     session start's injected block against its cap, and compactions per session."""
-    return dashboard_reader().activity(caller(app, Scope.READ).agent_id, project, days)
+    return deps().dashboard.activity(caller(app, Scope.READ).agent_id, project, days)
 
 
 @app.get("/api/sessions/overview", responses=ERROR_RESPONSES)
@@ -88,14 +90,14 @@ def sessions_overview(
 ) -> SessionRows:
     """The dashboard's sessions page: a project's sessions newest first, with status and counters."""
     agent_id = caller(app, Scope.READ).agent_id
-    return dashboard_reader().sessions(agent_id, project, limit, next_token, harness, status, since)
+    return deps().dashboard.sessions(agent_id, project, limit, next_token, harness, status, since)
 
 
 @app.get("/api/sessions/<session_key>/timeline", responses=ERROR_RESPONSES)
 def session_timeline(session_key: StoredSessionKey) -> SessionTimeline:
     """One session: its events oldest first, the transcript by turn, and its rolling digest."""
     logger.set_correlation_id(session_key)
-    found = dashboard_reader().timeline(caller(app, Scope.READ).agent_id, session_key)
+    found = deps().dashboard.timeline(caller(app, Scope.READ).agent_id, session_key)
     if found is None:
         raise NotFoundError("nothing stored for this session")
     return found
@@ -107,7 +109,7 @@ def checkpoint_view(
     sequence: Annotated[int, Path(ge=1, le=MAX_SAFE_INTEGER)],
 ) -> CheckpointView:
     """One checkpoint, and what its rolling digest added, dropped and superseded since the one before."""
-    found = dashboard_reader().checkpoint(caller(app, Scope.READ).agent_id, session_key, sequence)
+    found = deps().dashboard.checkpoint(caller(app, Scope.READ).agent_id, session_key, sequence)
     if found is None:
         raise NotFoundError(f"no checkpoint {sequence} in this session")
     return found
@@ -117,14 +119,14 @@ def checkpoint_view(
 def session_injections(session_key: StoredSessionKey) -> InjectionList:
     """The injection inspector: what each start of the session (and each sub-agent start under it)
     was given, redacted, with its sections, size, the harness's cap and whether it was cut."""
-    return dashboard_reader().injections(caller(app, Scope.READ).agent_id, session_key)
+    return deps().dashboard.injections(caller(app, Scope.READ).agent_id, session_key)
 
 
 @app.get("/api/sessions/<session_key>/lineage", responses=ERROR_RESPONSES)
 def session_lineage(session_key: StoredSessionKey) -> Lineage:
     """Where the session came from (the session it continued, its parent) and its sub-agents,
     each link with how it was found."""
-    return dashboard_reader().lineage(caller(app, Scope.READ).agent_id, session_key)
+    return deps().dashboard.lineage(caller(app, Scope.READ).agent_id, session_key)
 
 
 @app.get("/api/sessions/<session_key>/transcript", responses=ERROR_RESPONSES)
@@ -135,7 +137,7 @@ def read_transcript(
 ) -> TranscriptText:
     """The readable transcript as stored (characters ``offset`` to ``offset + limit``)."""
     logger.set_correlation_id(session_key)
-    page = session_reader().transcript(caller(app, Scope.READ).agent_id, session_key, offset, limit)
+    page = deps().sessions.transcript(caller(app, Scope.READ).agent_id, session_key, offset, limit)
     if page is None:
         raise NotFoundError("no transcript for this session")
     return page
@@ -144,7 +146,7 @@ def read_transcript(
 @app.post("/api/sessions/search", responses=ERROR_RESPONSES)
 def search_sessions(request: Annotated[SearchRequest, Body()]) -> SearchResults:
     """Ranked full-text search: one session, or a project's most recent sessions (bounded)."""
-    results = session_reader().search(caller(app, Scope.READ).agent_id, request)
+    results = deps().sessions.search(caller(app, Scope.READ).agent_id, request)
     count("SessionSearches")
     return results
 

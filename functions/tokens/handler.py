@@ -15,16 +15,18 @@ from continuity_core.kernel.http import ERROR_RESPONSES, ForbiddenError, caller,
 from continuity_core.kernel.observability import logger, metrics
 from continuity_core.models.health import HealthAnswer
 from continuity_core.models.tokens import CreateTokenRequest, Scope, TokenCreated, TokenList, TokenView
-from continuity_core.services import health_reader, token_service
+from continuity_core.roots import tokens as root
+from continuity_core.roots.cold_start import ColdStart
 
-app = create_app(redact_responses=False)  # a new token's secret is the answer
+deps = ColdStart(root.build)  # built on the first invocation: once per cold start
+app = create_app(lambda: deps().rate_limiter, redact_responses=False)  # a new token's secret is the answer
 
 
 @app.post("/api/tokens", responses=created(TokenCreated))
 def create_token(request: Annotated[CreateTokenRequest, Body()]) -> tuple[dict[str, Any], int]:
     agent_id = caller(app, Scope.ADMIN).agent_id
     try:
-        created = token_service().create(agent_id, request)
+        created = deps().tokens.create(agent_id, request)
     except ForeignAgentError as error:
         raise ForbiddenError(str(error)) from error
     logger.info("token created", extra={"token_id": created.token_id, "agent_id": created.agent_id})
@@ -33,12 +35,12 @@ def create_token(request: Annotated[CreateTokenRequest, Body()]) -> tuple[dict[s
 
 @app.get("/api/tokens", responses=ERROR_RESPONSES)
 def list_tokens() -> TokenList:
-    return TokenList(tokens=token_service().list(caller(app, Scope.ADMIN).agent_id))
+    return TokenList(tokens=deps().tokens.list(caller(app, Scope.ADMIN).agent_id))
 
 
 @app.delete("/api/tokens/<token_id>", responses=ERROR_RESPONSES)
 def revoke_token(token_id: Annotated[str, Path(min_length=1, max_length=64)]) -> TokenView:
-    revoked = token_service().revoke(caller(app, Scope.ADMIN).agent_id, token_id)
+    revoked = deps().tokens.revoke(caller(app, Scope.ADMIN).agent_id, token_id)
     if revoked is None:  # another agent's token too: its existence is not the caller's to learn
         raise NotFoundError("no token with this id for this agent")
     logger.info("token revoked", extra={"token_id": token_id})
@@ -50,7 +52,7 @@ def service_health() -> HealthAnswer:
     """The agent's health (admin): its tokens' authorized requests per minute over the last 15
     minutes and its hooks' last sightings; the service's checkpoint queue's and DLQ's depth and the
     pruner's progress. Read from what the service keeps."""
-    return health_reader().health(caller(app, Scope.ADMIN).agent_id)
+    return deps().health.health(caller(app, Scope.ADMIN).agent_id)
 
 
 @logger.inject_lambda_context(clear_state=True)

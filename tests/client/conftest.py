@@ -48,16 +48,16 @@ def client_env(tmp_path: Path, home: Path, service: FakeService) -> dict[str, st
 @pytest.fixture
 def real_service(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[RealService]:
     """The service itself (every function, the authorizer, moto) on 127.0.0.1; no debounce delay."""
-    from continuity_core import services
     from infra import wiring
+    from tests.support.cold_starts import reset_functions
 
     monkeypatch.setenv("CONTINUITY_FLUSH_DELAY_SECONDS", "0")
     monkeypatch.setenv(wiring.API_TOKEN_ENV_VAR, admin_token_sha256())
-    services.reset()
+    reset_functions()
     served = RealService().start()
     yield served
     served.stop()
-    services.reset()
+    reset_functions()
 
 
 @pytest.fixture

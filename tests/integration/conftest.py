@@ -9,11 +9,11 @@ from tests.support.api import InProcessService
 def service(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[InProcessService]:
     """The handlers on moto; flush messages are delivered without the debounce delay."""
     monkeypatch.setenv("CONTINUITY_FLUSH_DELAY_SECONDS", "0")
-    from continuity_core import services
+    from tests.support.cold_starts import reset_functions
 
-    services.reset()
+    reset_functions()
     yield InProcessService()
-    services.reset()
+    reset_functions()
 
 
 def prompt(session: str, n: int, cwd: str = "/work/app") -> dict[str, str]:

@@ -4,11 +4,12 @@ import json
 
 import pytest
 
-from continuity_core import services
 from continuity_core.kernel.http import ERROR_CODES
 from infra import wiring
 from tests.integration.conftest import prompt
+from tests.support import on_aws
 from tests.support.api import InProcessService
+from tests.support.cold_starts import reset_functions
 from tests.support.sessions import SessionsApi
 
 
@@ -43,12 +44,12 @@ def test_a_body_over_one_megabyte_is_refused_with_413(service: InProcessService)
 
 def test_bad_input_leaves_the_session_as_it_was(service: InProcessService) -> None:
     service.hook("user-prompt-submit", prompt("kept", 1))
-    before = services.state_store().get("default", "kept")
+    before = on_aws.state_store().get("default", "kept")
 
     service.hook("user-prompt-submit", raw_body='{"session_id": "kept", "prompt": ')
     service.hook("user-prompt-submit", {"session_id": "kept", "prompt": "x" * (2 * 1024 * 1024)})
 
-    assert services.state_store().get("default", "kept") == before
+    assert on_aws.state_store().get("default", "kept") == before
 
 
 def test_a_call_without_an_authorizer_context_is_unauthorized(service: InProcessService) -> None:
@@ -64,7 +65,7 @@ def test_a_token_over_its_rate_limit_gets_429_with_retry_after(
     service: InProcessService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CONTINUITY_RATE_LIMIT_PER_MINUTE", "10")
-    services.reset()
+    reset_functions()
     from tests.support.lambda_events import http_event, invoke
 
     answers = []

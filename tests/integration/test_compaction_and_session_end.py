@@ -111,12 +111,12 @@ def test_a_flush_already_due_lands_in_the_clear_checkpoint(service: InProcessSer
 
 
 def test_session_end_clears_what_was_pending(service: InProcessService) -> None:
-    from continuity_core import services
+    from tests.support import on_aws
 
     service.hook("user-prompt-submit", prompt("s", 1))
     hooks(service, "session-end", "s", reason="clear")
 
-    state = services.state_store().get("default", "s")
+    state = on_aws.state_store().get("default", "s")
     assert state is not None
     assert (state.prompts_since_checkpoint, state.pending_snippets, state.ended_at is not None) == (
         0,

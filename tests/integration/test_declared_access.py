@@ -18,7 +18,6 @@ from typing import Any
 import boto3
 import pytest
 
-from continuity_core import services
 from continuity_core.kernel.names import RATE_PREFIX, TABLE_ENV
 from infra import wiring
 from infra.local import access_guard
@@ -26,6 +25,7 @@ from infra.local.access_guard import AccessDenied
 from infra.local.access_policies import StackAccess
 from infra.local.events import authorizer_event, scheduled_event
 from tests.integration.conftest import prompt
+from tests.support import on_aws
 from tests.support.api import InProcessService
 from tests.support.clock import Clock, install_clock, run_pruner
 from tests.support.isolation import as_function
@@ -204,19 +204,19 @@ def test_a_read_only_function_may_update_no_item_but_a_rate_counter(service: InP
     assert len(access_guard.take_denials()) == 2
 
 
-def test_a_function_sees_only_its_own_environment_and_its_own_services(service: InProcessService) -> None:
-    # Given the hook function, which has the checkpoint queue, built its hook service
+def test_a_function_sees_only_its_own_environment(service: InProcessService) -> None:
+    # Given the hook function, which has the checkpoint queue, can build its hook dispatcher
     with as_function(wiring.HOOKS.key):
         assert os.environ.get(wiring.CHECKPOINT_QUEUE.env_var)
-        services.hook_service()
+        on_aws.hook_dispatcher()
     # When read_api runs, which CDK gives no queue
     with as_function(wiring.READ_API.key):
-        # Then it sees no queue URL, nor a service built with one
+        # Then it sees no queue URL, and what needs one cannot be built from its environment
         assert wiring.CHECKPOINT_QUEUE.env_var not in os.environ
         assert wiring.TRANSCRIPT_BUCKET.env_var not in os.environ
         assert os.environ["AWS_LAMBDA_FUNCTION_NAME"].endswith("read-api")
         with pytest.raises(RuntimeError, match=wiring.CHECKPOINT_QUEUE.env_var):
-            services.hook_service()
+            on_aws.hook_dispatcher()
     # And the test's own environment is back afterwards
     assert os.environ.get(wiring.CHECKPOINT_QUEUE.env_var)
 

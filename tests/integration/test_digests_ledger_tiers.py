@@ -5,9 +5,9 @@ from typing import Any
 
 import pytest
 
-from continuity_core import services
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
+from tests.support.cold_starts import reset_functions
 
 DIGEST = {
     "summary": "Checkout tests were flaky because the payment mock used wall-clock time.",
@@ -212,7 +212,7 @@ def nudge_prompt(service: InProcessService, chars: int) -> str:
 @pytest.fixture
 def small_window(monkeypatch: pytest.MonkeyPatch) -> int:
     monkeypatch.setenv("CONTINUITY_CONTEXT_WINDOW_TOKENS", "10000")
-    services.reset()
+    reset_functions()
     from continuity_core.kernel.config import ContinuityConfig
 
     return 10000 * 4 * ContinuityConfig().nudge_threshold_percent // 100  # threshold in characters

@@ -128,13 +128,13 @@ def test_a_token_without_the_scope_is_told_which_one_in_words(service: InProcess
 
 
 def test_deleting_a_session_takes_the_injections_its_starts_stored(service: InProcessService) -> None:
-    from continuity_core import services
+    from tests.support import on_aws
 
     # Given a session that lived and was resumed (its start's block is kept for the inspector)
     lived(service, "s1")
     assert service.hook("session-start", {"session_id": "s1", "cwd": PROJECT, "source": "resume"})[0] == 200
-    assert services.injection_log().for_session("default", "s1", 10)
+    assert on_aws.injection_log().for_session("default", "s1", 10)
     # When it is deleted
     assert forget("/api/sessions/s1")[0] == 200
     # Then nothing of what it was given remains
-    assert services.injection_log().for_session("default", "s1", 10) == []
+    assert on_aws.injection_log().for_session("default", "s1", 10) == []

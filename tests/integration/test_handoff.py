@@ -108,9 +108,9 @@ def test_a_handoff_to_a_person_waits_for_that_person(
     aws: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CONTINUITY_FLUSH_DELAY_SECONDS", "0")
-    from continuity_core import services
+    from tests.support.cold_starts import reset_functions
 
-    services.reset()
+    reset_functions()
     ana, bob = InProcessService(token_name="ana"), InProcessService(token_name="bob")
     worked(ana, "A")
     handed_off(ana, "A", to="Bob", user=None)
@@ -120,7 +120,7 @@ def test_a_handoff_to_a_person_waits_for_that_person(
     block = start(bob, "B", source="startup")
     assert block.startswith("## Hand-off from ana:"), block[:120]
     assert "handed its work to you (Bob)" in block
-    services.reset()
+    reset_functions()
 
 
 def test_a_client_set_user_counts_as_the_person(service: InProcessService) -> None:
@@ -131,9 +131,9 @@ def test_a_client_set_user_counts_as_the_person(service: InProcessService) -> No
 
 def test_another_agents_token_sees_no_handoff(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CONTINUITY_FLUSH_DELAY_SECONDS", "0")
-    from continuity_core import services
+    from tests.support.cold_starts import reset_functions
 
-    services.reset()
+    reset_functions()
     mine, theirs = InProcessService("agent-a"), InProcessService("agent-b")
     worked(mine, "A")
     handed_off(mine, "A")
@@ -142,7 +142,7 @@ def test_another_agents_token_sees_no_handoff(aws: dict[str, str], monkeypatch: 
     assert open_handoffs(theirs) == []
     # and did not consume it: the owner's next session still gets it
     assert "## Hand-off from" in start(mine, "B", source="startup")
-    services.reset()
+    reset_functions()
 
 
 def test_handing_off_an_unknown_session_is_a_404(service: InProcessService) -> None:

@@ -231,9 +231,9 @@ def _ordered(routes: list[Route]) -> list[Route]:
 @pytest.fixture
 def unlimited(service: InProcessService, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CONTINUITY_RATE_LIMIT_PER_MINUTE", "100000")
-    from continuity_core import services
+    from tests.support.cold_starts import reset_functions
 
-    services.reset()
+    reset_functions()
 
 
 def test_no_route_answers_a_hostile_request_with_a_server_error(unlimited: None) -> None:

@@ -14,13 +14,14 @@ from urllib.parse import quote
 
 import pytest
 
-from continuity_core import services
 from continuity_core.admin.dynamo_tokens import DynamoTokenStore
+from continuity_core.kernel.clock import utc_now
 from continuity_core.kernel.names import TABLE_ENV
 from continuity_core.models.hooks import Hook, HookEvent, TranscriptDelta
 from continuity_core.models.ids import SESSION_ID_MAX, SESSION_ID_RULE
 from continuity_core.models.tokens import Scope, TokenRecord
 from infra import wiring
+from tests.support import on_aws
 from tests.support.api import InProcessService
 from tests.support.lambda_events import http_event, invoke
 
@@ -123,7 +124,7 @@ def test_an_id_outside_the_rule_is_refused_at_ingest_naming_the_rule_and_nothing
     assert status == 422
     assert SESSION_ID_RULE in answer["detail"]
     assert key not in json.dumps(answer)
-    assert services.state_store().get("default", key.strip()) is None
+    assert on_aws.state_store().get("default", key.strip()) is None
 
 
 @pytest.mark.parametrize("field", ["session_id", "agent_id", "parent_session_key", "previous_session_key"])
@@ -168,7 +169,7 @@ def test_a_session_stored_before_the_rule_stays_readable_and_deletable(
         prompt="refactor the writer",
         transcript=TranscriptDelta(offset=0, text="User: refactor the writer\n"),
     )
-    services.hook_service().handle("default", hook)
+    on_aws.hook_dispatcher().handle("default", hook)
     route = "/api/sessions/{session_key}/checkpoint"
     assert sessions_call("POST", route, key, wiring.AGENT_API.key)[0] == 200
 
@@ -195,7 +196,7 @@ def test_a_token_name_holding_a_secret_is_refused_and_one_stored_before_is_liste
         agent_id="default",
         scopes=[Scope.READ],
         name=f"ci {GITHUB_TOKEN}",
-        created_at=services.utc_now(),
+        created_at=utc_now(),
     )
     DynamoTokenStore(os.environ[TABLE_ENV]).put(old)
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from continuity_core import services
 from tests.support.api import InProcessService
+from tests.support.cold_starts import reset_functions
 from tests.support.sessions import SessionsApi, Transcript
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"
@@ -126,7 +126,7 @@ def test_inherit_context_false_turns_it_off(
     service: InProcessService, parent: Transcript, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CONTINUITY_INHERIT_CONTEXT", "false")
-    services.reset()
+    reset_functions()
     body = {"session_id": "parent-1", "cwd": CWD, "agent_id": "a1", "hook_event_name": "SubagentStart"}
     assert service.hook("subagent-start", body) == (200, {})
 

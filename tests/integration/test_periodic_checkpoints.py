@@ -9,10 +9,10 @@ from typing import Any
 import boto3
 import pytest
 
-from continuity_core import services
 from infra import wiring
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
+from tests.support.cold_starts import reset_functions
 
 
 def send_prompts(service: InProcessService, session: str, numbers: range) -> None:
@@ -101,7 +101,7 @@ def test_the_flush_waits_for_the_configured_sqs_delay(
     service: InProcessService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CONTINUITY_FLUSH_DELAY_SECONDS", "3")
-    services.reset()
+    reset_functions()
     send_prompts(service, "delayed", range(1, 11))
 
     attributes = boto3.client("sqs").get_queue_attributes(

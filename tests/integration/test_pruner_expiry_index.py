@@ -10,10 +10,10 @@ from typing import Any
 import boto3
 import pytest
 
-from continuity_core import services
 from continuity_core.kernel.expiry import Expiry
 from continuity_core.retention.ports import ItemKind
 from tests.integration.conftest import prompt
+from tests.support import on_aws
 from tests.support.api import InProcessService
 from tests.support.clock import Clock, install_clock
 from tests.support.sessions import SessionsApi, Transcript
@@ -106,7 +106,7 @@ def test_reads_leave_out_what_is_past_its_ttl_while_dynamodb_still_holds_it(
     assert (status, listed["checkpoints"]) == (200, [])
     assert SessionsApi().transcript("s")[0] == 404
     assert SessionsApi().sessions(project="/work/app")[1]["sessions"] == []
-    assert services.state_store().get("default", "s") is None
+    assert on_aws.state_store(clock).get("default", "s") is None
     # And a returning session recovers nothing from them
     _, answer = service.hook("session-start", {"session_id": "s", "cwd": "/work/app"})
     assert "Session Recovery" not in str(answer)

@@ -12,10 +12,10 @@ from typing import Any
 import boto3
 import pytest
 
-from continuity_core import services
 from tests.integration.conftest import prompt
 from tests.support.api import InProcessService
 from tests.support.clock import Clock, install_clock, run_pruner
+from tests.support.cold_starts import reset_functions
 from tests.support.sessions import SessionsApi, Transcript
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
@@ -112,7 +112,7 @@ def test_the_newest_checkpoint_stays_while_the_session_is_active_and_goes_with_i
     assert [c["last_prompt"] for c in service.session_checkpoints("long")] == [20]
     # And it stays readable past its original TTL (the pruner moved it with the session)
     clock.now = T0 + RETENTION + timedelta(days=2)
-    services.reset()
+    reset_functions()
     assert [c["last_prompt"] for c in service.session_checkpoints("long")] == [20]
     # When the session's own last activity leaves the window
     clock.now = T0 + timedelta(days=5) + RETENTION + LATER
@@ -129,7 +129,7 @@ def test_the_per_session_cap_holds_while_the_pruner_keeps_the_newest(
 ) -> None:
     # Given a cap of 3 and a session that wrote 5 checkpoints (the writer evicted the oldest 2)
     monkeypatch.setenv("CONTINUITY_MAX_CHECKPOINTS_PER_SESSION", "3")
-    services.reset()
+    reset_functions()
     prompts(service, clock, "capped", 50)
     assert [c["sequence"] for c in service.session_checkpoints("capped")] == [3, 4, 5]
     clock.now = T0 + timedelta(days=6)
@@ -152,7 +152,7 @@ def test_a_transcript_and_its_bodies_go_after_the_transcript_retention(
     # Given transcripts kept 2 days, checkpoints 7, and a transcript large enough to have S3 bodies
     monkeypatch.setenv("CONTINUITY_TRANSCRIPT_RETENTION_DAYS", "2")
     monkeypatch.setenv("CONTINUITY_TRANSCRIPT_CHUNK_CHARS", "16384")
-    services.reset()
+    reset_functions()
     transcript = Transcript("talk")
     for n in range(1, 11):
         transcript.grow(f"User: question {n}\nAssistant: {'a long answer ' * 250}\n")

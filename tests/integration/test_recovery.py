@@ -4,14 +4,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from continuity_core import services
 from continuity_core.checkpoints.checkpoints import build_checkpoint
 from continuity_core.hooks.ports import PromptRecord
 from continuity_core.kernel.config import get_config
 from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.state import SessionIdentity
 from tests.integration.conftest import prompt
+from tests.support import on_aws
 from tests.support.api import InProcessService
+from tests.support.cold_starts import reset_functions
 
 
 def start(service: InProcessService, session: str, cwd: str = "/work/app", **extra: str) -> dict:
@@ -60,16 +61,16 @@ def store_checkpoint(session: str, project: str, created_at: datetime, digest: s
     identity = SessionIdentity(
         session_key=session, harness="claude-code", project=project, project_normalized=project
     )
-    state = services.state_store().record_prompt("default", identity, PromptRecord("p"), created_at)
+    state = on_aws.state_store().record_prompt("default", identity, PromptRecord("p"), created_at)
     checkpoint = build_checkpoint(state, CheckpointTrigger.PERIODIC, created_at, digest=digest)
-    services.checkpoint_store().commit("default", checkpoint, consumed=state, now=created_at)
+    on_aws.checkpoint_store().commit("default", checkpoint, consumed=state, now=created_at)
 
 
 def test_a_large_digest_is_cut_visibly_inside_the_reserved_budget(
     service: InProcessService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CONTINUITY_RECOVERY_BUDGET_CHARS", "800")
-    services.reset()
+    reset_functions()
     store_checkpoint("big", "/work/app", datetime.now(UTC), "D" * 20_000)
 
     injected = context(start(service, "big", source="compact"))

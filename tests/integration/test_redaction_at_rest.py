@@ -71,9 +71,9 @@ def test_no_secret_of_any_kind_reaches_the_store(service: InProcessService) -> N
 
 
 def test_secrets_already_stored_are_redacted_again_when_served(service: InProcessService) -> None:
-    from continuity_core import services
     from continuity_core.hooks.ports import PromptRecord
     from continuity_core.models.state import SessionIdentity
+    from tests.support import on_aws
 
     secret = next(p for p in POSITIVES if p.kind == "github_token").secret
     identity = SessionIdentity(
@@ -81,10 +81,10 @@ def test_secrets_already_stored_are_redacted_again_when_served(service: InProces
     )
     # Written before redaction existed (straight to the store, past the ingest path).
     for _ in range(10):
-        services.state_store().record_prompt(
+        on_aws.state_store().record_prompt(
             "default", identity, PromptRecord(f"token {secret}"), datetime.now(UTC)
         )
-    services.checkpoint_writer().flush("default", "old")
+    on_aws.checkpoint_writer().flush("default", "old")
 
     listed = json.dumps(service.session_checkpoints("old"))
     _, recovered = service.hook(
@@ -132,10 +132,10 @@ def test_transcript_deltas_are_redacted_without_moving_offsets(service: InProces
 def test_transcript_bodies_moved_to_s3_hold_no_secrets(
     service: InProcessService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from continuity_core import services
+    from tests.support.cold_starts import reset_functions
 
     monkeypatch.setenv("CONTINUITY_TRANSCRIPT_CHUNK_CHARS", "16384")
-    services.reset()
+    reset_functions()
     secrets = [p for p in POSITIVES if len(p.secret) >= 16]
     lines = [f"Result: {'x' * 300} {secrets[n % len(secrets)].text}\n" for n in range(120)]
     offset = 0

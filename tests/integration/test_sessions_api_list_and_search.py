@@ -9,9 +9,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from continuity_core import services
 from continuity_core.models.state import SessionIdentity
+from tests.support import on_aws
 from tests.support.api import InProcessService
+from tests.support.cold_starts import reset_functions
 from tests.support.sessions import SessionsApi
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -22,7 +23,7 @@ FILLER = "We looked at the writer, ran the tests, and read the logs again. "
 def api(service: InProcessService, monkeypatch: pytest.MonkeyPatch) -> Iterator[SessionsApi]:
     monkeypatch.setenv("CONTINUITY_TRANSCRIPT_CHUNK_CHARS", "16384")
     monkeypatch.setenv("CONTINUITY_SEARCH_MAX_SESSIONS", "5")
-    services.reset()
+    reset_functions()
     yield SessionsApi()
 
 
@@ -32,8 +33,8 @@ def write(
     identity = SessionIdentity(
         session_key=session, harness=harness, project=project, project_normalized=project
     )
-    head = services.transcript_store().assembled_head("default", session)
-    services.transcript_appender().append("default", identity, head.length if head else 0, text, at)
+    head = on_aws.transcript_reader().assembled_head("default", session)
+    on_aws.transcript_appender().append("default", identity, head.length if head else 0, text, at)
 
 
 # -- the list ----------------------------------------------------------------------------------------

@@ -15,13 +15,14 @@ from typing import Any
 import boto3
 import pytest
 
-from continuity_core import services
 from continuity_core.admin.dynamo_tokens import record_values
 from continuity_core.kernel.dynamo_items import to_attributes
 from continuity_core.kernel.names import DLQ_ENV, QUEUE_ENV, TABLE_ENV
 from continuity_core.models.tokens import Scope, TokenRecord
 from infra import operator as operator_cli
 from infra.operator import Operator, Target
+from tests.support import on_aws
+from tests.support.cold_starts import reset_functions
 
 T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 
@@ -58,13 +59,13 @@ def test_migrated_tokens_keep_working_and_are_listed_and_revoked_by_their_own_ad
     aws: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Given tokens of two agents stored by the previous version (one of alice's already revoked)
-    services.reset()
+    reset_functions()
     table = aws[TABLE_ENV]
     alice_admin = put_as_before_tenant_admins(table, "alice", list(Scope))
     alice_hooks = put_as_before_tenant_admins(table, "alice", [Scope.HOOKS])
     put_as_before_tenant_admins(table, "alice", [Scope.READ], revoked=True)
     bob = put_as_before_tenant_admins(table, "bob", [Scope.HOOKS, Scope.READ])
-    tokens = services.token_service()
+    tokens = on_aws.token_service()
     # (they authorize before the migration too: the hash items do not move)
     assert tokens.authorize(alice_hooks) is not None
 

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from werkzeug.test import Client
 
-from continuity_core import services
 from continuity_core.kernel.names import DLQ_ENV, QUEUE_ENV, TABLE_ENV
 from continuity_core.models.tokens import CreateTokenRequest, Scope
 from infra import wiring
@@ -28,7 +27,9 @@ from infra.local.gateway import Gateway
 from infra.local.routes import RouteTable
 from infra.local.runtime import InProcessRuntime
 from infra.operator import Operator, Target
+from tests.support import on_aws
 from tests.support.clock import install_clock
+from tests.support.cold_starts import reset_functions
 from tests.support.isolation import as_function
 
 ADMIN = "bootstrap-admin-token"  # the default agent's admin
@@ -54,13 +55,13 @@ class Api:
 def api(aws: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[Api]:
     monkeypatch.setenv("CONTINUITY_FLUSH_DELAY_SECONDS", "0")
     monkeypatch.setenv(wiring.API_TOKEN_ENV_VAR, hashlib.sha256(ADMIN.encode()).hexdigest())
-    services.reset()
+    reset_functions()
     runtime = InProcessRuntime(wiring.FUNCTIONS, enforce_timeouts=False, scope=as_function)
     no_cache = wiring.AuthorizerSpec(function=wiring.API_AUTHORIZER.function, cache_ttl_s=0)
     gateway = Gateway(runtime, RouteTable(wiring.FUNCTIONS), AuthorizerGate(runtime, no_cache))
     operator = Operator(Target(aws[TABLE_ENV], aws[QUEUE_ENV], aws[DLQ_ENV]))
     yield Api(Client(gateway), operator)
-    services.reset()
+    reset_functions()
 
 
 def tenant(api: Api, agent: str) -> str:
@@ -91,7 +92,7 @@ def test_a_created_token_is_shown_once_and_stored_only_as_a_hash(api: Api) -> No
     assert record["agent_id"] == "alice" and record["scopes"] == ["hooks", "read"]
     assert admin_record["agent_id"] == "alice" and admin_record["scopes"] == ["admin", "hooks", "read"]
     assert token not in json.dumps(listed) and "token_sha256" not in record
-    stored = services.token_service().authorize(token)
+    stored = on_aws.token_service().authorize(token)
     assert stored is not None and stored.token_sha256 == hashlib.sha256(token.encode()).hexdigest()
 
 
@@ -371,11 +372,11 @@ def test_an_expired_token_is_refused(api: Api, monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_the_bootstrap_token_is_the_default_agents_admin(api: Api) -> None:
-    record = services.token_service().authorize(ADMIN)
+    record = on_aws.token_service().authorize(ADMIN)
 
     assert record is not None
     assert (record.agent_id, set(record.scopes)) == ("default", set(Scope))
-    assert services.token_service().authorize("not-it") is None
+    assert on_aws.token_service().authorize("not-it") is None
     assert CreateTokenRequest(scopes=[Scope.READ, Scope.READ]).scopes == [Scope.READ]
 
 

@@ -12,9 +12,10 @@ from typing import Any
 import boto3
 import pytest
 
-from continuity_core import services
 from continuity_core.models.state import SessionIdentity
+from tests.support import on_aws
 from tests.support.api import InProcessService
+from tests.support.cold_starts import reset_functions
 from tests.support.sessions import SessionsApi, Transcript
 
 CHUNK = 16_384  # the smallest chunk the config allows: S3 chunks after ~16 K characters
@@ -23,7 +24,7 @@ CHUNK = 16_384  # the smallest chunk the config allows: S3 chunks after ~16 K ch
 @pytest.fixture
 def small_inline(service: InProcessService, monkeypatch: pytest.MonkeyPatch) -> Iterator[InProcessService]:
     monkeypatch.setenv("CONTINUITY_TRANSCRIPT_CHUNK_CHARS", str(CHUNK))
-    services.reset()
+    reset_functions()
     yield service
 
 
@@ -90,7 +91,7 @@ def test_a_gap_answers_409_with_the_stored_length_and_the_prompt_still_counts(
     assert status == 409
     assert body["stored_length"] == 10
     assert stored("s1")["text"] == "0123456789"
-    state = services.state_store().get("default", "s1")
+    state = on_aws.state_store().get("default", "s1")
     assert state is not None and state.total_prompts == 2
     # and resending from there works
     status, _ = service.hook(
@@ -126,13 +127,13 @@ def test_pre_compaction_and_session_end_append_too(service: InProcessService) ->
 def test_identity_and_created_at_come_from_the_first_write_updated_at_from_the_latest(
     service: InProcessService,
 ) -> None:
-    appender = services.transcript_appender()
+    appender = on_aws.transcript_appender()
     first = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
     identity = SessionIdentity(session_key="s1", harness="opencode", project="/a", project_normalized="/a")
     appender.append("default", identity, 0, "one ", first)
     other = SessionIdentity(session_key="s1", harness="codex", project="/b", project_normalized="/b")
     appender.append("default", other, 4, "two", first + timedelta(minutes=5))
-    head = services.transcript_store().assembled_head("default", "s1")
+    head = on_aws.transcript_reader().assembled_head("default", "s1")
     assert head is not None
     assert (head.harness, head.project, head.project_normalized) == ("opencode", "/a", "/a")
     assert (head.created_at, head.updated_at) == (first, first + timedelta(minutes=5))
@@ -186,7 +187,7 @@ def test_every_item_stays_small_and_the_tail_stays_in_dynamodb(small_inline: InP
     assert len(appends) == 40
     assert all(len(i["z"]["B"]) < 1000 for i in appends)
     # And the tail the inherit block needs is read from DynamoDB, not S3
-    stored_head = services.transcript_store().assembled_head("default", "big")
+    stored_head = on_aws.transcript_reader().assembled_head("default", "big")
     assert stored_head is not None
     assert len(stored_head.inline) >= 3000
     assert transcript.text.endswith(stored_head.inline)
@@ -274,7 +275,7 @@ def test_the_first_append_starts_the_transcript_without_reading(service: InProce
 
 
 def test_moving_text_to_s3_reads_only_what_it_moves(small_inline: InProcessService) -> None:
-    appender, store = services.transcript_appender(), services.transcript_store()
+    appender, store = on_aws.transcript_appender(), on_aws.transcript_reader()
     identity = SessionIdentity(session_key="s1", harness="claude-code")
     appender.append("default", identity, 0, "a" * 16_000, datetime.now(UTC))
     calls = _calls()
@@ -316,7 +317,7 @@ def test_an_append_lost_after_the_state_update_is_mended_by_the_resend(
     assert service.hook("user-prompt-submit", prompt_with(transcript, 3))[0] == 200
     # Then the transcript has no hole and the prompt counted once per hook
     assert stored("s1")["text"] == transcript.text
-    state = services.state_store().get("default", "s1")
+    state = on_aws.state_store().get("default", "s1")
     assert state is not None and state.total_prompts == 3
 
 
@@ -337,7 +338,7 @@ def test_a_resent_hook_with_the_same_idempotency_key_mends_the_gap(service: InPr
     status, _ = service.hook("user-prompt-submit", hook)
     # Then the prompt is not counted twice and the transcript is mended
     assert status == 200
-    state = services.state_store().get("default", "s1")
+    state = on_aws.state_store().get("default", "s1")
     assert state is not None and state.total_prompts == 2
     assert stored("s1")["text"] == "0123456789ABCDEx"
 
@@ -371,7 +372,7 @@ def test_read_since_reads_what_came_after_a_length_the_transcript_had(small_inli
     noted = len(transcript.text)
     transcript.grow("User: step 3\n\nAssistant: " + "y" * 2 * CHUNK + "\n\n")
     small_inline.hook("user-prompt-submit", prompt_with(transcript, 3))
-    store = services.transcript_store()
+    store = on_aws.transcript_reader()
     # When the digest reads from the noted length, from the start, and from a length past the end
     after, end = store.read_since("default", "since", noted) or ("", -1)
     whole, _ = store.read_since("default", "since", 0) or ("", -1)

@@ -19,12 +19,11 @@ class Clock:
 
 
 def install_clock(monkeypatch: pytest.MonkeyPatch, start: datetime) -> Clock:
-    """Every service built from now on reads this clock (``services.utc_now``)."""
-    from continuity_core import services
+    """Every function builds its services with this clock from its next invocation on."""
+    from tests.support.cold_starts import use_clock
 
     clock = Clock(start)
-    monkeypatch.setattr(services, "utc_now", clock)
-    services.reset()
+    use_clock(monkeypatch, clock)
     return clock
 
 

@@ -6,10 +6,11 @@ handler in one process, so ``as_function`` gives each invocation what it would h
 * its role's grant: the access guard checks every AWS call (``infra/local/access_guard.py``);
 * only its own environment variables: those CDK gives another function and not this one are
   hidden for the invocation (the queue URL from ``read_api``, the bucket from ``tokens``, ...),
-  and Lambda's own ``AWS_LAMBDA_FUNCTION_NAME`` / ``AWS_LAMBDA_FUNCTION_MEMORY_SIZE`` are set;
-* its own services: ``continuity_core.services`` keeps what it builds per sandbox, and each
-  function gets its own (test code has another), so a service another function built from its
-  variables is never lent to it, and each function stays warm across its invocations as on Lambda.
+  and Lambda's own ``AWS_LAMBDA_FUNCTION_NAME`` / ``AWS_LAMBDA_FUNCTION_MEMORY_SIZE`` are set.
+
+Its own services need nothing here: each handler module holds what its composition root built
+(``continuity_core/roots``), so no function uses what another built from its own variables, and
+each stays warm across its invocations as on Lambda (``tests/support/cold_starts.py`` resets them).
 
 Several threads may run the same function at once (concurrency tests), and a function may be
 invoked from inside another on the same thread (race tests stage a hook during the writer's run);
@@ -25,7 +26,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from continuity_core import services
 from infra import wiring
 from infra.local import access_guard
 from infra.local.context import function_name
@@ -39,7 +39,6 @@ class _Frame:
 
     key: str
     saved: dict[str, str]  # the environment before it started
-    sandbox: str | None  # the services' sandbox before it started
     threads: dict[int, int] = field(default_factory=dict)  # thread id -> invocations in it
 
 
@@ -69,7 +68,7 @@ def _enter(key: str) -> None:
                 "functions each their own environment at once (run them one after the other)"
             )
         saved = _apply_environment(key)
-        _frames.append(_Frame(key, saved, services.use_sandbox(key), {thread: 1}))
+        _frames.append(_Frame(key, saved, {thread: 1}))
 
 
 def _leave(key: str) -> None:
@@ -84,7 +83,6 @@ def _leave(key: str) -> None:
             return
         _frames.pop()
         _replace_environment(top.saved)
-        services.use_sandbox(top.sandbox)
 
 
 def _apply_environment(key: str) -> dict[str, str]:

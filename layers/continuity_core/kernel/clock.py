@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 
 Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """The real clock."""
+    return datetime.now(UTC)

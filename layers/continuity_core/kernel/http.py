@@ -6,7 +6,7 @@ import contextlib
 import json
 import re
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar, cast
+from typing import Annotated, Any, Protocol, TypeVar, cast
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError, ServiceError
@@ -156,13 +156,26 @@ def _rate_key(event: dict[str, Any]) -> str | None:
     return str(key) if key else None
 
 
+class RateWindows(Protocol):
+    """Each token's requests per minute (``admin/ratelimit.py``'s ``RateLimiter``; its clock is its own)."""
+
+    def admit(self, key: str) -> int | None: ...
+    def saw(self, key: str, harness: str, event: str) -> None: ...
+    def settle(self, key: str, status: int) -> None: ...
+
+
+def _windows(app: APIGatewayHttpResolver) -> RateWindows:
+    """The rate windows of the function ``app`` answers for (its composition root built them)."""
+    if not isinstance(app, Resolver):
+        raise TypeError("an HTTP function's app comes from create_app")
+    return app.rate_windows()
+
+
 def rate_limit(app: APIGatewayHttpResolver, next_middleware: NextMiddleware) -> Response[Any]:
     """429 with Retry-After once the caller's token used its requests for this minute."""
     key = _rate_key(app.current_event.raw_event)
     if key:
-        from continuity_core.services import rate_limiter
-
-        retry_after = rate_limiter().admit(key)
+        retry_after = _windows(app).admit(key)
         if retry_after is not None:
             count("RateLimited")
             return error_response(429, "rate limit reached; retry later", retry_after=retry_after)
@@ -188,7 +201,12 @@ _DYNAMIC_SEGMENT = re.compile(r"<(\w+)>")
 class Resolver(APIGatewayHttpResolver):
     """Powertools' resolver, its path parameters matched by our declared segment pattern
     (``models.ids.PATH_SEGMENT_PATTERN``: any segment) instead of its own character class, which
-    refuses ``"``, backquote, ``\\``, TAB, NUL …: every id the service accepted is reachable."""
+    refuses ``"``, backquote, ``\\``, TAB, NUL …: every id the service accepted is reachable.
+    It carries the function's rate windows, given by its composition root and built when first used."""
+
+    def __init__(self, rate_windows: Callable[[], RateWindows], **options: Any) -> None:
+        super().__init__(**options)
+        self.rate_windows = rate_windows
 
     @staticmethod
     def _compile_regex(rule: str, base_regex: str = "^{}$") -> re.Pattern[str]:
@@ -203,12 +221,15 @@ def on_error(app: APIGatewayHttpResolver, error: type[Exception]) -> Callable[[_
     return cast(Callable[[_ErrorHandler], _ErrorHandler], app.exception_handler(error))
 
 
-def create_app(redact_responses: bool = True) -> APIGatewayHttpResolver:
-    """An HTTP API resolver with validation on and the service's error mapping installed.
+def create_app(rate_windows: Callable[[], RateWindows], redact_responses: bool = True) -> Resolver:
+    """An HTTP API resolver with validation on and the service's error mapping installed;
+    ``rate_windows`` gives the function's rate limiter (called per request: built on first use).
 
     Answers are redacted on the way out unless they are meant to carry a secret (a new token).
     """
-    app = Resolver(enable_validation=True, serializer=redacting_serializer if redact_responses else None)
+    app = Resolver(
+        rate_windows, enable_validation=True, serializer=redacting_serializer if redact_responses else None
+    )
     app.use(middlewares=[rate_limit])
 
     @on_error(app, RequestValidationError)
@@ -301,7 +322,7 @@ def refused_early(event: dict[str, Any]) -> dict[str, Any] | None:
     return _raw_error(400, refused) if refused else None
 
 
-def resolve(app: APIGatewayHttpResolver, event: dict[str, Any], context: Any) -> dict[str, Any]:
+def resolve(app: Resolver, event: dict[str, Any], context: Any) -> dict[str, Any]:
     """Every HTTP function's entry: the early refusals, then the resolver (on the event with its
     lone surrogates and NULs replaced). Where every answer is made, so its status is counted here
     (the health page's 4xx and 5xx, on the rate windows)."""
@@ -311,9 +332,9 @@ def resolve(app: APIGatewayHttpResolver, event: dict[str, Any], context: Any) ->
         )
     except Exception:
         with contextlib.suppress(Exception):  # the function's own error is the one to raise
-            _settle(event, 500)  # API Gateway answers 500 for a function that raised
+            _settle(app, event, 500)  # API Gateway answers 500 for a function that raised
         raise
-    _settle(event, int(answer.get("statusCode", 200)))
+    _settle(app, event, int(answer.get("statusCode", 200)))
     return answer
 
 
@@ -321,21 +342,17 @@ def seen_hook(app: APIGatewayHttpResolver, harness: str, event: str) -> None:
     """A hook of ``harness`` and ``event`` was received (the health page's last hook per kind)."""
     key = _rate_key(app.current_event.raw_event)
     if key:
-        from continuity_core.services import rate_limiter
-
-        rate_limiter().saw(key, harness, event)
+        _windows(app).saw(key, harness, event)
 
 
-def _settle(event: dict[str, Any], status: int) -> None:
+def _settle(app: Resolver, event: dict[str, Any], status: int) -> None:
     """Count the answer on the caller's rate window (added with the window's next write). A busy
     store costs the count, never the answer; any other failure (a missing grant) is loud."""
     key = _rate_key(event)
     if not key:
         return
-    from continuity_core.services import rate_limiter
-
     try:
-        rate_limiter().settle(key, status)
+        app.rate_windows().settle(key, status)
     except StorageUnavailableError:
         logger.warning("could not add to the rate window", exc_info=True)
         count("RateWindowFailures")
