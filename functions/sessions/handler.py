@@ -4,7 +4,6 @@ checkpoint's diff)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
@@ -33,6 +32,7 @@ from continuity_core.models.dashboard import (
 )
 from continuity_core.models.injections import InjectionList, Lineage
 from continuity_core.models.sessions import SearchRequest, SearchResults, SessionPage, TranscriptText
+from continuity_core.models.times import IsoDatetime
 from continuity_core.models.tokens import Scope
 from continuity_core.roots import sessions as root
 from continuity_core.roots.cold_start import ColdStart
@@ -84,7 +84,7 @@ def sessions_overview(
     project: Annotated[str, Query(min_length=1, max_length=4096)],
     harness: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
     status: Annotated[SessionStatus | None, Query()] = None,
-    since: Annotated[datetime | None, Query(description="Last activity at or after this.")] = None,
+    since: Annotated[IsoDatetime | None, Query(description="Last activity at or after this.")] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     next_token: Annotated[str | None, Query(max_length=2048)] = None,
 ) -> SessionRows:

@@ -99,3 +99,16 @@ def test_an_unknown_route_still_answers_no_such_route(service: InProcessService)
     status, answer = SessionsApi().call("GET", "/api/sessions/x/nothing", "/api/sessions/{key}/nothing")
 
     assert (status, answer["detail"]) == (404, "no such route")
+
+
+def test_a_date_time_in_a_query_is_iso_text_not_a_number(service: InProcessService) -> None:
+    # Given the sessions page's `since` (the OpenAPI document says date-time)
+    route = "/api/sessions/overview"
+
+    # When it is a bare number (pydantic alone would read it as Unix time), and then ISO text
+    number, refused = SessionsApi().call("GET", route, route, query={"project": "/p", "since": "5"})
+    iso, _ = SessionsApi().call("GET", route, route, query={"project": "/p", "since": "2026-11-27T09:00:00Z"})
+
+    # Then the number is refused as the schema says, with the other validation errors, and ISO is read
+    assert (number, refused["error"]) == (422, ERROR_CODES[422])
+    assert iso == 200
