@@ -14,9 +14,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = 15
+# What a cold start does before its first answer: import the handler, then build its composition
+# root from the function's environment (AWS clients themselves are made on their first call).
 HANDLER = (
+    "import os\n"
+    "from continuity_core.kernel.names import BUCKET_ENV, QUEUE_ENV, TABLE_ENV\n"
+    "os.environ.update({TABLE_ENV: 't', QUEUE_ENV: 'https://sqs.local/q', BUCKET_ENV: 'b'})\n"
     "import functions.hooks.handler as h\n"
-    "from continuity_core.kernel.config import get_config\nget_config()\n"
+    "h.deps()\n"
 )
 BASELINE = "import boto3\n"
 
