@@ -6,9 +6,10 @@ is comma-separated ``name=value`` items (a bare name means 1):
 - ``aws_errors=0.2``: a share of the functions' DynamoDB and S3 calls answer a throttling error or
   a 5xx (half each) instead of reaching moto. The functions' own botocore retries see them first,
   as they would see AWS's.
-- ``writer_crash=0.1``: a share of the functions' ``TransactWriteItems`` calls (the checkpoint
-  writer's commit) end the worker process instead (``os._exit``): the function crashed between its
-  reads and its transaction, as a Lambda sandbox that runs out of memory does. The runtime answers
+- ``writer_crash=0.1``: a share of the functions' ``TransactWriteItems`` calls, and of the
+  checkpoint writer's ``UpdateItem`` calls (its commit's reset, after the checkpoint's put), end the
+  worker process instead (``os._exit``): the function crashed after its reads, or between the
+  checkpoint and the reset, as a Lambda sandbox that runs out of memory does. The runtime answers
   ``Runtime.ExitError`` and starts a fresh worker.
 - ``sqs_duplicate``: every SQS message is handed to its function twice (at-least-once delivery).
 - ``sqs_delay=0.1``, ``sqs_delay_s=30``: a share of SQS messages is held back on first receive and
@@ -37,6 +38,8 @@ FAULT_MARK = "[fault injected]"
 
 _AWS_SERVICES = ("dynamodb", "s3")
 _CRASH_OPERATION = "TransactWriteItems"
+# The checkpoint writer's commit is a put, then the state's reset: a crash between them.
+_WRITER_CRASH_OPERATION = "UpdateItem"
 _CRASH_EXIT_CODE = 70
 
 
@@ -101,6 +104,8 @@ def install_in_worker(
     """A worker's setup (``functools.partial`` of the first two): its botocore calls may fail."""
     from botocore.handlers import BUILTIN_HANDLERS
 
+    from infra.wiring import CHECKPOINT_WRITER
+
     chance = random.Random()  # forked workers must not share the fork server's sequence
     chance.seed(os.urandom(16))
 
@@ -109,7 +114,10 @@ def install_in_worker(
         service, operation = [*event_name.split("."), "", ""][1:3]
         if service not in _AWS_SERVICES:
             return None
-        if faults.writer_crash and operation == _CRASH_OPERATION and chance.random() < faults.writer_crash:
+        crashable = operation == _CRASH_OPERATION or (
+            spec.key == CHECKPOINT_WRITER.key and operation == _WRITER_CRASH_OPERATION
+        )
+        if faults.writer_crash and crashable and chance.random() < faults.writer_crash:
             log.error("%s %s: crashing before %s", FAULT_MARK, spec.key, operation)
             logging.shutdown()
             os._exit(_CRASH_EXIT_CODE)

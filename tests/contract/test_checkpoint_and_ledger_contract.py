@@ -114,7 +114,37 @@ def test_a_commit_of_a_state_only_touched_goes_through(stores: StoreSet, agent: 
     assert stores.checkpoints.latest_for_session(agent, "s1") is not None
 
 
-def test_evicted_checkpoints_go_in_the_same_write(stores: StoreSet, agent: str) -> None:
+def test_a_commit_retried_after_it_landed_is_written_once(stores: StoreSet, agent: str) -> None:
+    # botocore retries a write whose answer was lost; the retry finds its own work done
+    identity = SessionIdentity(session_key="s1", harness="claude-code")
+    stores.states.record_prompt(agent, identity, PromptRecord("one"), T0)
+    consumed = stores.states.get(agent, "s1")
+    assert consumed is not None
+    written = checkpoint("s1", minutes(1))
+    stores.checkpoints.commit(agent, written, consumed, minutes(1))
+    stores.checkpoints.commit(agent, written, consumed, minutes(1))
+    assert ids(stores.checkpoints.list_for_session(agent, "s1", 10)) == [written.id]
+    state = stores.states.get(agent, "s1")
+    assert state is not None
+    assert (state.version, state.checkpoints_written, state.pending_snippets) == (consumed.version + 1, 1, [])
+
+
+def test_a_later_commit_of_the_same_state_is_a_race_and_leaves_no_checkpoint(
+    stores: StoreSet, agent: str
+) -> None:
+    # Another writer consumed this state first: this one's checkpoint is taken back
+    identity = SessionIdentity(session_key="s1", harness="claude-code")
+    stores.states.record_prompt(agent, identity, PromptRecord("one"), T0)
+    consumed = stores.states.get(agent, "s1")
+    assert consumed is not None
+    first = checkpoint("s1", minutes(1))
+    stores.checkpoints.commit(agent, first, consumed, minutes(1))
+    with pytest.raises(StateChangedError):
+        stores.checkpoints.commit(agent, checkpoint("s1", minutes(2)), consumed, minutes(2))
+    assert ids(stores.checkpoints.list_for_session(agent, "s1", 10)) == [first.id]
+
+
+def test_evicted_checkpoints_go_once_the_new_one_is_in(stores: StoreSet, agent: str) -> None:
     first, second = checkpoint("s1", minutes(1), 1), checkpoint("s1", minutes(2), 2)
     stores.checkpoints.put(agent, first, minutes(1), evict=[])
     stores.checkpoints.put(agent, second, minutes(2), evict=[])

@@ -390,15 +390,20 @@ class InMemoryCheckpointStore:
         now: datetime,
         evict: list[Checkpoint] | None = None,
     ) -> None:
+        # As DynamoDB does it: the checkpoint's put, then the reset on the version read; a reset that
+        # loses the race withdraws the checkpoint; a reset that already landed (a retry) is done.
         stored = self._memory.states.get((agent_id, checkpoint.session_key))
         version = stored.values.get("version", 0) if stored is not None else 0
         tombstone = stored is not None and TOMBSTONE in stored.values
-        if (
-            tombstone
-            or version != consumed.version
-            or _sort_key(checkpoint) in self._session(agent_id, checkpoint.session_key)
-        ):
-            raise StateChangedError(checkpoint.session_key)  # the transaction is cancelled whole
+        session = self._session(agent_id, checkpoint.session_key)
+        session[_sort_key(checkpoint)] = checkpoint
+        if stored is not None and not tombstone and version == consumed.version + 1:
+            if stored.values.get("last_checkpoint_at") == now:
+                self._put(agent_id, checkpoint, evict)
+                return
+        if tombstone or version != consumed.version:
+            session.pop(_sort_key(checkpoint), None)
+            raise StateChangedError(checkpoint.session_key)
         self._put(agent_id, checkpoint, evict)
         if stored is None:
             return

@@ -86,6 +86,44 @@ def test_a_session_that_keeps_changing_gives_up_after_backing_off_more_each_time
     assert sleeps[-1] > sleeps[0]  # each wait is drawn from a window that grows with the attempt
 
 
+class CutShort:
+    """A checkpoint store whose first commit stops after the checkpoint's put: the writer's process
+    ended before the state's reset (a Lambda timeout, an out-of-memory kill)."""
+
+    def __init__(self, stores: Stores) -> None:
+        self.inner = stores.checkpoints
+        self.cut = True
+
+    def commit(self, agent_id: str, checkpoint: Any, consumed: Any, now: Any, evict: Any = None) -> None:
+        if self.cut:
+            self.cut = False
+            self.inner.put(agent_id, checkpoint, now, evict=[])
+            raise RuntimeError("process ended")
+        self.inner.commit(agent_id, checkpoint, consumed, now, evict)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_commit_cut_short_after_its_checkpoint_is_taken_over_by_the_retry(
+    stores: Stores, clock: Clock
+) -> None:
+    prompts(stores, clock, range(1, 6))
+    store = CutShort(stores)
+    with pytest.raises(RuntimeError):
+        CheckpointWriter(stores.states, store, load_config({}), clock).flush(AGENT, "s1")  # type: ignore[arg-type]
+    prompts(stores, clock, range(6, 8))
+    # When the queue hands the flush over again (a fresh process)
+    result = CheckpointWriter(stores.states, store, load_config({}), clock).flush(AGENT, "s1")  # type: ignore[arg-type]
+    # Then one checkpoint holds every prompt, none is in two, and the state is reset
+    kept = stores.checkpoints.list_for_session(AGENT, "s1", 10)
+    assert result.checkpoint is not None and [c.id for c in kept] == [result.checkpoint.id]
+    assert (kept[0].first_prompt, kept[0].last_prompt, kept[0].sequence) == (1, 7, 1)
+    assert kept[0].session_digest is not None and kept[0].session_digest.prompts == 7
+    state = stores.states.get(AGENT, "s1")
+    assert state is not None and (state.prompts_since_checkpoint, state.checkpoints_written) == (0, 1)
+
+
 def test_a_flush_whose_token_is_no_longer_the_sessions_writes_nothing(stores: Stores, clock: Clock) -> None:
     prompts(stores, clock, range(1, 11))
     stores.states.claim_flush(AGENT, "s1", "newer", clock(), stale_before=clock())

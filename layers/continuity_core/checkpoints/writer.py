@@ -92,13 +92,17 @@ class CheckpointWriter:
                     self._states.release_flush(agent_id, session_key, flush_token)
                 return FlushResult(FlushOutcome.NOTHING_PENDING)
             now = self._clock()
-            rolled = self.session_digest(agent_id, state, now, extra)
+            previous, unfinished = self._previous(agent_id, state)
+            rolled = self._rolled(agent_id, state, now, extra, previous)
             checkpoint = build_checkpoint(
                 state, trigger, now, digest=render(state) if render else None, session_digest=rolled
             )
             evicted = cap_evictions(
                 self._checkpoints, agent_id, checkpoint, self._config.max_checkpoints_per_session
             )
+            # A commit cut short after its checkpoint's put (the reset never came): this one holds
+            # all of it (rolled in above) and takes its place, so no prompt is in two checkpoints.
+            evicted += [c for c in unfinished if c.id not in {e.id for e in evicted}]
             try:
                 self._checkpoints.commit(agent_id, checkpoint, consumed=state, now=now, evict=evicted)
             except StateChangedError:
@@ -108,11 +112,15 @@ class CheckpointWriter:
             return FlushResult(FlushOutcome.WRITTEN, checkpoint, len(evicted))
         raise FlushConflictError(f"session {session_key} kept changing; retry later")
 
-    def session_digest(
-        self, agent_id: str, state: SessionState, now: datetime, extra: list[Statement] | None = None
+    def _rolled(
+        self,
+        agent_id: str,
+        state: SessionState,
+        now: datetime,
+        extra: list[Statement] | None,
+        previous: SessionDigest | None,
     ) -> SessionDigest:
         """The session's digest as of now: the last checkpoints' digest plus what came since."""
-        previous = self._previous_digest(agent_id, state)
         start = previous.transcript_end if previous else 0
         transcript, end = self._transcript_since(agent_id, state, start)
         known = previous.recent_prompts if previous else []
@@ -144,12 +152,16 @@ class CheckpointWriter:
         text, end = found
         return text[-MAX_TRANSCRIPT_READ:], end
 
-    def _previous_digest(self, agent_id: str, state: SessionState) -> SessionDigest | None:
+    def _previous(self, agent_id: str, state: SessionState) -> tuple[SessionDigest | None, list[Checkpoint]]:
+        """The digest the session's last checkpoints carry, and the checkpoints whose commit never
+        reset the state (a sequence past ``checkpoints_written``: the writer stopped between its two
+        writes)."""
         written = self._written.get((agent_id, state.session_key))
         if written is not None and written[0] == state.checkpoints_written:
-            return written[1]
+            return written[1], []
         recent = self._checkpoints.recent_for_session(agent_id, state.session_key, DIGEST_SOURCES)
-        return merge_digests(c.session_digest for c in recent)
+        unfinished = [c for c in recent if c.sequence > state.checkpoints_written]
+        return merge_digests(c.session_digest for c in recent), unfinished
 
     def _note_written(self, agent_id: str, checkpoint: Checkpoint) -> None:
         if checkpoint.session_digest is None:

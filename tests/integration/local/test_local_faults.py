@@ -99,6 +99,20 @@ def test_a_writer_crash_ends_the_process_after_its_reads_and_before_its_transact
     assert done.stdout.split() == ["read"]
 
 
+def test_a_writer_crash_can_fall_between_the_checkpoints_put_and_the_states_reset() -> None:
+    script = CRASH.replace(
+        "client.transact_write_items("
+        'TransactItems=[{"Put": {"TableName": "t", "Item": {"pk": {"S": "a"}}}}])',
+        'client.put_item(TableName="t", Item={"pk": {"S": "cp"}})\n    print("put", flush=True)\n'
+        '    client.update_item(TableName="t", Key={"pk": {"S": "state"}}, UpdateExpression="SET v = :v",'
+        ' ExpressionAttributeValues={":v": {"N": "1"}})',
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+
+    assert done.returncode == 70, done.stderr
+    assert done.stdout.split() == ["read", "put"]
+
+
 @pytest.fixture
 def queue(moto_clients: tuple[Any, Any]) -> QueueResource:
     return ensure_queue(moto_clients[1], QUEUE, "local-jobs")
