@@ -397,10 +397,10 @@ class InMemoryCheckpointStore:
         tombstone = stored is not None and TOMBSTONE in stored.values
         session = self._session(agent_id, checkpoint.session_key)
         session[_sort_key(checkpoint)] = checkpoint
-        if stored is not None and not tombstone and version == consumed.version + 1:
-            if stored.values.get("last_checkpoint_at") == now:
-                self._put(agent_id, checkpoint, evict)
-                return
+        landed = version == consumed.version + 1 and stored is not None
+        if landed and not tombstone and stored.values.get("last_checkpoint_at") == now:
+            self._put(agent_id, checkpoint, evict)
+            return
         if tombstone or version != consumed.version:
             session.pop(_sort_key(checkpoint), None)
             raise StateChangedError(checkpoint.session_key)
