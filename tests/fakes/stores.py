@@ -397,8 +397,8 @@ class InMemoryCheckpointStore:
         tombstone = stored is not None and TOMBSTONE in stored.values
         session = self._session(agent_id, checkpoint.session_key)
         session[_sort_key(checkpoint)] = checkpoint
-        landed = version == consumed.version + 1 and stored is not None
-        if landed and not tombstone and stored.values.get("last_checkpoint_at") == now:
+        landed = stored is not None and stored.values.get("last_checkpoint_at") == now
+        if landed and not tombstone and version == consumed.version + 1:
             self._put(agent_id, checkpoint, evict)
             return
         if tombstone or version != consumed.version:
