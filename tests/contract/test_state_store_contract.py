@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -180,6 +181,18 @@ def test_one_flush_is_claimed_at_a_time_until_released_or_stale(stores: StoreSet
     stores.states.release_flush(agent, "s1", "t3")
     state = stores.states.get(agent, "s1")
     assert state is not None and (state.flush_token, state.flush_requested_at) == (None, None)
+
+
+def test_a_prompt_arms_the_next_flush_only_when_none_is_set_and_a_claim_takes_it_over(
+    stores: StoreSet, agent: str
+) -> None:
+    armed = stores.states.record_prompt(agent, me(), replace(prompt("one"), flush_token="a1"), T0)
+    again = stores.states.record_prompt(agent, me(), replace(prompt("two"), flush_token="a2"), T0)
+    assert (armed.flush_token, again.flush_token, again.flush_requested_at) == ("a1", "a1", None)
+    # an armed token has no request time: a claim takes it over
+    assert stores.states.claim_flush(agent, "s1", "t1", LATER, stale_before=T0 - timedelta(minutes=5))
+    state = stores.states.record_prompt(agent, me(), replace(prompt("three"), flush_token="a3"), LATER)
+    assert (state.flush_token, state.flush_requested_at) == ("t1", LATER)
 
 
 def test_ending_a_session_drops_what_is_pending(stores: StoreSet, agent: str) -> None:

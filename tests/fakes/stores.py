@@ -154,6 +154,8 @@ class InMemoryStateStore:
                 values["transcript_chars"] = prompt.transcript_chars
             if prompt.context_tokens is not None:
                 values["context_tokens"] = prompt.context_tokens
+            if prompt.flush_token is not None:
+                values.setdefault("flush_token", prompt.flush_token)
             if prompt.transcript_end is not None:
                 values["transcript_prev_end"] = values.get("transcript_end", -1)
                 values["transcript_end"] = prompt.transcript_end
@@ -220,7 +222,7 @@ class InMemoryStateStore:
         if stored is None:
             return False
         values = stored.values
-        if "flush_token" in values and values["flush_requested_at"] >= stale_before:
+        if "flush_requested_at" in values and values["flush_requested_at"] >= stale_before:
             return False
         self.writes += 1
         values["flush_token"], values["flush_requested_at"] = token, now

@@ -6,6 +6,7 @@ from continuity_core.checkpoints.checkpoints import (
     evictions,
     is_checkpoint_due,
     is_flush_in_flight,
+    sends_armed_flush,
 )
 from continuity_core.kernel.config import load_config
 from continuity_core.models.checkpoint import CheckpointTrigger
@@ -45,9 +46,22 @@ def test_a_flush_pending_for_too_long_no_longer_counts_as_in_flight() -> None:
     fresh = state(flush_token="t", flush_requested_at=NOW - timedelta(seconds=5))
     stale = state(flush_token="t", flush_requested_at=NOW - STALE_FLUSH_AFTER - timedelta(seconds=1))
 
-    assert is_flush_in_flight(fresh, NOW)
-    assert not is_flush_in_flight(stale, NOW)
-    assert not is_flush_in_flight(state(), NOW)
+    assert is_flush_in_flight(fresh, CONFIG, NOW)
+    assert not is_flush_in_flight(stale, CONFIG, NOW)
+    assert not is_flush_in_flight(state(), CONFIG, NOW)
+
+
+def test_an_armed_flush_is_sent_by_the_prompt_that_makes_the_count_due_and_no_other() -> None:
+    def armed(count: int) -> SessionState:
+        return state(flush_token="t", prompts_since_checkpoint=count)
+
+    assert [n for n in range(1, 25) if sends_armed_flush(armed(n), CONFIG)] == [10]
+    # Then it is in flight until a whole interval more came without a checkpoint (presumed lost)
+    assert [n for n in range(1, 25) if is_flush_in_flight(armed(n), CONFIG, NOW)] == list(range(11, 20))
+    # A claimed flush is not armed: its own request time rules
+    claimed = state(flush_token="t", flush_requested_at=NOW, prompts_since_checkpoint=10)
+    assert not sends_armed_flush(claimed, CONFIG)
+    assert not sends_armed_flush(state(prompts_since_checkpoint=10), CONFIG)
 
 
 def test_a_checkpoint_covers_exactly_the_prompts_since_the_last_one() -> None:

@@ -139,14 +139,45 @@ def test_a_flush_the_queue_refused_is_released_so_the_next_prompt_asks_again(cor
     assert core.prompt("s1", 11).flush_requested
 
 
-def test_a_flush_lost_in_flight_is_requested_again_once_stale(core: Core) -> None:
-    core.prompts("s1", range(1, 11))
+def test_a_claimed_flush_lost_in_flight_is_requested_again_once_stale() -> None:
+    core = build(time_interval_ms=60_000)
+    core.prompt("s1", 1)
+    core.clock.now += timedelta(minutes=2)
+    assert core.prompt("s1", 2).flush_requested  # due by time: claimed
     core.stores.flushes.take()  # its message never arrives (e.g. it went to the DLQ)
-    assert core.prompt("s1", 11).flush_merged
+    assert core.prompt("s1", 3).flush_merged
     core.clock.now += STALE_FLUSH_AFTER + timedelta(seconds=1)
-    assert core.prompt("s1", 12).flush_requested
+    assert core.prompt("s1", 4).flush_requested
     assert core.deliver() == 1
-    assert core.ranges() == [(1, 12)]
+    assert core.ranges() == [(1, 4)]
+
+
+def test_the_prompt_that_makes_the_count_due_sends_the_armed_flush_without_a_claim(core: Core) -> None:
+    core.prompts("s1", range(1, 10))
+    writes = core.stores.states.writes
+    assert core.prompt("s1", 10).flush_requested
+    # Then its own count was the only state write: the flush was armed by the session's prompts
+    assert core.stores.states.writes == writes + 1
+    assert core.deliver() == 1
+    assert core.ranges() == [(1, 10)]
+    # And the next cycle is armed again by its first prompt
+    core.prompts("s1", range(11, 20))
+    assert core.prompt("s1", 20).flush_requested
+    assert core.deliver() == 1
+    assert sorted(core.ranges()) == [(1, 10), (11, 20)]  # both written at the same instant
+
+
+def test_an_armed_flush_lost_in_flight_is_made_good_a_whole_interval_later() -> None:
+    for core, by in ((build(), "the full pending list"), (build(prompt_interval=5), "a claim")):
+        interval = core.config.prompt_interval
+        core.prompts("s1", range(1, interval + 1))
+        core.stores.flushes.take()  # its message never arrives (e.g. it went to the DLQ)
+        assert all(core.prompt("s1", n).flush_merged for n in range(interval + 1, 2 * interval)), by
+        # Then the prompt a whole interval on checkpoints (the list is full) or asks again
+        last = core.prompt("s1", 2 * interval)
+        assert last.flush_requested or last.checkpoint_written == "periodic", by
+        core.deliver()
+        assert core.ranges() == [(1, 2 * interval)], by
 
 
 def test_a_replayed_hook_counts_once(core: Core) -> None:

@@ -251,6 +251,8 @@ class DynamoStateStore:
             update.set("transcript_chars", prompt.transcript_chars)
         if prompt.context_tokens is not None:  # a prompt without one keeps the last (compaction nudge)
             update.set("context_tokens", prompt.context_tokens)
+        if prompt.flush_token is not None:
+            update.set_if_missing("flush_token", prompt.flush_token)
         if prompt.transcript_end is not None:
             # Both operands read the item as it was: the previous end comes back with the new one.
             end, previous = update.name(TRANSCRIPT_END), update.name(TRANSCRIPT_PREV_END)
@@ -323,12 +325,12 @@ class DynamoStateStore:
         self, agent_id: str, session_key: str, token: str, now: datetime, stale_before: datetime
     ) -> bool:
         update = UpdateBuilder()
-        token_name = update.name("flush_token")
         requested = update.name("flush_requested_at")
         update.set("flush_token", token)
         update.set("flush_requested_at", timestamp(now))
+        # An armed token (no request time) is free to claim: its prompt has not come.
         update.conditions.append(
-            f"(attribute_not_exists({token_name}) OR {requested} < {update.value(timestamp(stale_before))})"
+            f"(attribute_not_exists({requested}) OR {requested} < {update.value(timestamp(stale_before))})"
         )
         return self._update(agent_id, session_key, update, tolerate_condition=True) is not None
 

@@ -69,6 +69,9 @@ class PromptRecord:
     transcript_end: int | None = None  # where the transcript delta this hook carries ends
     context_tokens: int | None = None  # the context size the harness recorded, when the client sent it
     compacted: bool = False  # the harness compacted since the last prompt: counted (Tally.COMPACTIONS)
+    # The token of the session's next flush, set only if none is (checkpoints/checkpoints.py: the
+    # prompt that makes the count due sends that flush without a claim of its own).
+    flush_token: str | None = None
 
 
 class StateStore(Protocol):

@@ -8,7 +8,13 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from continuity_core.checkpoints.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
+from continuity_core.checkpoints.checkpoints import (
+    ARMED_TOKEN_CHARS,
+    STALE_FLUSH_AFTER,
+    is_checkpoint_due,
+    is_flush_in_flight,
+    sends_armed_flush,
+)
 from continuity_core.checkpoints.ports import CheckpointStore
 from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.extraction.terms import snippet
@@ -60,6 +66,7 @@ class UserPrompt:
             context_tokens=hook.context_tokens,
             transcript_end=_delta_end(hook),
             compacted=hook.compacted,
+            flush_token=uuid.uuid4().hex[:ARMED_TOKEN_CHARS],
         )
         state = self.states.record_prompt(agent_id, identity(hook), record, now)
         early = flush_if_full(self.writer, agent_id, state)
@@ -128,8 +135,19 @@ class UserPrompt:
         now = self.clock()
         if not is_checkpoint_due(state, self.config, now):
             return False, False
-        if is_flush_in_flight(state, now):
+        if is_flush_in_flight(state, self.config, now):
             return False, True
+        if sends_armed_flush(state, self.config) and state.flush_token is not None:
+            try:
+                self.flushes.request_flush(
+                    agent_id, state.session_key, state.flush_token, self.config.flush_delay_seconds
+                )
+            except Exception:
+                # Claimed as if long ago (presumed lost): the next prompt claims it afresh and asks again.
+                lost_at = now - STALE_FLUSH_AFTER - STALE_FLUSH_AFTER
+                self.states.claim_flush(agent_id, state.session_key, state.flush_token, lost_at, lost_at)
+                raise
+            return True, False
         token = uuid.uuid4().hex
         claimed = self.states.claim_flush(
             agent_id, state.session_key, token, now, stale_before=now - STALE_FLUSH_AFTER
