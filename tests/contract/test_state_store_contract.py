@@ -182,6 +182,30 @@ def test_one_flush_is_claimed_at_a_time_until_released_or_stale(stores: StoreSet
     assert state is not None and (state.flush_token, state.flush_requested_at) == (None, None)
 
 
+def test_a_prompt_claims_the_flush_it_brings_unless_one_is_claimed(stores: StoreSet, agent: str) -> None:
+    # Given a prompt that brings a claim to a session with none
+    first = stores.states.record_prompt(agent, me(), PromptRecord("one", flush_claim="t1"), T0)
+    # Then it is claimed in that write, with the prompt's time
+    assert (first.flush_token, first.flush_requested_at, first.prompts_since_checkpoint) == ("t1", T0, 1)
+    # and a later prompt's claim, even once the first is stale, leaves it as it is (it is counted)
+    later = stores.states.record_prompt(agent, me(), PromptRecord("two", flush_claim="t2"), LATER)
+    assert (later.flush_token, later.flush_requested_at, later.prompts_since_checkpoint) == ("t1", T0, 2)
+    # and it is released like any claim
+    stores.states.release_flush(agent, "s1", "t1")
+    state = stores.states.get(agent, "s1")
+    assert state is not None and (state.flush_token, state.flush_requested_at) == (None, None)
+
+
+def test_a_replayed_prompt_claims_nothing(stores: StoreSet, agent: str) -> None:
+    stores.states.record_prompt(agent, me(), PromptRecord("one", idempotency_key="k1"), T0)
+    with pytest.raises(DuplicateHookError):
+        stores.states.record_prompt(
+            agent, me(), PromptRecord("one", idempotency_key="k1", flush_claim="t1"), LATER
+        )
+    state = stores.states.get(agent, "s1")
+    assert state is not None and state.flush_token is None
+
+
 def test_ending_a_session_drops_what_is_pending(stores: StoreSet, agent: str) -> None:
     stores.states.record_prompt(agent, me(), prompt("one"), T0)
     stores.states.record_remember(agent, me(), "note", T0)

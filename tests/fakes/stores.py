@@ -157,6 +157,8 @@ class InMemoryStateStore:
             if prompt.transcript_end is not None:
                 values["transcript_prev_end"] = values.get("transcript_end", -1)
                 values["transcript_end"] = prompt.transcript_end
+            if prompt.flush_claim is not None and "flush_token" not in values:
+                values["flush_token"], values["flush_requested_at"] = prompt.flush_claim, now
 
         return self._apply(agent_id, identity, now, change, prompt.idempotency_key, prompt.body_fingerprint)
 

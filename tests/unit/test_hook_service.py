@@ -106,6 +106,61 @@ def test_a_burst_merges_into_the_flush_in_flight_which_takes_the_latest_state(co
     assert core.ranges() == [(1, 15)]
 
 
+def test_the_prompt_that_makes_a_checkpoint_due_claims_its_flush_in_its_own_write(core: Core) -> None:
+    core.prompts("s1", range(1, 10))
+    writes = core.stores.states.writes
+    # When the tenth prompt comes to the instance that counted the nine before it
+    outcome = core.prompt("s1", 10)
+    # Then its own update claimed the flush (no write of its own), and the flush checkpoints the ten
+    assert outcome.flush_requested and core.stores.states.writes - writes == 1
+    assert core.deliver() == 1
+    assert core.ranges() == [(1, 10)]
+
+
+def test_on_an_instance_that_did_not_count_the_prompts_the_flush_is_claimed_after_the_prompt(
+    core: Core,
+) -> None:
+    core.prompts("s1", range(1, 10))
+    other = hook_dispatcher(core.stores, core.config, core.clock, core.writer, transcripts=core.appender)
+    writes = core.stores.states.writes
+    values = {"harness": "claude-code", "project": PROJECT, "project_normalized": PROJECT}
+    hook = Hook(event=HookEvent.USER_PROMPT_SUBMIT, session_key="s1", prompt="step 10", **values)
+    outcome = other.handle(AGENT, hook)
+    assert outcome.flush_requested and core.stores.states.writes - writes == 2
+    assert core.deliver() == 1
+    assert core.ranges() == [(1, 10)]
+
+
+def test_a_claim_the_prompt_brought_when_nothing_was_due_is_released(core: Core) -> None:
+    # Given nine prompts counted here, then a checkpoint written elsewhere (another instance's flush)
+    core.prompts("s1", range(1, 10))
+    core.writer.flush(AGENT, "s1", CheckpointTrigger.PERIODIC)
+    # When the next prompt comes (this instance expects it to make the checkpoint due)
+    outcome = core.prompt("s1", 10)
+    # Then no flush is requested and none is left claimed: the next ten prompts checkpoint as usual
+    state = core.stores.states.get(AGENT, "s1")
+    assert not outcome.flush_requested and state is not None and state.flush_token is None
+    core.prompts("s1", range(11, 20))
+    assert core.deliver() == 1
+    assert sorted(core.ranges()) == [(1, 9), (10, 19)]  # written at one instant: in no order
+
+
+def test_a_flush_in_flight_keeps_its_claim_when_the_prompt_brings_one(core: Core) -> None:
+    # Given a flush claimed by time at the fifth prompt and not yet delivered, and four more prompts
+    core.prompts("s1", range(1, 5))
+    core.clock.now += timedelta(milliseconds=core.config.time_interval_ms)
+    core.prompts("s1", range(5, 10))
+    state = core.stores.states.get(AGENT, "s1")
+    assert state is not None and state.flush_token is not None
+    # When the tenth comes (one short of the interval by this instance's count: it brings a claim)
+    outcome = core.prompt("s1", 10)
+    # Then it merges into the flush in flight, whose claim stays
+    after = core.stores.states.get(AGENT, "s1")
+    assert outcome.flush_merged and after is not None and after.flush_token == state.flush_token
+    assert core.deliver() == 1
+    assert core.ranges() == [(1, 10)]
+
+
 def named(core: Core, session: str = "s1") -> set[int]:
     """The prompt numbers the session's checkpoints name, in their digest's prompt list."""
     found = core.stores.checkpoints.list_for_session(AGENT, session, 100)

@@ -256,6 +256,10 @@ class DynamoStateStore:
             end, previous = update.name(TRANSCRIPT_END), update.name(TRANSCRIPT_PREV_END)
             update.sets.append(f"{previous} = if_not_exists({end}, {update.value(-1)})")
             update.sets.append(f"{end} = {update.value(prompt.transcript_end)}")
+        if prompt.flush_claim is not None:
+            # Set together and removed together: a claim already there keeps both.
+            update.set_if_missing("flush_token", prompt.flush_claim)
+            update.set_if_missing("flush_requested_at", timestamp(now))
         once = self._once(update, prompt.idempotency_key, prompt.body_fingerprint)
         return self._apply(agent_id, identity, update, now, once)
 

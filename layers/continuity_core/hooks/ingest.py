@@ -30,7 +30,7 @@ from continuity_core.hooks.events.session_start import SessionStart
 from continuity_core.hooks.events.shared import HookHandler, HookOutcome, append_transcript, nothing_to_say
 from continuity_core.hooks.events.stop import Stop
 from continuity_core.hooks.events.subagent_start import SubagentStart
-from continuity_core.hooks.events.user_prompt import UserPrompt
+from continuity_core.hooks.events.user_prompt import PromptCounts, UserPrompt
 from continuity_core.hooks.idempotency import key_reused
 from continuity_core.hooks.ports import DuplicateHookError, FlushQueue, StateStore
 from continuity_core.kernel.clock import Clock
@@ -120,7 +120,9 @@ def wire_hooks(
     """Every event's handler on these ports, behind one dispatcher."""
     handlers = HookHandlers(
         session_start=SessionStart(states, checkpoints, inheritance, config, clock),
-        user_prompt=UserPrompt(states, checkpoints, flushes, writer, transcripts, config, clock),
+        user_prompt=UserPrompt(
+            states, checkpoints, flushes, writer, transcripts, config, clock, PromptCounts()
+        ),
         remember=Remember(states, writer, clock),
         pre_compaction=PreCompaction(states, checkpoints, writer, transcripts, config, clock),
         post_compaction=PostCompaction(states, writer, transcripts, clock),

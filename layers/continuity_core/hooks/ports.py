@@ -69,6 +69,9 @@ class PromptRecord:
     transcript_end: int | None = None  # where the transcript delta this hook carries ends
     context_tokens: int | None = None  # the context size the harness recorded, when the client sent it
     compacted: bool = False  # the harness compacted since the last prompt: counted (Tally.COMPACTIONS)
+    # A flush token to claim in the same write, unless a flush is already claimed (that claim stays,
+    # stale or not): the prompt expected to make a checkpoint due claims it without a write of its own.
+    flush_claim: str | None = None
 
 
 class StateStore(Protocol):
@@ -110,8 +113,9 @@ class StateStore(Protocol):
     def record_prompt(
         self, agent_id: str, identity: SessionIdentity, prompt: PromptRecord, now: datetime
     ) -> SessionState:
-        """Atomically count one prompt and append its terms and snippet. A key already held changes
-        nothing and raises DuplicateHookError, saying whether it came with the same fingerprint."""
+        """Atomically count one prompt and append its terms and snippet (and take its ``flush_claim``
+        when no flush is claimed). A key already held changes nothing and raises DuplicateHookError,
+        saying whether it came with the same fingerprint."""
         ...
 
     def record_remember(

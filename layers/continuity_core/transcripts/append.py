@@ -26,7 +26,7 @@ Redaction: the client's text comes raw, and is redacted here with the stored tai
 previous append stored is rewritten in place (same length) before the new text is put. The careful
 path has that tail already. The fast path takes it from what this instance itself stored or read
 last for the session (``KnownTail``), when that ends exactly where the delta starts, in the
-incarnation the state's hint names, and is recent; otherwise it reads the latest appends (one small
+incarnation the state's hint names; otherwise it reads the latest appends (one small
 consistent read). Why the remembered tail is the stored one: an append is never changed but by a
 rewrite that only adds redaction, nor removed before its TTL, so the text that ended at ``end`` when
 this instance stored it still does; and the put is conditioned on its position being free, so it
@@ -86,11 +86,10 @@ KNOWN_TAILS = 256
 class KnownTail:
     """The appends this instance last stored or read for a session, ending at ``end`` and covering
     the carried tail (or reaching the transcript's start), in the incarnation whose head was written
-    at ``head_at``; remembered at ``at``."""
+    at ``head_at`` (the fast path needs that head fresh: so is what is remembered)."""
 
     end: int
-    head_at: datetime | None
-    at: datetime
+    head_at: datetime
     appends: tuple[StoredAppend, ...]
 
 
@@ -133,14 +132,14 @@ class TranscriptAppender:
         # Forgotten until this append succeeds: a failed one leaves no claim about the stored tail.
         known = self._known.pop((agent_id, key), None)
         if hint is not None and hint_fits(hint, offset, now):
-            tail = self._known_tail(known, offset, hint, now)
+            tail = self._known_tail(known, offset, hint)
             if tail is None:
                 tail = self._latest_tail(agent_id, key, offset)
             stored = (
                 None if tail is None else self._redact_and_put(agent_id, key, offset, text, tail, now, None)
             )
             if stored is not None:
-                self._remember(agent_id, key, hint.head_written_at, now, stored)
+                self._remember(agent_id, key, hint.head_written_at, stored)
                 self._chunk_if_crossed(agent_id, key, offset, end, now)
                 return AppendResult(end)
         elif (
@@ -150,7 +149,7 @@ class TranscriptAppender:
             and self._storage.start_head(agent_id, identity, now)
             and (stored := self._redact_and_put(agent_id, key, 0, text, [], now, born=now)) is not None
         ):
-            self._remember(agent_id, key, now, now, stored)
+            self._remember(agent_id, key, now, stored)
             self._chunk_if_crossed(agent_id, key, 0, end, now)
             return AppendResult(end, hint=TranscriptHint(end, now))
         return self._append_careful(agent_id, identity, offset, text, now, hint)
@@ -208,23 +207,17 @@ class TranscriptAppender:
                 and self._storage.update_head(agent_id, identity, head, new_end, now)
             ):
                 head_at = now
-            self._remember(agent_id, key, head_at, now, written)
+            self._remember(agent_id, key, head_at, written)
             self._chunk_if_crossed(agent_id, key, stored, new_end, now)
             return result(new_end, head_at)
         raise StorageUnavailableError(f"transcript of {key} kept changing; retry")
 
     def _known_tail(
-        self, known: KnownTail | None, end: int, hint: TranscriptHint, now: datetime
+        self, known: KnownTail | None, end: int, hint: TranscriptHint
     ) -> list[StoredAppend] | None:
         """The tail this instance stored or read last, if it ends at ``end`` in the incarnation the
-        hint names (the head written at the same instant) and is recent; None: read it."""
-        if (
-            known is None
-            or known.end != end
-            or known.head_at is None
-            or known.head_at != hint.head_written_at
-            or not timedelta(0) <= now - known.at < HEAD_REFRESH
-        ):
+        hint names (its head written at the same instant); None: read it."""
+        if known is None or known.end != end or known.head_at != hint.head_written_at:
             return None
         return list(known.appends)
 
@@ -233,7 +226,6 @@ class TranscriptAppender:
         agent_id: str,
         session_key: str,
         head_at: datetime | None,
-        now: datetime,
         chain: list[StoredAppend],
     ) -> None:
         """Keep the appends covering the carried tail of ``chain`` (the stored text up to its end), if
@@ -248,7 +240,7 @@ class TranscriptAppender:
                 break
         if covered < self._carry_chars and kept[0].span.start != 0:
             return
-        self._known[(agent_id, session_key)] = KnownTail(end, head_at, now, tuple(kept))
+        self._known[(agent_id, session_key)] = KnownTail(end, head_at, tuple(kept))
         while len(self._known) > KNOWN_TAILS:
             self._known.popitem(last=False)
 

@@ -5,6 +5,7 @@ due, the transcript delta, and the compaction nudge; or, at the prompt that repo
 from __future__ import annotations
 
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -40,6 +41,27 @@ NUDGE_TEXT = (
 )
 
 
+class PromptCounts:
+    """Each session's prompts since its last checkpoint, as its last prompt on this instance left
+    them (a Lambda instance serves a few sessions at a time): the next prompt of a session one short
+    of ``prompt_interval`` is expected to make its checkpoint due and claims the flush in its own
+    write, not in one of its own after. A wrong guess costs what no guess does: one write (the
+    release of a claim nothing needed, or the claim)."""
+
+    def __init__(self, limit: int = 1024) -> None:
+        self._limit = limit
+        self._counts: OrderedDict[tuple[str, str], int] = OrderedDict()
+
+    def expects_due(self, agent_id: str, session_key: str, interval: int) -> bool:
+        return self._counts.get((agent_id, session_key)) == interval - 1
+
+    def note(self, agent_id: str, session_key: str, count: int) -> None:
+        self._counts[(agent_id, session_key)] = count
+        self._counts.move_to_end((agent_id, session_key))
+        while len(self._counts) > self._limit:
+            self._counts.popitem(last=False)
+
+
 @dataclass(frozen=True)
 class UserPrompt:
     states: StateStore
@@ -49,9 +71,12 @@ class UserPrompt:
     transcripts: TranscriptLog
     config: ContinuityConfig
     clock: Clock
+    counts: PromptCounts
 
     def handle(self, agent_id: str, hook: Hook) -> HookOutcome:
         now = self.clock()
+        expected = self.counts.expects_due(agent_id, hook.session_key, self.config.prompt_interval)
+        claim = uuid.uuid4().hex if expected else None
         record = PromptRecord(
             snippet=snippet(hook.prompt, SNIPPET_CHARS),
             idempotency_key=hook.idempotency_key,
@@ -60,10 +85,12 @@ class UserPrompt:
             context_tokens=hook.context_tokens,
             transcript_end=_delta_end(hook),
             compacted=hook.compacted,
+            flush_claim=claim,
         )
         state = self.states.record_prompt(agent_id, identity(hook), record, now)
+        self.counts.note(agent_id, hook.session_key, state.prompts_since_checkpoint)
         early = flush_if_full(self.writer, agent_id, state)
-        requested, merged = (False, False) if early else self._request_flush_if_due(agent_id, state)
+        requested, merged = (False, False) if early else self._request_flush_if_due(agent_id, state, claim)
         hint = None
         if record.transcript_end is not None:
             previous = state.transcript_prev_end
@@ -123,19 +150,28 @@ class UserPrompt:
             return None
         return NUDGE_TEXT.format(percent=round(100 * used / window))
 
-    def _request_flush_if_due(self, agent_id: str, state: SessionState) -> tuple[bool, bool]:
-        """(requested, merged): at most one flush in flight per session; later triggers merge."""
+    def _request_flush_if_due(
+        self, agent_id: str, state: SessionState, claim: str | None = None
+    ) -> tuple[bool, bool]:
+        """(requested, merged): at most one flush in flight per session; later triggers merge.
+        ``claim``: the token the prompt's own write claimed the flush with, if no flush was claimed."""
         now = self.clock()
+        held = claim if claim is not None and state.flush_token == claim else None
         if not is_checkpoint_due(state, self.config, now):
+            if held is not None:  # the guess was wrong (a checkpoint came meanwhile): let it go
+                self.states.release_flush(agent_id, state.session_key, held)
             return False, False
-        if is_flush_in_flight(state, now):
+        if held is not None:
+            token = held
+        elif is_flush_in_flight(state, now):
             return False, True
-        token = uuid.uuid4().hex
-        claimed = self.states.claim_flush(
-            agent_id, state.session_key, token, now, stale_before=now - STALE_FLUSH_AFTER
-        )
-        if not claimed:
-            return False, True
+        else:
+            token = uuid.uuid4().hex
+            claimed = self.states.claim_flush(
+                agent_id, state.session_key, token, now, stale_before=now - STALE_FLUSH_AFTER
+            )
+            if not claimed:
+                return False, True
         try:
             self.flushes.request_flush(agent_id, state.session_key, token, self.config.flush_delay_seconds)
         except Exception:
