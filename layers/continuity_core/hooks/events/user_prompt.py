@@ -56,8 +56,8 @@ class PromptCounts:
         return self._counts.get((agent_id, session_key)) == interval - 1
 
     def note(self, agent_id: str, session_key: str, count: int) -> None:
+        self._counts.pop((agent_id, session_key), None)  # then set: the newest is last
         self._counts[(agent_id, session_key)] = count
-        self._counts.move_to_end((agent_id, session_key))
         while len(self._counts) > self._limit:
             self._counts.popitem(last=False)
 
