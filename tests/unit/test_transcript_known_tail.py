@@ -159,3 +159,22 @@ def test_a_token_cut_in_two_is_rewritten_in_the_remembered_tail_and_the_next_del
     assert storage.calls.count("replace_append") == 1
     assert stored.startswith("$ echo [REDACTED:gi") and stored.endswith("User: next\ndone\n")
     assert not leaked(token, stored)
+
+
+def test_a_rewrite_from_a_remembered_tail_another_writer_rewrote_since_is_refused() -> None:
+    # Given instance A stored the start of a token, and B appended its rest: B rewrote A's append
+    token = "ghp_" + "Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa12"
+    text = f"$ echo {token} | pbcopy\n"
+    split = text.index(token) + 12
+    storage = InMemoryTranscriptStorage()
+    a, hint = started(storage, text[:split])
+    instance(storage).append(AGENT, ME, split, text[split:], T0 + timedelta(seconds=5), hint)
+    storage.calls.clear()
+    # When A, whose memory still ends at the cut, gets the same rest again (a replay, a stale hint)
+    result = a.append(AGENT, ME, split, text[split:], T0 + timedelta(seconds=9), hint)
+    # Then its rewrite of the tail is refused (it was rewritten since A stored it) and the append is
+    # decided from what is stored: nothing added, B's rewrite kept, no piece of the token anywhere
+    assert storage.calls[:2] == ["replace_append", "head"]
+    assert result.length == len(text)
+    stored = text_of(storage)
+    assert stored.startswith("$ echo [REDACTED:gi") and not leaked(token, stored)

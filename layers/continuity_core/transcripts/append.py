@@ -309,7 +309,7 @@ class TranscriptAppender:
             if new != append.text:
                 if not self._storage.replace_append(agent_id, session_key, append, new):
                     return None
-                append = replace(append, text=new)
+                append = replace(append, text=new, revision=append.revision + 1)
             rewritten.append(append)
         return rewritten
 
