@@ -143,11 +143,14 @@ def test_a_secret_straddling_two_appends_is_redacted_in_what_is_stored_read_or_n
         assert unredacted(secret_spans(text), remembered) == [], split
 
 
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+TOKEN_TEXT = f"$ echo {TOKEN} | pbcopy\nUser: next\n"
+TOKEN_CUT = TOKEN_TEXT.index(TOKEN) + 12  # the client's split falls inside the token
+
+
 def test_a_token_cut_in_two_is_rewritten_in_the_remembered_tail_and_the_next_delta_sees_it() -> None:
     # Given a GitHub token cut by the client's split, the second half appended without a read
-    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-    text = f"$ echo {token} | pbcopy\nUser: next\n"
-    split = text.index(token) + 12
+    token, text, split = TOKEN, TOKEN_TEXT, TOKEN_CUT
     storage = InMemoryTranscriptStorage()
     appender, hint = started(storage, text[:split])
     appender.append(AGENT, ME, split, text[split:], T0 + timedelta(seconds=5), hint)
@@ -163,9 +166,7 @@ def test_a_token_cut_in_two_is_rewritten_in_the_remembered_tail_and_the_next_del
 
 def test_a_rewrite_from_a_remembered_tail_another_writer_rewrote_since_is_refused() -> None:
     # Given instance A stored the start of a token, and B appended its rest: B rewrote A's append
-    token = "ghp_" + "Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa12"
-    text = f"$ echo {token} | pbcopy\n"
-    split = text.index(token) + 12
+    token, text, split = TOKEN, TOKEN_TEXT, TOKEN_CUT
     storage = InMemoryTranscriptStorage()
     a, hint = started(storage, text[:split])
     instance(storage).append(AGENT, ME, split, text[split:], T0 + timedelta(seconds=5), hint)
