@@ -195,6 +195,16 @@ def test_a_prompt_arms_the_next_flush_only_when_none_is_set_and_a_claim_takes_it
     assert (state.flush_token, state.flush_requested_at) == ("t1", LATER)
 
 
+def test_a_replayed_prompt_arms_nothing(stores: StoreSet, agent: str) -> None:
+    stores.states.record_prompt(agent, me(), PromptRecord("one", idempotency_key="k1"), T0)
+    with pytest.raises(DuplicateHookError):
+        stores.states.record_prompt(
+            agent, me(), PromptRecord("one", idempotency_key="k1", flush_token="a1"), LATER
+        )
+    state = stores.states.get(agent, "s1")
+    assert state is not None and state.flush_token is None
+
+
 def test_ending_a_session_drops_what_is_pending(stores: StoreSet, agent: str) -> None:
     stores.states.record_prompt(agent, me(), prompt("one"), T0)
     stores.states.record_remember(agent, me(), "note", T0)

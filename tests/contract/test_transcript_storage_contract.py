@@ -215,6 +215,22 @@ def test_an_append_is_rewritten_in_place_only_while_it_is_the_one_read(
     assert not storage.replace_append(agent, "gone", read, "***************")
 
 
+def test_a_rewrite_from_a_view_older_than_the_last_rewrite_is_refused(
+    storage: TranscriptStorage, agent: str
+) -> None:
+    # Given an append read by two writers, and rewritten by the first
+    assert storage.put_append(agent, "s1", 0, "echo ghp_abcdef ok", T0, born=None)
+    read = storage.appends(agent, "s1", 0, consistent=True)[0]
+    assert storage.replace_append(agent, "s1", read, "echo [REDACTED]*ok")
+    # When the second rewrites from what it read before / Then it is refused: the first rewrite stays
+    assert not storage.replace_append(agent, "s1", read, "echo ghp_abcdef ok")
+    again = storage.appends(agent, "s1", 0, consistent=True)[0]
+    assert again.text == "echo [REDACTED]*ok"
+    # and a rewrite from the current view goes through
+    assert storage.replace_append(agent, "s1", again, "**** [REDACTED]*ok")
+    assert storage.appends(agent, "s1", 0, consistent=True)[0].text == "**** [REDACTED]*ok"
+
+
 # -- chunks ----------------------------------------------------------------------------------------
 
 

@@ -120,9 +120,9 @@ class InMemoryTranscriptStorage:
         self.calls.append("replace_append")
         appends = self.stored_appends.get((agent_id, session_key), {})
         there = appends.get(append.span.start)
-        if there is None or there.span != append.span:
+        if there is None or there.span != append.span or there.revision != append.revision:
             return False
-        appends[append.span.start] = replace(there, text=text)
+        appends[append.span.start] = replace(there, text=text, revision=there.revision + 1)
         return True
 
     def appends(self, agent_id: str, session_key: str, start: int, consistent: bool) -> list[StoredAppend]:

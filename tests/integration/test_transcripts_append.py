@@ -227,7 +227,7 @@ def _calls() -> list[str]:
     return calls
 
 
-def test_a_prompt_appends_with_one_small_read_and_one_put_next_to_its_state_update(
+def test_a_prompt_appends_with_one_put_next_to_its_state_update(
     service: InProcessService,
 ) -> None:
     # Given a session with a transcript
@@ -238,9 +238,27 @@ def test_a_prompt_appends_with_one_small_read_and_one_put_next_to_its_state_upda
     # When the next prompt carries the next delta
     transcript.grow("User: two\n")
     assert service.hook("user-prompt-submit", prompt_with(transcript, 2))[0] == 200
-    # Then the state update (which carries the transcript's hint), one read of the latest append
-    # (the tail the new text is redacted after) and one put are all it took
-    assert calls == ["UpdateItem", "Query", "PutItem"]
+    # Then the state update (which carries the transcript's hint) and one put are all it took: the
+    # tail the new text is redacted after is the one this instance stored
+    assert calls == ["UpdateItem", "PutItem"]
+    assert stored("s1")["text"] == transcript.text
+
+
+def test_on_a_new_instance_a_prompt_appends_with_one_small_read_and_one_put(
+    service: InProcessService,
+) -> None:
+    # Given a session with a transcript, and its next prompt served by an instance that did not store it
+    transcript = Transcript("s1")
+    transcript.grow("User: one\n")
+    service.hook("user-prompt-submit", prompt_with(transcript, 1))
+    reset_functions()
+    calls = _calls()
+    # When the next prompt carries the next delta
+    transcript.grow("User: two\n")
+    assert service.hook("user-prompt-submit", prompt_with(transcript, 2))[0] == 200
+    # Then that instance reads the latest append (the tail the new text is redacted after) before its
+    # put (then, at the answer, the new instance's first count on the token's rate window)
+    assert calls[:3] == ["UpdateItem", "Query", "PutItem"] and calls.count("Query") == 1
     assert stored("s1")["text"] == transcript.text
 
 
@@ -258,8 +276,8 @@ def test_after_deciding_from_what_is_stored_the_next_prompt_takes_the_one_put_pa
     # When the next prompt comes
     transcript.grow("User: three\n")
     assert service.hook("user-prompt-submit", prompt_with(transcript, 3))[0] == 200
-    # Then the state's hint was corrected: one small read and one put again
-    assert calls == ["UpdateItem", "Query", "PutItem"]
+    # Then the state's hint was corrected: the state update and one put again
+    assert calls == ["UpdateItem", "PutItem"]
     assert stored("s1")["text"] == transcript.text
 
 

@@ -106,6 +106,37 @@ def test_a_burst_merges_into_the_flush_in_flight_which_takes_the_latest_state(co
     assert core.ranges() == [(1, 15)]
 
 
+def test_on_another_instance_the_armed_flush_is_sent_the_same(core: Core) -> None:
+    # Given nine prompts counted by one instance
+    core.prompts("s1", range(1, 10))
+    other = hook_dispatcher(core.stores, core.config, core.clock, core.writer, transcripts=core.appender)
+    writes = core.stores.states.writes
+    values = {"harness": "claude-code", "project": PROJECT, "project_normalized": PROJECT}
+    hook = Hook(event=HookEvent.USER_PROMPT_SUBMIT, session_key="s1", prompt="step 10", **values)
+    # When the tenth reaches an instance that saw none of them
+    outcome = other.handle(AGENT, hook)
+    # Then its own count is its one write: the token it sends is the one the state holds
+    assert outcome.flush_requested and core.stores.states.writes - writes == 1
+    assert core.deliver() == 1
+    assert core.ranges() == [(1, 10)]
+
+
+def test_a_flush_claimed_by_time_stays_the_one_in_flight_at_the_tenth_prompt(core: Core) -> None:
+    # Given a flush claimed by time at the fifth prompt and not yet delivered, and four more prompts
+    core.prompts("s1", range(1, 5))
+    core.clock.now += timedelta(milliseconds=core.config.time_interval_ms)
+    core.prompts("s1", range(5, 10))
+    state = core.stores.states.get(AGENT, "s1")
+    assert state is not None and state.flush_token is not None
+    # When the tenth comes
+    outcome = core.prompt("s1", 10)
+    # Then it merges into the flush in flight, whose claim stays
+    after = core.stores.states.get(AGENT, "s1")
+    assert outcome.flush_merged and after is not None and after.flush_token == state.flush_token
+    assert core.deliver() == 1
+    assert core.ranges() == [(1, 10)]
+
+
 def named(core: Core, session: str = "s1") -> set[int]:
     """The prompt numbers the session's checkpoints name, in their digest's prompt list."""
     found = core.stores.checkpoints.list_for_session(AGENT, session, 100)
@@ -353,9 +384,9 @@ def test_a_prompt_after_a_hook_without_a_hint_takes_the_one_put_path_again(core:
     core.transcripts.calls.clear()
     # When the next prompt comes
     core.prompt("s1", 3, transcript=delta(20, "User: three\n"))
-    # Then the state's hint was corrected by the service: the append is one read of the latest
-    # append (the tail it is redacted after) and one put
-    assert core.transcripts.calls == ["latest_appends", "put_append"]
+    # Then the state's hint was corrected by the service: the append is one put (the tail it is
+    # redacted after is the one this instance stored last; another instance reads it first)
+    assert core.transcripts.calls == ["put_append"]
 
 
 def test_a_gap_is_refused_after_the_prompt_counted(core: Core) -> None:

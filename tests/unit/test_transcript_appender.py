@@ -64,15 +64,30 @@ def test_the_first_append_of_a_new_transcript_starts_it_without_reading(
     assert text_of(storage) == "User: one\n"
 
 
-def test_an_append_where_the_hint_says_the_transcript_ends_is_one_small_read_and_one_put(
+def test_an_append_where_the_hint_says_the_transcript_ends_is_one_put(
     appender: TranscriptAppender, storage: InMemoryTranscriptStorage
 ) -> None:
     hint = hint_after(appender.append(AGENT, ME, 0, "User: one\n", T0, TranscriptHint(-1, None)))
     storage.calls.clear()
-    # When the next prompt's delta starts where the state says the transcript ends
+    # When the next prompt's delta starts where the state says the transcript ends, on the instance
+    # that stored the text before it
     result = appender.append(AGENT, ME, 10, "User: two\n", T0 + timedelta(minutes=1), hint)
-    # Then the latest append (the tail the new text is redacted after) and one put are all it takes,
-    # and the state's hint (set by the prompt's own update) is right
+    # Then one put is all it takes (the tail the new text is redacted after is the one this instance
+    # stored), and the state's hint (set by the prompt's own update) is right
+    assert storage.calls == ["put_append"]
+    assert result == AppendResult(20)
+    assert text_of(storage) == "User: one\nUser: two\n"
+
+
+def test_on_another_instance_an_append_where_the_hint_says_the_transcript_ends_is_one_small_read_and_one_put(
+    appender: TranscriptAppender, storage: InMemoryTranscriptStorage
+) -> None:
+    hint = hint_after(appender.append(AGENT, ME, 0, "User: one\n", T0, TranscriptHint(-1, None)))
+    other = TranscriptAppender(storage, chunk_chars=CHUNK, keep_chars=KEEP, carry_chars=KEEP)
+    storage.calls.clear()
+    # When the next prompt's delta reaches an instance that knows nothing of the transcript's tail
+    result = other.append(AGENT, ME, 10, "User: two\n", T0 + timedelta(minutes=1), hint)
+    # Then it reads the latest append (the tail the new text is redacted after) and puts once
     assert storage.calls == ["latest_appends", "put_append"]
     assert result == AppendResult(20)
     assert text_of(storage) == "User: one\nUser: two\n"

@@ -23,15 +23,25 @@ one chunk.
 
 Redaction: the client's text comes raw, and is redacted here with the stored tail before it
 (``transcripts/redact.py``): a secret split across two deltas is found whole, the part the
-previous append stored is rewritten in place (same length) before the new text is put. The fast
-path reads the latest append for that (one small consistent read); the careful path has it already.
+previous append stored is rewritten in place (same length) before the new text is put. The careful
+path has that tail already. The fast path takes it from what this instance itself stored or read
+last for the session (``KnownTail``), when that ends exactly where the delta starts, in the
+incarnation the state's hint names; otherwise it reads the latest appends (one small
+consistent read). Why the remembered tail is the stored one: an append is never changed but by a
+rewrite that only adds redaction, nor removed before its TTL, so the text that ended at ``end`` when
+this instance stored it still does; and the put is conditioned on its position being free, so it
+lands only if nothing was appended after that tail since (else the careful path decides from what
+is stored). Nothing the client sends but its offset takes part: no echo to forge or replay.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from continuity_core.kernel.dynamo_items import millis
 from continuity_core.kernel.errors import StorageUnavailableError
 from continuity_core.kernel.observability import logger
 from continuity_core.models.state import SessionIdentity
@@ -49,6 +59,7 @@ from continuity_core.transcripts.layout import (
 from continuity_core.transcripts.ports import (
     AppendResult,
     ChunkMove,
+    Span,
     StoredAppend,
     TranscriptHint,
     TranscriptStorage,
@@ -66,6 +77,20 @@ MAX_ATTEMPTS = 6
 # The fast path reads this many of the latest appends at a time to find the carried tail: a prompt's
 # delta is usually longer than the tail, so one read of two is nearly always all.
 TAIL_READ = 2
+# Sessions whose last stored tail an instance remembers (a Lambda instance serves a few sessions at
+# a time; each entry holds the appends covering the carried tail, ~8 KB for a prompt's delta).
+KNOWN_TAILS = 256
+
+
+@dataclass(frozen=True)
+class KnownTail:
+    """The appends this instance last stored or read for a session, ending at ``end`` and covering
+    the carried tail (or reaching the transcript's start), in the incarnation whose head was written
+    at ``head_at`` (the fast path needs that head fresh: so is what is remembered)."""
+
+    end: int
+    head_at: datetime
+    appends: tuple[StoredAppend, ...]
 
 
 def hint_fits(hint: TranscriptHint, offset: int, now: datetime) -> bool:
@@ -88,6 +113,7 @@ class TranscriptAppender:
         self._carry_chars = carry_chars
         # The carried tail is rewritten in DynamoDB when a secret straddles: it never moves to S3 first.
         self._keep_chars = max(keep_chars, carry_chars)
+        self._known: OrderedDict[tuple[str, str], KnownTail] = OrderedDict()
 
     def append(
         self,
@@ -103,9 +129,17 @@ class TranscriptAppender:
             return AppendResult(offset)  # nothing to place; a gap, if any, shows on the next append
         key = identity.session_key
         end = offset + len(text)
+        # Forgotten until this append succeeds: a failed one leaves no claim about the stored tail.
+        known = self._known.pop((agent_id, key), None)
         if hint is not None and hint_fits(hint, offset, now):
-            tail = self._latest_tail(agent_id, key, offset)
-            if tail is not None and self._redact_and_put(agent_id, key, offset, text, tail, now, born=None):
+            tail = self._known_tail(known, offset, hint)
+            if tail is None:
+                tail = self._latest_tail(agent_id, key, offset)
+            stored = (
+                None if tail is None else self._redact_and_put(agent_id, key, offset, text, tail, now, None)
+            )
+            if stored is not None:
+                self._remember(agent_id, key, hint.head_written_at, stored)
                 self._chunk_if_crossed(agent_id, key, offset, end, now)
                 return AppendResult(end)
         elif (
@@ -113,8 +147,9 @@ class TranscriptAppender:
             and hint.previous_end < 0  # the state knows of no transcript: most likely a new one,
             and offset == 0  # so start it without reading first
             and self._storage.start_head(agent_id, identity, now)
-            and self._redact_and_put(agent_id, key, 0, text, [], now, born=now)
+            and (stored := self._redact_and_put(agent_id, key, 0, text, [], now, born=now)) is not None
         ):
+            self._remember(agent_id, key, now, stored)
             self._chunk_if_crossed(agent_id, key, 0, end, now)
             return AppendResult(end, hint=TranscriptHint(end, now))
         return self._append_careful(agent_id, identity, offset, text, now, hint)
@@ -162,7 +197,8 @@ class TranscriptAppender:
                 for a in chain
                 if a.span.end > stored - self._carry_chars and head and a.span.start >= inline_end(head)
             ]
-            if not self._redact_and_put(agent_id, key, stored, plan.text, tail, now, born=born):
+            written = self._redact_and_put(agent_id, key, stored, plan.text, tail, now, born=born)
+            if written is None:
                 continue  # another writer appended at the same place (or rewrote the tail)
             new_end = stored + len(plan.text)
             if (
@@ -171,9 +207,42 @@ class TranscriptAppender:
                 and self._storage.update_head(agent_id, identity, head, new_end, now)
             ):
                 head_at = now
+            self._remember(agent_id, key, head_at, written)
             self._chunk_if_crossed(agent_id, key, stored, new_end, now)
             return result(new_end, head_at)
         raise StorageUnavailableError(f"transcript of {key} kept changing; retry")
+
+    def _known_tail(
+        self, known: KnownTail | None, end: int, hint: TranscriptHint
+    ) -> list[StoredAppend] | None:
+        """The tail this instance stored or read last, if it ends at ``end`` in the incarnation the
+        hint names (its head written at the same instant); None: read it."""
+        if known is None or known.end != end or known.head_at != hint.head_written_at:
+            return None
+        return list(known.appends)
+
+    def _remember(
+        self,
+        agent_id: str,
+        session_key: str,
+        head_at: datetime | None,
+        chain: list[StoredAppend],
+    ) -> None:
+        """Keep the appends covering the carried tail of ``chain`` (the stored text up to its end), if
+        they cover it whole or reach the transcript's start: less would redact with less context."""
+        if not chain or head_at is None:
+            return
+        end, kept, covered = chain[-1].span.end, list[StoredAppend](), 0
+        for append in reversed(chain):
+            kept.insert(0, append)
+            covered = end - append.span.start
+            if covered >= self._carry_chars:
+                break
+        if covered < self._carry_chars and kept[0].span.start != 0:
+            return
+        self._known[(agent_id, session_key)] = KnownTail(end, head_at, tuple(kept))
+        while len(self._known) > KNOWN_TAILS:
+            self._known.popitem(last=False)
 
     def _latest_tail(self, agent_id: str, session_key: str, end: int) -> list[StoredAppend] | None:
         """The appends holding the last ``carry_chars`` before ``end`` (fewer at the transcript's
@@ -208,30 +277,41 @@ class TranscriptAppender:
         tail: list[StoredAppend],
         now: datetime,
         born: datetime | None,
-    ) -> bool:
+    ) -> list[StoredAppend] | None:
         """``text`` redacted after the stored ``tail`` (the appends ending at ``start``) and put at
         ``start``; the tail rewritten first where a secret straddles, so no read ever joins a raw
-        piece stored before to one stored after. False when a position is taken or the tail changed
-        (the caller decides again from what is stored)."""
+        piece stored before to one stored after. The appends as stored now (the tail's, then the new
+        ones); None when a position is taken or the tail changed (the caller decides again from what
+        is stored)."""
         tail_text = "".join(a.text for a in tail)
         carried = tail_text[-self._carry_chars :] if self._carry_chars else ""
         cut = start - len(carried) > 0  # the carried text begins inside the transcript
         redacted = redact_after(carried, text, tail[-1].open_kind if tail else None, cut)
-        if redacted.tail != carried and not self._rewrite(
-            agent_id, session_key, tail, tail_text[: len(tail_text) - len(carried)] + redacted.tail
-        ):
-            return False
-        return self._put(agent_id, session_key, start, redacted.text, now, born, redacted.open_kind)
+        if redacted.tail != carried:
+            rewritten = self._rewrite(
+                agent_id, session_key, tail, tail_text[: len(tail_text) - len(carried)] + redacted.tail
+            )
+            if rewritten is None:
+                return None
+            tail = rewritten
+        put = self._put(agent_id, session_key, start, redacted.text, now, born, redacted.open_kind)
+        return None if put is None else [*tail, *put]
 
-    def _rewrite(self, agent_id: str, session_key: str, tail: list[StoredAppend], text: str) -> bool:
-        """Each append of ``tail`` whose part of ``text`` (their text, more redacted) differs."""
-        at = 0
+    def _rewrite(
+        self, agent_id: str, session_key: str, tail: list[StoredAppend], text: str
+    ) -> list[StoredAppend] | None:
+        """Each append of ``tail`` whose part of ``text`` (their text, more redacted) differs; the
+        tail as stored now, None when an append changed meanwhile."""
+        at, rewritten = 0, []
         for append in tail:
             new = text[at : at + len(append.text)]
             at += len(append.text)
-            if new != append.text and not self._storage.replace_append(agent_id, session_key, append, new):
-                return False
-        return True
+            if new != append.text:
+                if not self._storage.replace_append(agent_id, session_key, append, new):
+                    return None
+                append = replace(append, text=new, revision=append.revision + 1)
+            rewritten.append(append)
+        return rewritten
 
     def _put(
         self,
@@ -242,23 +322,22 @@ class TranscriptAppender:
         now: datetime,
         born: datetime | None,
         open_kind: str | None = None,
-    ) -> bool:
-        """``text`` at ``start``, one stored append per ``MAX_APPEND_CHARS``; False as soon as one
-        position is taken (the caller decides again from what is stored: what was put is on the chain).
-        ``open_kind`` goes with the last piece: the one the next append's tail ends with."""
+    ) -> list[StoredAppend] | None:
+        """``text`` at ``start``, one stored append per ``MAX_APPEND_CHARS``, as stored; None as soon
+        as one position is taken (the caller decides again from what is stored: what was put is on
+        the chain). ``open_kind`` goes with the last piece: the one the next append's tail ends with."""
         pieces = range(0, len(text), MAX_APPEND_CHARS)
-        return all(
-            self._storage.put_append(
-                agent_id,
-                session_key,
-                start + at,
-                text[at : at + MAX_APPEND_CHARS],
-                now,
-                born,
-                open_kind=open_kind if at == pieces[-1] else None,
-            )
-            for at in pieces
-        )
+        stored = []
+        for at in pieces:
+            piece = text[at : at + MAX_APPEND_CHARS]
+            kind = open_kind if at == pieces[-1] else None
+            if not self._storage.put_append(
+                agent_id, session_key, start + at, piece, now, born, open_kind=kind
+            ):
+                return None
+            span = Span(start + at, start + at + len(piece), millis(now))
+            stored.append(StoredAppend(span, piece, kind))
+        return stored
 
     def _since_flushed(self, agent_id: str, head: TranscriptHead) -> list[StoredAppend]:
         stored = self._storage.appends(agent_id, head.session_key, inline_end(head), consistent=True)

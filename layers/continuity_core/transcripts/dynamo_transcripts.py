@@ -59,6 +59,7 @@ from continuity_core.transcripts.s3_bodies import S3BodyStore, chunk_key
 
 _APPENDS_END = APPEND_PREFIX + "~"
 _OPEN = "open"  # the kind of a redaction that runs to the append's end (transcripts/redact.py)
+_REVISION = "rv"  # how many times the append's text was rewritten (absent: never)
 # A head is kept this much longer than an append: the head is rewritten at least every 18 h while
 # appends come (transcripts/append.py, HEAD_REFRESH), so every append expires before its head
 # (a 6 h bucket rounds up) and the pruner, deleting the head, never cuts a transcript short.
@@ -233,17 +234,21 @@ class DynamoTranscriptStorage:
 
     def replace_append(self, agent_id: str, session_key: str, append: StoredAppend, text: str) -> bool:
         span = append.span
+        # A rewrite keeps ``at``: the revision tells a view taken before another rewrite.
+        unchanged = "#rv = :rv" if append.revision else "(attribute_not_exists(#rv) OR #rv = :rv)"
         return write_if(
             "update_item",
             TableName=self._table,
             Key=item_key(session_pk(agent_id, session_key), append_sk(span.start)),
-            UpdateExpression="SET z = :z",
-            ConditionExpression="#end = :end AND #at = :at",
-            ExpressionAttributeNames={"#end": "end", "#at": "at"},
+            UpdateExpression="SET z = :z, #rv = :next",
+            ConditionExpression=f"#end = :end AND #at = :at AND {unchanged}",
+            ExpressionAttributeNames={"#end": "end", "#at": "at", "#rv": _REVISION},
             ExpressionAttributeValues={
                 ":z": {"B": compress_text(text)},
                 ":end": {"N": str(span.end)},
                 ":at": {"N": str(span.at_ms)},
+                ":rv": {"N": str(append.revision)},
+                ":next": {"N": str(append.revision + 1)},
             },
         )
 
@@ -361,7 +366,8 @@ def _identity_fields(identity: SessionIdentity) -> dict[str, Any]:
 
 def _stored_append(item: dict[str, Any]) -> StoredAppend:
     open_kind = item.get(_OPEN, {}).get("S")
-    return StoredAppend(_span(item), decompress_text(item["z"]["B"]), open_kind)
+    revision = int(item.get(_REVISION, {}).get("N", 0))
+    return StoredAppend(_span(item), decompress_text(item["z"]["B"]), open_kind, revision)
 
 
 def _span(item: dict[str, Any]) -> Span:

@@ -33,12 +33,14 @@ class Span:
 
 @dataclass(frozen=True)
 class StoredAppend:
-    """An append as the storage holds it: where it sits, its text, and the kind of a redaction that
-    runs to its end (the next append may continue that secret; ``transcripts/redact.py``)."""
+    """An append as the storage holds it: where it sits, its text, the kind of a redaction that
+    runs to its end (the next append may continue that secret; ``transcripts/redact.py``), and how
+    many times its text was rewritten (a rewrite is refused to a view older than the last one)."""
 
     span: Span
     text: str
     open_kind: str | None = None
+    revision: int = 0
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,8 @@ class TranscriptStorage(Protocol):
 
     def replace_append(self, agent_id: str, session_key: str, append: StoredAppend, text: str) -> bool:
         """Store ``text`` (as long as the append's) in place of ``append``'s text, if that append (its
-        position, end and write time) is still there: False otherwise, and nothing is written."""
+        position, end and write time) is still there and was not rewritten since ``append`` was read
+        (its ``revision``): False otherwise, and nothing is written. The stored revision goes up by one."""
         ...
 
     def appends(self, agent_id: str, session_key: str, start: int, consistent: bool) -> list[StoredAppend]:
