@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from continuity_core.checkpoints.writer import MAX_ATTEMPTS, CheckpointWriter, FlushOutcome
+from continuity_core.checkpoints.ports import FlushOutcome
+from continuity_core.checkpoints.writer import MAX_ATTEMPTS, CheckpointWriter
 from continuity_core.hooks.ports import PromptRecord
 from continuity_core.kernel.config import load_config
 from continuity_core.kernel.errors import FlushConflictError

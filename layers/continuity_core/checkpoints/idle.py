@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
-from continuity_core.checkpoints.ports import IdleCandidate, IdleIndex
-from continuity_core.checkpoints.writer import CheckpointWriter, FlushOutcome
+from continuity_core.checkpoints.ports import FlushOutcome, IdleCandidate, IdleIndex
+from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig

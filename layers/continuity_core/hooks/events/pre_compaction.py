@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from continuity_core.checkpoints.passive_digest import render_pre_compaction_digest
-from continuity_core.checkpoints.ports import CheckpointStore
+from continuity_core.checkpoints.ports import CheckpointStore, Writer
 from continuity_core.checkpoints.rolling import Statement
-from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.extraction.sticky import Role
 from continuity_core.hooks.events.shared import (
     HookOutcome,
@@ -42,7 +41,7 @@ PROMPT_REPORTS_COMPACTION = frozenset({"gemini"})
 class PreCompaction:
     states: StateStore
     checkpoints: CheckpointStore
-    writer: CheckpointWriter
+    writer: Writer
     transcripts: TranscriptLog
     config: ContinuityConfig
     clock: Clock

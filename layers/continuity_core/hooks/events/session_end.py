@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from continuity_core.checkpoints.writer import CheckpointWriter
+from continuity_core.checkpoints.ports import Writer
 from continuity_core.hooks.events.shared import HookOutcome, append_transcript, nothing_to_say, written
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
@@ -18,7 +18,7 @@ from continuity_core.transcripts.ports import TranscriptLog
 @dataclass(frozen=True)
 class SessionEnd:
     states: StateStore
-    writer: CheckpointWriter
+    writer: Writer
     transcripts: TranscriptLog
     clock: Clock
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from continuity_core.checkpoints.ports import CheckpointStore
-from continuity_core.checkpoints.writer import CheckpointWriter, FlushResult
+from continuity_core.checkpoints.ports import CheckpointStore, FlushResult, Writer
 from continuity_core.hooks.idempotency import hook_fingerprint
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
@@ -22,14 +21,10 @@ from continuity_core.models.checkpoint import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.state import SessionIdentity, SessionOrigin, SessionState, origin_values
 from continuity_core.recovery.fit import MAX_INJECTION_CHARS, Injection, assemble
-from continuity_core.recovery.recovery import (
-    Recovery,
-    RecoverySource,
-    find_start_context,
-    ledger_line,
-    recovery_section,
-)
 from continuity_core.transcripts.ports import TranscriptHint, TranscriptLog
+
+if TYPE_CHECKING:
+    from continuity_core.recovery.recovery import Recovery
 
 
 @dataclass(frozen=True)
@@ -81,7 +76,7 @@ def append_transcript(
         raise TranscriptGapError(result.length)
 
 
-def flush_if_full(writer: CheckpointWriter, agent_id: str, state: SessionState) -> FlushResult | None:
+def flush_if_full(writer: Writer, agent_id: str, state: SessionState) -> FlushResult | None:
     """A pending list is full (a burst, a replayed spool outran the queued flush): checkpoint it
     here, so the state stays bounded and no prompt is dropped. A flush in flight then finds its
     token gone and writes nothing. Raced by the session's next hooks: the next one tries again."""
@@ -99,6 +94,15 @@ def own_recovery(
     """The recovery block of this session's own latest checkpoint (the story that was just
     compacted), with the ledger line, inside the harness's cap: after a compaction, at
     pre-compaction or at the prompt that reports one."""
+    # Imported here: the prompt handler is built at every cold start, and only the rare prompt that
+    # reports a compaction needs recovery's rules (the digest's rendering and scoring, ~50 ms).
+    from continuity_core.recovery.recovery import (
+        RecoverySource,
+        find_start_context,
+        ledger_line,
+        recovery_section,
+    )
+
     limit = injection_limit(hook)
     start = find_start_context(
         checkpoints,

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from continuity_core.checkpoints.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
-from continuity_core.checkpoints.ports import CheckpointStore
-from continuity_core.checkpoints.writer import CheckpointWriter
+from continuity_core.checkpoints.ports import CheckpointStore, Writer
 from continuity_core.extraction.terms import snippet
 from continuity_core.hooks.events.shared import (
     HookOutcome,
@@ -45,7 +44,7 @@ class UserPrompt:
     states: StateStore
     checkpoints: CheckpointStore
     flushes: FlushQueue
-    writer: CheckpointWriter
+    writer: Writer
     transcripts: TranscriptLog
     config: ContinuityConfig
     clock: Clock
