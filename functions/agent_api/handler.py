@@ -24,7 +24,7 @@ from continuity_core.kernel.http import (
     resolve,
 )
 from continuity_core.kernel.observability import count, logger, metrics
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.digest import DigestRequest, LedgerPage
 from continuity_core.models.handoff import HandoffAnswer, HandoffRequest
 from continuity_core.models.recovery import CheckpointAnswer, CheckpointWritten, RecoveryAnswer

@@ -12,7 +12,7 @@ from continuity_core.checkpoints.writer import MAX_ATTEMPTS, CheckpointWriter
 from continuity_core.hooks.ports import PromptRecord
 from continuity_core.kernel.config import load_config
 from continuity_core.kernel.errors import FlushConflictError
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.state import SessionIdentity, SessionState
 from tests.fakes.stores import InMemoryStateStore, Stores
 from tests.support.clock import Clock

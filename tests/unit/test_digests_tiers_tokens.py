@@ -21,7 +21,7 @@ from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.extraction.terms import snippet
 from continuity_core.hooks.ports import PromptRecord
 from continuity_core.kernel.config import load_config
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.digest import DigestRequest
 from continuity_core.models.session_digest import FactKind
 from continuity_core.models.state import SessionIdentity

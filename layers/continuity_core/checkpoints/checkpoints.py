@@ -1,44 +1,22 @@
-"""Checkpoint rules: when one is due, and what it holds."""
+"""Checkpoint rules: what one holds, and which ones a session keeps (when one is due: ``due.py``)."""
 
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from continuity_core.checkpoints.passive_digest import render_session_digest
 from continuity_core.checkpoints.ports import CheckpointStore
 from continuity_core.extraction.recent import distinct_recent
 from continuity_core.extraction.terms import pending_query_terms
-from continuity_core.kernel.config import ContinuityConfig
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.session_digest import SessionDigest
 from continuity_core.models.state import (
     MAX_PENDING_QUERIES,
     SessionState,
     origin_values,
 )
-
-# A flush marked pending longer than this is presumed lost (e.g. its message went to the DLQ)
-# and may be claimed again; the old message, if it ever runs, no longer matches the token.
-STALE_FLUSH_AFTER = timedelta(minutes=5)
-
-
-def is_checkpoint_due(state: SessionState, config: ContinuityConfig, now: datetime) -> bool:
-    """Due every ``prompt_interval`` prompts, or ``time_interval_ms`` after the last checkpoint."""
-    if state.prompts_since_checkpoint <= 0:
-        return False
-    if state.prompts_since_checkpoint >= config.prompt_interval:
-        return True
-    since = state.last_checkpoint_at or state.started_at
-    return now - since >= timedelta(milliseconds=config.time_interval_ms)
-
-
-def is_flush_in_flight(state: SessionState, now: datetime) -> bool:
-    return (
-        state.flush_token is not None
-        and state.flush_requested_at is not None
-        and state.flush_requested_at > now - STALE_FLUSH_AFTER
-    )
 
 
 def build_checkpoint(

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # annotations only: a function loads the models it uses, not every one
     from continuity_core.checkpoints.rolling import Statement
-    from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+    from continuity_core.models.checkpoint import Checkpoint
+    from continuity_core.models.checkpoint_trigger import CheckpointTrigger
     from continuity_core.models.digest import LedgerEntry, LedgerPage
     from continuity_core.models.handoff import Handoff
     from continuity_core.models.state import SessionState

@@ -16,7 +16,8 @@ from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.kernel.errors import FlushConflictError, StorageUnavailableError
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.session_digest import SessionDigest
 from continuity_core.models.state import SessionState
 from continuity_core.transcripts.ports import TranscriptBodyMissingError, TranscriptStore

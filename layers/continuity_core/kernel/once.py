@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 Built = TypeVar("Built")
 
@@ -25,3 +25,20 @@ class Once(Generic[Built]):
                     self._built = self._build()
                 built = self._built
         return built
+
+
+class _OnFirstUse:
+    def __init__(self, build: Callable[[], object]) -> None:
+        self._built = Once(build)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._built(), name)
+
+
+def on_first_use(build: Callable[[], Built]) -> Built:
+    """What ``build()`` returns, built when one of its attributes is first used (a method called).
+
+    For a composition root: a port only some requests use is wired like any other, and a cold start
+    does not pay for building it (nor for importing its module). Typed as what it stands for; it
+    is not an instance of it (no ``isinstance``), only its attributes are."""
+    return cast(Built, _OnFirstUse(build))

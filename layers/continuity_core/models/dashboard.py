@@ -8,7 +8,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.handoff import HandoffView
 from continuity_core.models.projects import ProjectRecord
 from continuity_core.models.session_digest import Fact, SessionDigest

@@ -13,7 +13,7 @@ from continuity_core.extraction.sticky import Role
 from continuity_core.hooks.events.shared import HookOutcome, append_transcript, identity, written
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.session_digest import FactSource
 from continuity_core.models.state import SessionState

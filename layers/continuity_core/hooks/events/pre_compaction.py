@@ -21,7 +21,7 @@ from continuity_core.hooks.events.shared import (
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.session_digest import FactKind, FactSource
 from continuity_core.models.state import SessionState, Tally

@@ -9,7 +9,7 @@ from continuity_core.checkpoints.ports import Writer
 from continuity_core.hooks.events.shared import HookOutcome, append_transcript, nothing_to_say, written
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.state import SessionState
 from continuity_core.transcripts.ports import TranscriptLog

@@ -17,7 +17,7 @@ from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.kernel.errors import FlushConflictError, TranscriptGapError
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.state import SessionIdentity, SessionOrigin, SessionState, origin_values
 from continuity_core.recovery.fit import MAX_INJECTION_CHARS, Injection, assemble

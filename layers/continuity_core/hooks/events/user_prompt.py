@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from continuity_core.checkpoints.checkpoints import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
+from continuity_core.checkpoints.due import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
 from continuity_core.checkpoints.ports import CheckpointStore, Writer
 from continuity_core.extraction.terms import snippet
 from continuity_core.hooks.events.shared import (
@@ -23,7 +23,7 @@ from continuity_core.hooks.events.shared import (
 from continuity_core.hooks.ports import FlushQueue, PromptRecord, StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.state import SNIPPET_CHARS, SessionState
 from continuity_core.transcripts.ports import TranscriptHint, TranscriptLog
