@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from continuity_core.checkpoints.ports import CheckpointStore, Writer
 from continuity_core.hooks.events.shared import HookHandler, HookOutcome, append_transcript, nothing_to_say
 from continuity_core.hooks.events.stop import Stop
 from continuity_core.hooks.events.user_prompt import UserPrompt
@@ -37,8 +37,11 @@ from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.kernel.errors import SessionDeletedError
 from continuity_core.kernel.once import Once
 from continuity_core.models.hooks import Hook, HookEvent, HookResponse
-from continuity_core.recovery.ports import Inheritance, InjectionLog
 from continuity_core.transcripts.ports import TranscriptLog
+
+if TYPE_CHECKING:  # annotations only: what only other events use stays unloaded until they come
+    from continuity_core.checkpoints.ports import CheckpointStore, Writer
+    from continuity_core.recovery.ports import Inheritance, InjectionLog
 
 # Events whose first write is the transcript's (every other one writes the state first, and that
 # write refuses a deleted session): a small read first, on these rare events only.

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from continuity_core.checkpoints.ports import CheckpointStore, FlushResult, Writer
 from continuity_core.hooks.idempotency import hook_fingerprint
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
@@ -20,10 +19,11 @@ from continuity_core.kernel.errors import FlushConflictError, TranscriptGapError
 from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.state import SessionIdentity, SessionOrigin, SessionState, origin_values
-from continuity_core.recovery.fit import MAX_INJECTION_CHARS, Injection, assemble
 from continuity_core.transcripts.ports import TranscriptHint, TranscriptLog
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: what a prompt or a stop does not use stays unloaded
+    from continuity_core.checkpoints.ports import CheckpointStore, FlushResult, Writer
+    from continuity_core.recovery.fit import Injection
     from continuity_core.recovery.recovery import Recovery
 
 
@@ -96,6 +96,7 @@ def own_recovery(
     pre-compaction or at the prompt that reports one."""
     # Imported here: the prompt handler is built at every cold start, and only the rare prompt that
     # reports a compaction needs recovery's rules (the digest's rendering and scoring, ~50 ms).
+    from continuity_core.recovery.fit import assemble, injection_limit
     from continuity_core.recovery.recovery import (
         RecoverySource,
         find_start_context,
@@ -120,11 +121,6 @@ def own_recovery(
         recovery = None  # another session's story is no recovery of this one's compaction
     sections = [recovery_section(recovery, config, now, limit), ledger_line(start.recent_decisions, now)]
     return recovery, assemble([s for s in sections if s], limit)
-
-
-def injection_limit(hook: Hook) -> int:
-    """The harness's cap on injected context when the client sent one, else Claude Code's (with room)."""
-    return hook.injection_cap_chars or MAX_INJECTION_CHARS
 
 
 def written(result: FlushResult | None) -> str | None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from continuity_core.checkpoints.due import STALE_FLUSH_AFTER, is_checkpoint_due, is_flush_in_flight
-from continuity_core.checkpoints.ports import CheckpointStore, Writer
 from continuity_core.extraction.terms import snippet
 from continuity_core.hooks.events.shared import (
     HookOutcome,
@@ -27,6 +27,9 @@ from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.state import SNIPPET_CHARS, SessionState
 from continuity_core.transcripts.ports import TranscriptHint, TranscriptLog
+
+if TYPE_CHECKING:  # annotations only: a prompt rarely writes a checkpoint or reads one
+    from continuity_core.checkpoints.ports import CheckpointStore, Writer
 
 # The compaction nudge's fallback when the client reports no harness figure (older clients, harnesses
 # that record none): the readable transcript's characters, ~4 a token. It undercounts (tool results
