@@ -468,7 +468,8 @@ def prune_everything(ledger: CapacityLedger) -> tuple[float, float]:
 
 def measure_authorizer(timings: Timings, ledger: CapacityLedger) -> float:
     """RRU of one authorizer invocation with an agent token; its durations go to ``timings``."""
-    from continuity_core.models.tokens import CreateTokenRequest, Scope
+    from continuity_core.models.scopes import Scope
+    from continuity_core.models.tokens import CreateTokenRequest
     from functions.authorizer.handler import lambda_handler
     from tests.support.lambda_events import FakeContext
     from tests.support.on_aws import token_service

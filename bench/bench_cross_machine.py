@@ -30,7 +30,7 @@ from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.hooks.events.shared import HookOutcome
 from continuity_core.hooks.normalize import normalize_hook
 from continuity_core.kernel.config import load_config
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import HookEvent, HookRequest
 from tests.fakes.hooks import hook_dispatcher
 from tests.fakes.stores import in_memory_stores

@@ -189,7 +189,8 @@ def seed(sessions_: list[Session], table: str, bucket: str) -> int:
     from continuity_core.kernel.dynamo_expiry import expiry_values
     from continuity_core.kernel.dynamo_items import project_pk, session_pk, timestamp, to_attributes
     from continuity_core.kernel.expiry import expiry
-    from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+    from continuity_core.models.checkpoint import Checkpoint
+    from continuity_core.models.checkpoint_trigger import CheckpointTrigger
     from continuity_core.transcripts.s3_bodies import chunk_key
 
     s3: Any = boto3.client("s3")

@@ -74,7 +74,8 @@ def seed_checkpoints(total: int) -> None:
     import boto3
 
     from continuity_core.checkpoints.dynamo_checkpoints import checkpoint_item
-    from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+    from continuity_core.models.checkpoint import Checkpoint
+    from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 
     dynamodb: Any = boto3.client("dynamodb")  # not the counted client
     table = os.environ[names.TABLE_ENV]

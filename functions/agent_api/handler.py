@@ -24,11 +24,11 @@ from continuity_core.kernel.http import (
     resolve,
 )
 from continuity_core.kernel.observability import count, logger, metrics
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.digest import DigestRequest, LedgerPage
 from continuity_core.models.handoff import HandoffAnswer, HandoffRequest
 from continuity_core.models.recovery import CheckpointAnswer, CheckpointWritten, RecoveryAnswer
-from continuity_core.models.tokens import Scope
+from continuity_core.models.scopes import Scope
 from continuity_core.recovery.handoff import NoProjectError, SessionNotFoundError
 from continuity_core.recovery.tiers import NothingToRecoverError
 from continuity_core.roots import agent_api as root

@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.parser.models import SqsRecordModel
 from aws_lambda_powertools.utilities.parser.types import Json
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from continuity_core.checkpoints.writer import FlushOutcome
+from continuity_core.checkpoints.ports import FlushOutcome
 from continuity_core.kernel.observability import count, logger, metrics
 from continuity_core.models.flush import FlushRequest
 from continuity_core.roots import checkpoint_writer as root

@@ -11,7 +11,7 @@ from continuity_core.extraction.paths import normalize_project
 from continuity_core.kernel.http import ERROR_RESPONSES, StoredSessionKey, caller, create_app, resolve
 from continuity_core.kernel.observability import count, logger, metrics
 from continuity_core.models.forget import ForgetAnswer
-from continuity_core.models.tokens import Scope
+from continuity_core.models.scopes import Scope
 from continuity_core.roots import forget as root
 from continuity_core.roots.cold_start import ColdStart
 

@@ -13,7 +13,7 @@ from continuity_core.kernel.http import ERROR_RESPONSES, caller, create_app, res
 from continuity_core.kernel.names import NUDGE_POINT_HEADER
 from continuity_core.kernel.observability import count, logger, metrics
 from continuity_core.models.hooks import HookEvent, HookRequest
-from continuity_core.models.tokens import Scope
+from continuity_core.models.scopes import Scope
 from continuity_core.roots import hooks as root
 from continuity_core.roots.cold_start import ColdStart
 

@@ -16,8 +16,9 @@ from continuity_core.kernel.observability import logger, metrics
 from continuity_core.models.checkpoint import CheckpointList
 from continuity_core.models.hooks import MAX_LABEL
 from continuity_core.models.recovery import PreviewAnswer
+from continuity_core.models.scopes import Scope
 from continuity_core.models.state import SessionOrigin
-from continuity_core.models.tokens import Scope, WhoAmI
+from continuity_core.models.tokens import WhoAmI
 from continuity_core.roots import read_api as root
 from continuity_core.roots.cold_start import ColdStart
 

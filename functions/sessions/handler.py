@@ -31,9 +31,9 @@ from continuity_core.models.dashboard import (
     SessionTimeline,
 )
 from continuity_core.models.injections import InjectionList, Lineage
+from continuity_core.models.scopes import Scope
 from continuity_core.models.sessions import SearchRequest, SearchResults, SessionPage, TranscriptText
 from continuity_core.models.times import IsoDatetime
-from continuity_core.models.tokens import Scope
 from continuity_core.roots import sessions as root
 from continuity_core.roots.cold_start import ColdStart
 from continuity_core.transcripts.ports import TranscriptBodyMissingError

@@ -14,7 +14,8 @@ from continuity_core.admin.tokens import ForeignAgentError
 from continuity_core.kernel.http import ERROR_RESPONSES, ForbiddenError, caller, create_app, created, resolve
 from continuity_core.kernel.observability import logger, metrics
 from continuity_core.models.health import HealthAnswer
-from continuity_core.models.tokens import CreateTokenRequest, Scope, TokenCreated, TokenList, TokenView
+from continuity_core.models.scopes import Scope
+from continuity_core.models.tokens import CreateTokenRequest, TokenCreated, TokenList, TokenView
 from continuity_core.roots import tokens as root
 from continuity_core.roots.cold_start import ColdStart
 

@@ -11,7 +11,8 @@ from continuity_core.checkpoints.dynamo_ledger import HEAD_DECISIONS
 from continuity_core.checkpoints.ports import StateChangedError
 from continuity_core.hooks.ports import PromptRecord
 from continuity_core.kernel.expiry import TTL_GRACE, expiry
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.state import SessionIdentity
 from tests.contract.conftest import T0, StoreSet

@@ -5,7 +5,8 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 
-from continuity_core.models.tokens import Scope, TokenRecord
+from continuity_core.models.scopes import Scope
+from continuity_core.models.tokens import TokenRecord
 from tests.contract.conftest import T0, StoreSet
 
 

@@ -90,7 +90,8 @@ def seed_session(session: str, at: datetime) -> None:
     writes them at ``at``."""
     from continuity_core.checkpoints.dynamo_checkpoints import DynamoCheckpointStore
     from continuity_core.hooks.dynamo_state import DynamoStateStore
-    from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+    from continuity_core.models.checkpoint import Checkpoint
+    from continuity_core.models.checkpoint_trigger import CheckpointTrigger
     from continuity_core.models.state import SessionIdentity
     from continuity_core.transcripts.append import TranscriptAppender
     from continuity_core.transcripts.dynamo_transcripts import DynamoTranscriptStorage

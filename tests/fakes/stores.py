@@ -31,10 +31,10 @@ from continuity_core.kernel.errors import InvalidPageTokenError, SessionDeletedE
 from continuity_core.kernel.expiry import expiry, is_expired
 from continuity_core.kernel.names import LEDGER_ENTRY_PREFIX
 from continuity_core.models.checkpoint import Checkpoint
-from continuity_core.models.dashboard import ProjectRecord
 from continuity_core.models.digest import LedgerEntry, LedgerPage
 from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff
 from continuity_core.models.injections import InjectionRecord
+from continuity_core.models.projects import ProjectRecord
 from continuity_core.models.state import SessionIdentity, SessionState, Tally
 from continuity_core.models.tokens import TokenRecord
 from continuity_core.recovery.dynamo_injections import injection_sk

@@ -19,7 +19,8 @@ from continuity_core.kernel.clock import utc_now
 from continuity_core.kernel.names import TABLE_ENV
 from continuity_core.models.hooks import Hook, HookEvent, TranscriptDelta
 from continuity_core.models.ids import SESSION_ID_MAX, SESSION_ID_RULE
-from continuity_core.models.tokens import Scope, TokenRecord
+from continuity_core.models.scopes import Scope
+from continuity_core.models.tokens import TokenRecord
 from infra import wiring
 from tests.support import on_aws
 from tests.support.api import InProcessService

@@ -7,7 +7,7 @@ import pytest
 from continuity_core.checkpoints.checkpoints import build_checkpoint
 from continuity_core.hooks.ports import PromptRecord
 from continuity_core.kernel.config import get_config
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.state import SessionIdentity
 from tests.integration.conftest import prompt
 from tests.support import on_aws

@@ -18,7 +18,8 @@ import pytest
 from continuity_core.admin.dynamo_tokens import record_values
 from continuity_core.kernel.dynamo_items import to_attributes
 from continuity_core.kernel.names import DLQ_ENV, QUEUE_ENV, TABLE_ENV
-from continuity_core.models.tokens import Scope, TokenRecord
+from continuity_core.models.scopes import Scope
+from continuity_core.models.tokens import TokenRecord
 from infra import operator as operator_cli
 from infra.operator import Operator, Target
 from tests.support import on_aws

@@ -20,7 +20,8 @@ import pytest
 from werkzeug.test import Client
 
 from continuity_core.kernel.names import DLQ_ENV, QUEUE_ENV, TABLE_ENV
-from continuity_core.models.tokens import CreateTokenRequest, Scope
+from continuity_core.models.scopes import Scope
+from continuity_core.models.tokens import CreateTokenRequest
 from infra import wiring
 from infra.local.authorization import AuthorizerGate
 from infra.local.gateway import Gateway

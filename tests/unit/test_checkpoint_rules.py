@@ -1,15 +1,14 @@
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.checkpoints.checkpoints import (
+from continuity_core.checkpoints.checkpoints import build_checkpoint, evictions
+from continuity_core.checkpoints.due import (
     STALE_FLUSH_AFTER,
-    build_checkpoint,
-    evictions,
     is_checkpoint_due,
     is_flush_in_flight,
     sends_armed_flush,
 )
 from continuity_core.kernel.config import load_config
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.state import SessionState
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)

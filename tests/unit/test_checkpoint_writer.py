@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
-from continuity_core.checkpoints.writer import MAX_ATTEMPTS, CheckpointWriter, FlushOutcome
+from continuity_core.checkpoints.ports import FlushOutcome
+from continuity_core.checkpoints.writer import MAX_ATTEMPTS, CheckpointWriter
 from continuity_core.hooks.ports import PromptRecord
 from continuity_core.kernel.config import load_config
 from continuity_core.kernel.errors import FlushConflictError
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.state import SessionIdentity, SessionState
 from tests.fakes.stores import InMemoryStateStore, Stores
 from tests.support.clock import Clock
@@ -111,10 +112,10 @@ def test_a_commit_cut_short_after_its_checkpoint_is_taken_over_by_the_retry(
     prompts(stores, clock, range(1, 6))
     store = CutShort(stores)
     with pytest.raises(RuntimeError):
-        CheckpointWriter(stores.states, store, load_config({}), clock).flush(AGENT, "s1")  # type: ignore[arg-type]
+        CheckpointWriter(stores.states, store, load_config({}), clock).flush(AGENT, "s1")
     prompts(stores, clock, range(6, 8))
     # When the queue hands the flush over again (a fresh process)
-    result = CheckpointWriter(stores.states, store, load_config({}), clock).flush(AGENT, "s1")  # type: ignore[arg-type]
+    result = CheckpointWriter(stores.states, store, load_config({}), clock).flush(AGENT, "s1")
     # Then one checkpoint holds every prompt, none is in two, and the state is reset
     kept = stores.checkpoints.list_for_session(AGENT, "s1", 10)
     assert result.checkpoint is not None and [c.id for c in kept] == [result.checkpoint.id]

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 import pytest
 
 from continuity_core.kernel.clock import Clock
+from continuity_core.kernel.once import on_first_use
 from continuity_core.roots.cold_start import ColdStart
 from infra import wiring
 from infra.local.environment import function_environment
@@ -105,3 +106,19 @@ def test_concurrent_first_invocations_build_once() -> None:
     for thread in threads:
         thread.join()
     assert len(count) == 1 and all(found is seen[0] for found in seen)
+
+
+def test_a_part_wired_on_first_use_is_built_by_its_first_call_and_only_once() -> None:
+    builds: list[Index] = []
+
+    def build() -> Index:
+        builds.append(Index())
+        return builds[-1]
+
+    index = on_first_use(build)
+    assert builds == []  # wired, not built: a cold start that never uses it does not pay for it
+
+    index.close()
+    index.close()
+
+    assert len(builds) == 1 and builds[0].closed

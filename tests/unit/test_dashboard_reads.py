@@ -8,7 +8,8 @@ from typing import Any, cast
 
 from continuity_core.checkpoints.checkpoint_diff import diff_digests
 from continuity_core.hooks.ports import StateStore
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.dashboard import SessionStatus, TimelineKind
 from continuity_core.models.session_digest import Fact, FactKind, FactSource, FactStatus, SessionDigest
 from continuity_core.models.state import SessionIdentity, SessionState

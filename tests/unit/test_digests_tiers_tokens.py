@@ -21,11 +21,12 @@ from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.extraction.terms import snippet
 from continuity_core.hooks.ports import PromptRecord
 from continuity_core.kernel.config import load_config
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.digest import DigestRequest
+from continuity_core.models.scopes import Scope
 from continuity_core.models.session_digest import FactKind
 from continuity_core.models.state import SessionIdentity
-from continuity_core.models.tokens import CreateTokenRequest, Scope
+from continuity_core.models.tokens import CreateTokenRequest
 from continuity_core.recovery.tiers import LEVEL_LIMITS, NothingToRecoverError, TieredRecovery
 from tests.fakes.stores import Stores
 from tests.support.clock import Clock

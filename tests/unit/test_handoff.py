@@ -12,7 +12,7 @@ import pytest
 from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.hooks.ports import HandoffTakenError, StartExpectation
 from continuity_core.kernel.config import load_config
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff, HandoffRequest
 from continuity_core.models.hooks import Hook, HookEvent
 from continuity_core.models.state import SessionIdentity

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from continuity_core.hooks.events.shared import HookOutcome, nothing_to_say
-from continuity_core.hooks.ingest import HookDispatcher, HookHandlers, wire_hooks
+from continuity_core.hooks.ingest import HookDispatcher, HookHandlers, OnFirstHook, wire_hooks
 from continuity_core.kernel.config import load_config
 from continuity_core.models.hooks import Hook, HookEvent
 from tests.fakes.hooks import NoTranscripts, hook_dispatcher
@@ -72,8 +72,9 @@ def test_a_disabled_service_answers_every_event_with_nothing_and_calls_no_handle
 def handler_classes() -> list[type]:
     clock = Clock(T0)
     dispatcher = hook_dispatcher(in_memory_stores(clock), load_config({}), clock)
-    handlers = dispatcher.handlers
-    return [type(getattr(handlers, f.name)) for f in fields(HookHandlers)]
+    wired = [getattr(dispatcher.handlers, f.name) for f in fields(HookHandlers)]
+    # The handler itself, where it is built on its event's first hook.
+    return [type(h.handler() if isinstance(h, OnFirstHook) else h) for h in wired]
 
 
 @pytest.mark.parametrize("handler", handler_classes(), ids=lambda c: c.__name__)

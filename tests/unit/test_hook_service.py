@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from continuity_core.checkpoints.checkpoints import STALE_FLUSH_AFTER
+from continuity_core.checkpoints.due import STALE_FLUSH_AFTER
 from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.hooks.ingest import HookDispatcher
 from continuity_core.kernel.config import ContinuityConfig, load_config
 from continuity_core.kernel.errors import IdempotencyKeyConflictError, TranscriptGapError
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent, TranscriptDelta
 from continuity_core.models.state import FLUSH_WHEN_PENDING
 from continuity_core.recovery.recovery import RecoverySource

@@ -9,7 +9,7 @@ from continuity_core.checkpoints.idle import IdleSweeper
 from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.hooks.ingest import HookDispatcher
 from continuity_core.kernel.config import load_config
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent
 from tests.fakes.hooks import hook_dispatcher
 from tests.fakes.stores import Stores, in_memory_stores

@@ -9,7 +9,8 @@ import pytest
 
 from continuity_core.checkpoints.ports import CheckpointStore
 from continuity_core.kernel.config import load_config
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookEvent
 from continuity_core.models.transcripts import SessionSummary, TranscriptHead
 from continuity_core.recovery.fit import MAX_INJECTION_CHARS

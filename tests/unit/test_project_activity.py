@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.injections import InjectionRecord
 from continuity_core.sessions.activity import per_day, start_sizes
 

@@ -10,13 +10,8 @@ from datetime import datetime, timedelta
 
 from continuity_core.admin.ports import TokenStore
 from continuity_core.kernel.clock import Clock
-from continuity_core.models.tokens import (
-    CreateTokenRequest,
-    Scope,
-    TokenCreated,
-    TokenRecord,
-    TokenView,
-)
+from continuity_core.models.scopes import Scope
+from continuity_core.models.tokens import CreateTokenRequest, TokenCreated, TokenRecord, TokenView
 from continuity_core.redaction import redact
 
 TOKEN_PREFIX = "ctn_"

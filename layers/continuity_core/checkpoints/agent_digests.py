@@ -17,7 +17,8 @@ from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.kernel.errors import IdempotencyKeyConflictError
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.digest import DigestRequest, LedgerEntry
 from continuity_core.models.session_digest import FactKind, FactSource
 from continuity_core.models.state import SessionIdentity, origin_values

@@ -17,13 +17,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
-from continuity_core.checkpoints.ports import IdleCandidate, IdleIndex
-from continuity_core.checkpoints.writer import CheckpointWriter, FlushOutcome
+from continuity_core.checkpoints.ports import FlushOutcome, IdleCandidate, IdleIndex
+from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.kernel.errors import FlushConflictError
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.state import SessionState
 
 # Sessions one round reads (one bounded query per index shard); a run goes on round after round

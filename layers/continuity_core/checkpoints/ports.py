@@ -4,12 +4,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # annotations only: a function loads the models it uses, not every one
+    from continuity_core.checkpoints.rolling import Statement
     from continuity_core.models.checkpoint import Checkpoint
+    from continuity_core.models.checkpoint_trigger import CheckpointTrigger
     from continuity_core.models.digest import LedgerEntry, LedgerPage
     from continuity_core.models.handoff import Handoff
     from continuity_core.models.state import SessionState
@@ -93,6 +97,37 @@ class CheckpointStore(Protocol):
     def list_for_session(self, agent_id: str, session_key: str, limit: int) -> list[Checkpoint]:
         """Oldest first."""
         ...
+
+
+class FlushOutcome(StrEnum):
+    WRITTEN = "written"
+    NOTHING_PENDING = "nothing_pending"
+    SUPERSEDED = "superseded"  # duplicate delivery, or a newer flush owns the session
+
+
+@dataclass(frozen=True)
+class FlushResult:
+    outcome: FlushOutcome
+    checkpoint: Checkpoint | None = None
+    evicted: int = 0
+
+
+class Writer(Protocol):
+    """The checkpoint writer (``checkpoints/writer.py``) as the hook handlers write through it: a
+    checkpoint of what is pending now. A port, so a handler's module does not load the writer's
+    rules (the rolling digest, extraction) that most hooks never use: the hooks root builds the
+    writer on the first flush."""
+
+    def flush(
+        self,
+        agent_id: str,
+        session_key: str,
+        trigger: CheckpointTrigger = ...,
+        flush_token: str | None = None,
+        render: Callable[[SessionState], str] | None = None,
+        worth_writing: Callable[[SessionState], bool] = ...,
+        extra: list[Statement] | None = None,
+    ) -> FlushResult: ...
 
 
 class LedgerStore(Protocol):

@@ -6,19 +6,18 @@ import random
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 
 from continuity_core.checkpoints.checkpoints import build_checkpoint, cap_evictions
-from continuity_core.checkpoints.ports import CheckpointStore, StateChangedError
+from continuity_core.checkpoints.ports import CheckpointStore, FlushOutcome, FlushResult, StateChangedError
 from continuity_core.checkpoints.rolling import Statement, merge_digests, roll
 from continuity_core.checkpoints.rolling_inputs import digest_inputs
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.kernel.errors import FlushConflictError, StorageUnavailableError
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.session_digest import SessionDigest
 from continuity_core.models.state import SessionState
 from continuity_core.transcripts.ports import TranscriptBodyMissingError, TranscriptStore
@@ -30,19 +29,6 @@ DIGEST_SOURCES = 3
 MAX_TRANSCRIPT_READ = 400_000
 # Sessions whose last written digest a warm process keeps (saves the writer a query per checkpoint).
 REMEMBERED_SESSIONS = 512
-
-
-class FlushOutcome(StrEnum):
-    WRITTEN = "written"
-    NOTHING_PENDING = "nothing_pending"
-    SUPERSEDED = "superseded"  # duplicate delivery, or a newer flush owns the session
-
-
-@dataclass(frozen=True)
-class FlushResult:
-    outcome: FlushOutcome
-    checkpoint: Checkpoint | None = None
-    evicted: int = 0
 
 
 class CheckpointWriter:

@@ -65,7 +65,6 @@ from continuity_core.kernel.names import (
     STATE_SK,
     TTL_ATTRIBUTE,
 )
-from continuity_core.models.dashboard import ProjectRecord
 from continuity_core.models.state import SessionIdentity, SessionState, Tally
 from continuity_core.sessions.dynamo_projects import (
     handoffs_gone,
@@ -77,6 +76,7 @@ from continuity_core.sessions.dynamo_projects import (
 if TYPE_CHECKING:
     from continuity_core.models.handoff import Handoff
     from continuity_core.models.injections import InjectionRecord
+    from continuity_core.models.projects import ProjectRecord
 
 # The live transcript's hint (models/state.py; transcripts/append.py).
 TRANSCRIPT_END = "transcript_end"

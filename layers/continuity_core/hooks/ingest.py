@@ -14,35 +14,48 @@ is plain functions (``hooks/events/shared.py``) or lives here, once, around ever
 
 ``wire_hooks`` is the one place the handlers are wired to their ports (the function's services and
 the tests' fakes both use it). There is no optional port: where a deployment or a test has no
-use for one (no transcripts kept, no parent to inherit), it passes a no-op implementation."""
+use for one (no transcripts kept, no parent to inherit), it passes a no-op implementation.
+
+Most hooks are prompts and stops: their handlers are built with the dispatcher. Every other event's
+handler is built on that event's first hook (``OnFirstHook``), so a cold start loads the rules of a
+session start (recovery), a compaction or a session end (the rolling digest) only when one comes
+(docs/BENCHMARKS.md, ``cold_start_ratio``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from continuity_core.checkpoints.ports import CheckpointStore
-from continuity_core.checkpoints.writer import CheckpointWriter
-from continuity_core.hooks.events.post_compaction import PostCompaction
-from continuity_core.hooks.events.pre_compaction import PreCompaction
-from continuity_core.hooks.events.remember import Remember
-from continuity_core.hooks.events.session_end import SessionEnd
-from continuity_core.hooks.events.session_start import SessionStart
 from continuity_core.hooks.events.shared import HookHandler, HookOutcome, append_transcript, nothing_to_say
 from continuity_core.hooks.events.stop import Stop
-from continuity_core.hooks.events.subagent_start import SubagentStart
 from continuity_core.hooks.events.user_prompt import UserPrompt
 from continuity_core.hooks.idempotency import key_reused
 from continuity_core.hooks.ports import DuplicateHookError, FlushQueue, StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.kernel.errors import SessionDeletedError
+from continuity_core.kernel.once import Once
 from continuity_core.models.hooks import Hook, HookEvent, HookResponse
-from continuity_core.recovery.ports import Inheritance, InjectionLog
 from continuity_core.transcripts.ports import TranscriptLog
+
+if TYPE_CHECKING:  # annotations only: what only other events use stays unloaded until they come
+    from continuity_core.checkpoints.ports import CheckpointStore, Writer
+    from continuity_core.recovery.ports import Inheritance, InjectionLog
 
 # Events whose first write is the transcript's (every other one writes the state first, and that
 # write refuses a deleted session): a small read first, on these rare events only.
 TRANSCRIPT_FIRST = frozenset({HookEvent.PRE_COMPACTION, HookEvent.POST_COMPACTION, HookEvent.SESSION_END})
+
+
+class OnFirstHook:
+    """An event's handler, built (its module imported) on the event's first hook, then kept."""
+
+    def __init__(self, build: Callable[[], HookHandler]) -> None:
+        self.handler = Once(build)
+
+    def handle(self, agent_id: str, hook: Hook) -> HookOutcome:
+        return self.handler().handle(agent_id, hook)
 
 
 @dataclass(frozen=True)
@@ -110,7 +123,7 @@ def wire_hooks(
     states: StateStore,
     checkpoints: CheckpointStore,
     flushes: FlushQueue,
-    writer: CheckpointWriter,
+    writer: Writer,
     transcripts: TranscriptLog,
     inheritance: Inheritance,
     injections: InjectionLog,
@@ -118,14 +131,45 @@ def wire_hooks(
     clock: Clock,
 ) -> HookDispatcher:
     """Every event's handler on these ports, behind one dispatcher."""
+
+    def session_start() -> HookHandler:
+        from continuity_core.hooks.events.session_start import SessionStart
+
+        return SessionStart(states, checkpoints, inheritance, config, clock)
+
+    def remember() -> HookHandler:
+        from continuity_core.hooks.events.remember import Remember
+
+        return Remember(states, writer, clock)
+
+    def pre_compaction() -> HookHandler:
+        from continuity_core.hooks.events.pre_compaction import PreCompaction
+
+        return PreCompaction(states, checkpoints, writer, transcripts, config, clock)
+
+    def post_compaction() -> HookHandler:
+        from continuity_core.hooks.events.post_compaction import PostCompaction
+
+        return PostCompaction(states, writer, transcripts, clock)
+
+    def session_end() -> HookHandler:
+        from continuity_core.hooks.events.session_end import SessionEnd
+
+        return SessionEnd(states, writer, transcripts, clock)
+
+    def subagent_start() -> HookHandler:
+        from continuity_core.hooks.events.subagent_start import SubagentStart
+
+        return SubagentStart(states, inheritance, injections, clock)
+
     handlers = HookHandlers(
-        session_start=SessionStart(states, checkpoints, inheritance, config, clock),
+        session_start=OnFirstHook(session_start),
         user_prompt=UserPrompt(states, checkpoints, flushes, writer, transcripts, config, clock),
-        remember=Remember(states, writer, clock),
-        pre_compaction=PreCompaction(states, checkpoints, writer, transcripts, config, clock),
-        post_compaction=PostCompaction(states, writer, transcripts, clock),
+        remember=OnFirstHook(remember),
+        pre_compaction=OnFirstHook(pre_compaction),
+        post_compaction=OnFirstHook(post_compaction),
         stop=Stop(states, transcripts, clock),
-        session_end=SessionEnd(states, writer, transcripts, clock),
-        subagent_start=SubagentStart(states, inheritance, injections, clock),
+        session_end=OnFirstHook(session_end),
+        subagent_start=OnFirstHook(subagent_start),
     )
     return HookDispatcher(handlers, states, transcripts, clock, config.enabled)

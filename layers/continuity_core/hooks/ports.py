@@ -9,9 +9,9 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # annotations only: a function loads the models it uses, not every one
-    from continuity_core.models.dashboard import ProjectRecord
     from continuity_core.models.handoff import Handoff
     from continuity_core.models.injections import InjectionRecord
+    from continuity_core.models.projects import ProjectRecord
     from continuity_core.models.state import SessionIdentity, SessionState, Tally
 
 

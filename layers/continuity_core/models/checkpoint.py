@@ -3,28 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.session_digest import SessionDigest
 from continuity_core.models.state import SessionOrigin
-
-
-class CheckpointTrigger(StrEnum):
-    PERIODIC = "periodic"
-    PRE_COMPACTION = "pre_compaction"
-    # After the harness compacted: the digest takes in its compaction summary (PostCompact), or the
-    # transcript shows a compaction the harness announced no session start for (Gemini CLI).
-    POST_COMPACTION = "post_compaction"
-    SESSION_END = "session_end"
-    AGENT = "agent"
-    EXPLICIT = "explicit"
-    CLEAR = "clear"  # the session was cleared (/clear): its story, for the session that follows
-    # The session's end never came: the idle sweep wrote what was pending (checkpoints/idle.py).
-    IDLE = "idle"
-    # Written for a hand-off (``continuity handoff``): the session's story as it was handed over.
-    HANDOFF = "handoff"
 
 
 class Checkpoint(SessionOrigin):

@@ -8,8 +8,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.handoff import HandoffView
+from continuity_core.models.projects import ProjectRecord
 from continuity_core.models.session_digest import Fact, SessionDigest
 from continuity_core.models.state import SessionOrigin
 
@@ -118,24 +120,6 @@ class CheckpointView(BaseModel):
     previous_sequence: int | None = None
     next_sequence: int | None = None
     diff: DigestDiff
-
-
-class ProjectRecord(BaseModel):
-    """What the service keeps per project of an agent, updated as each session of it starts."""
-
-    project: str | None = Field(None, description="The project as its newest session named it.")
-    project_normalized: str
-    sessions: int = Field(0, description="Sessions started in it (a forgotten session still counts).")
-    harnesses: list[str] = Field(default_factory=list)
-    machines: list[str] = Field(
-        default_factory=list,
-        description="Its sessions' machines: the name the user set, else the machine's id (none "
-        "for sessions started before machines were kept).",
-    )
-    open_handoffs: int = Field(0, description="Hand-offs written and not yet taken by a session.")
-    first_seen: datetime
-    last_session_at: datetime = Field(description="When its newest session started.")
-    last_session_key: str
 
 
 class ProjectRow(ProjectRecord):

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from continuity_core.models.ids import AgentId, TokenName
-
-
-class Scope(StrEnum):
-    HOOKS = "hooks"  # hook events, digests, remembers, explicit checkpoints
-    READ = "read"  # checkpoints, ledger, recovery, sessions, search
-    ADMIN = "admin"  # its own agent's tokens and health
+from continuity_core.models.scopes import Scope
 
 
 class WhoAmI(BaseModel):

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from continuity_core.models.hooks import Hook
 
 # Claude Code caps additionalContext at 10,000 characters; stay clear of it.
 MAX_INJECTION_CHARS = 9000
 TRUNCATION_MARKER = "\n[truncated]"
 SECTION_SEPARATOR = "\n\n"
+
+
+def injection_limit(hook: Hook) -> int:
+    """The harness's cap on injected context when the client sent one, else Claude Code's (with room)."""
+    return hook.injection_cap_chars or MAX_INJECTION_CHARS
 
 
 def fit(text: str, budget: int) -> str:

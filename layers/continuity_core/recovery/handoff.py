@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from continuity_core.checkpoints.passive_digest import format_duration
 from continuity_core.kernel.clock import Clock
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.handoff import MAX_OPEN_HANDOFFS, Handoff, HandoffRequest
 from continuity_core.recovery.fit import fit
 from continuity_core.recovery.ports import HandoffStore

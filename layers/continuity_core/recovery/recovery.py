@@ -30,7 +30,8 @@ from enum import StrEnum
 from continuity_core.checkpoints.passive_digest import format_duration
 from continuity_core.checkpoints.ports import CheckpointStore, ProjectSnapshot
 from continuity_core.kernel.config import ContinuityConfig
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.digest import LedgerEntry
 from continuity_core.models.handoff import Handoff
 from continuity_core.models.state import SessionOrigin

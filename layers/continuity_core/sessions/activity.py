@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date, datetime, timedelta
 
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.dashboard import DayActivity, ProjectActivity, SessionCompactions, StartSize
 from continuity_core.models.injections import InjectionRecord
 from continuity_core.models.state import SessionState

@@ -18,7 +18,8 @@ from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.errors import InvalidPageTokenError
 from continuity_core.kernel.names import SUBAGENT_KEY_PART
-from continuity_core.models.checkpoint import Checkpoint, CheckpointTrigger
+from continuity_core.models.checkpoint import Checkpoint
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.dashboard import (
     CheckpointView,
     ProjectActivity,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from continuity_core.kernel.dynamo_items import (
     from_attributes,
@@ -24,9 +24,11 @@ from continuity_core.kernel.dynamo_items import (
 from continuity_core.kernel.dynamo_update import UpdateBuilder
 from continuity_core.kernel.expiry import expiry, is_expired
 from continuity_core.kernel.names import OPEN_HANDOFF_ATTRIBUTE_PREFIX, PROJECT_RECORD_PREFIX, TTL_ATTRIBUTE
-from continuity_core.models.dashboard import ProjectRecord
-from continuity_core.models.handoff import Handoff
+from continuity_core.models.projects import ProjectRecord
 from continuity_core.models.state import SessionIdentity
+
+if TYPE_CHECKING:
+    from continuity_core.models.handoff import Handoff
 
 
 def project_record_key(agent_id: str, project_normalized: str) -> dict[str, Any]:

@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from continuity_core.checkpoints.ports import Writer
 from continuity_core.checkpoints.rolling import Statement
-from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.extraction.sticky import Role
 from continuity_core.hooks.events.shared import HookOutcome, append_transcript, identity, written
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.session_digest import FactSource
 from continuity_core.models.state import SessionState
@@ -23,7 +23,7 @@ from continuity_core.transcripts.ports import TranscriptLog
 @dataclass(frozen=True)
 class PostCompaction:
     states: StateStore
-    writer: CheckpointWriter
+    writer: Writer
     transcripts: TranscriptLog
     clock: Clock
 

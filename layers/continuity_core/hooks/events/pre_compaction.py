@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from continuity_core.checkpoints.passive_digest import render_pre_compaction_digest
-from continuity_core.checkpoints.ports import CheckpointStore
+from continuity_core.checkpoints.ports import CheckpointStore, Writer
 from continuity_core.checkpoints.rolling import Statement
-from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.extraction.sticky import Role
 from continuity_core.hooks.events.shared import (
     HookOutcome,
@@ -22,7 +21,7 @@ from continuity_core.hooks.events.shared import (
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.session_digest import FactKind, FactSource
 from continuity_core.models.state import SessionState, Tally
@@ -42,7 +41,7 @@ PROMPT_REPORTS_COMPACTION = frozenset({"gemini"})
 class PreCompaction:
     states: StateStore
     checkpoints: CheckpointStore
-    writer: CheckpointWriter
+    writer: Writer
     transcripts: TranscriptLog
     config: ContinuityConfig
     clock: Clock

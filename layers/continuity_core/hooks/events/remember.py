@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from continuity_core.checkpoints.writer import CheckpointWriter
+from continuity_core.checkpoints.ports import Writer
 from continuity_core.extraction.terms import snippet
 from continuity_core.hooks.events.shared import (
     HookOutcome,
@@ -25,7 +25,7 @@ REMEMBER_CHARS = 500
 @dataclass(frozen=True)
 class Remember:
     states: StateStore
-    writer: CheckpointWriter
+    writer: Writer
     clock: Clock
 
     def handle(self, agent_id: str, hook: Hook) -> HookOutcome:

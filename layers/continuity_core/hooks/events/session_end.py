@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from continuity_core.checkpoints.writer import CheckpointWriter
+from continuity_core.checkpoints.ports import Writer
 from continuity_core.hooks.events.shared import HookOutcome, append_transcript, nothing_to_say, written
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.state import SessionState
 from continuity_core.transcripts.ports import TranscriptLog
@@ -18,7 +18,7 @@ from continuity_core.transcripts.ports import TranscriptLog
 @dataclass(frozen=True)
 class SessionEnd:
     states: StateStore
-    writer: CheckpointWriter
+    writer: Writer
     transcripts: TranscriptLog
     clock: Clock
 

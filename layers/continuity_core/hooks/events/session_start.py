@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from continuity_core.checkpoints.ports import CheckpointStore, ProjectSnapshot
-from continuity_core.hooks.events.shared import HookOutcome, identity, injection_limit, origin
+from continuity_core.hooks.events.shared import HookOutcome, identity, origin
 from continuity_core.hooks.ports import HandoffTakenError, StartExpectation, StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
@@ -19,6 +19,7 @@ from continuity_core.kernel.observability import count, logger
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.injections import InjectionRecord
+from continuity_core.recovery.fit import injection_limit
 from continuity_core.recovery.lineage import session_links
 from continuity_core.recovery.ports import Inheritance
 from continuity_core.recovery.recovery import (

@@ -9,27 +9,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from continuity_core.checkpoints.ports import CheckpointStore
-from continuity_core.checkpoints.writer import CheckpointWriter, FlushResult
 from continuity_core.hooks.idempotency import hook_fingerprint
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.kernel.errors import FlushConflictError, TranscriptGapError
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.state import SessionIdentity, SessionOrigin, SessionState, origin_values
-from continuity_core.recovery.fit import MAX_INJECTION_CHARS, Injection, assemble
-from continuity_core.recovery.recovery import (
-    Recovery,
-    RecoverySource,
-    find_start_context,
-    ledger_line,
-    recovery_section,
-)
 from continuity_core.transcripts.ports import TranscriptHint, TranscriptLog
+
+if TYPE_CHECKING:  # annotations only: what a prompt or a stop does not use stays unloaded
+    from continuity_core.checkpoints.ports import CheckpointStore, FlushResult, Writer
+    from continuity_core.recovery.fit import Injection
+    from continuity_core.recovery.recovery import Recovery
 
 
 @dataclass(frozen=True)
@@ -81,7 +76,7 @@ def append_transcript(
         raise TranscriptGapError(result.length)
 
 
-def flush_if_full(writer: CheckpointWriter, agent_id: str, state: SessionState) -> FlushResult | None:
+def flush_if_full(writer: Writer, agent_id: str, state: SessionState) -> FlushResult | None:
     """A pending list is full (a burst, a replayed spool outran the queued flush): checkpoint it
     here, so the state stays bounded and no prompt is dropped. A flush in flight then finds its
     token gone and writes nothing. Raced by the session's next hooks: the next one tries again."""
@@ -99,6 +94,16 @@ def own_recovery(
     """The recovery block of this session's own latest checkpoint (the story that was just
     compacted), with the ledger line, inside the harness's cap: after a compaction, at
     pre-compaction or at the prompt that reports one."""
+    # Imported here: the prompt handler is built at every cold start, and only the rare prompt that
+    # reports a compaction needs recovery's rules (the digest's rendering and scoring, ~50 ms).
+    from continuity_core.recovery.fit import assemble, injection_limit
+    from continuity_core.recovery.recovery import (
+        RecoverySource,
+        find_start_context,
+        ledger_line,
+        recovery_section,
+    )
+
     limit = injection_limit(hook)
     start = find_start_context(
         checkpoints,
@@ -116,11 +121,6 @@ def own_recovery(
         recovery = None  # another session's story is no recovery of this one's compaction
     sections = [recovery_section(recovery, config, now, limit), ledger_line(start.recent_decisions, now)]
     return recovery, assemble([s for s in sections if s], limit)
-
-
-def injection_limit(hook: Hook) -> int:
-    """The harness's cap on injected context when the client sent one, else Claude Code's (with room)."""
-    return hook.injection_cap_chars or MAX_INJECTION_CHARS
 
 
 def written(result: FlushResult | None) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from continuity_core.hooks.events.shared import HookOutcome, identity, injection_limit
+from continuity_core.hooks.events.shared import HookOutcome, identity
 from continuity_core.hooks.ports import StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.errors import SessionDeletedError
@@ -14,7 +14,7 @@ from continuity_core.kernel.observability import count, logger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.injections import InjectionRecord
 from continuity_core.models.state import Tally
-from continuity_core.recovery.fit import Section, assemble
+from continuity_core.recovery.fit import Section, assemble, injection_limit
 from continuity_core.recovery.ports import Inheritance, InjectionLog
 from continuity_core.recovery.start import INHERITED, StartInjection, injection_record
 

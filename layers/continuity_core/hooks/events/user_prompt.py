@@ -7,16 +7,15 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from continuity_core.checkpoints.checkpoints import (
+from continuity_core.checkpoints.due import (
     ARMED_TOKEN_CHARS,
     STALE_FLUSH_AFTER,
     is_checkpoint_due,
     is_flush_in_flight,
     sends_armed_flush,
 )
-from continuity_core.checkpoints.ports import CheckpointStore
-from continuity_core.checkpoints.writer import CheckpointWriter
 from continuity_core.extraction.terms import snippet
 from continuity_core.hooks.events.shared import (
     HookOutcome,
@@ -30,10 +29,13 @@ from continuity_core.hooks.events.shared import (
 from continuity_core.hooks.ports import FlushQueue, PromptRecord, StateStore
 from continuity_core.kernel.clock import Clock
 from continuity_core.kernel.config import ContinuityConfig
-from continuity_core.models.checkpoint import CheckpointTrigger
+from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.hooks import Hook, HookResponse
 from continuity_core.models.state import SNIPPET_CHARS, SessionState
 from continuity_core.transcripts.ports import TranscriptHint, TranscriptLog
+
+if TYPE_CHECKING:  # annotations only: a prompt rarely writes a checkpoint or reads one
+    from continuity_core.checkpoints.ports import CheckpointStore, Writer
 
 # The compaction nudge's fallback when the client reports no harness figure (older clients, harnesses
 # that record none): the readable transcript's characters, ~4 a token. It undercounts (tool results
@@ -51,7 +53,7 @@ class UserPrompt:
     states: StateStore
     checkpoints: CheckpointStore
     flushes: FlushQueue
-    writer: CheckpointWriter
+    writer: Writer
     transcripts: TranscriptLog
     config: ContinuityConfig
     clock: Clock
