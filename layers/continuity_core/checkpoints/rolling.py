@@ -31,6 +31,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from continuity_core.checkpoints import progress
+from continuity_core.extraction import reversal
 from continuity_core.extraction.pasted import own_words
 from continuity_core.extraction.paths import names_a_file, project_file
 from continuity_core.extraction.salience import (
@@ -295,6 +296,8 @@ def _take_tool(work: _Digest, statement: Statement) -> None:
     command = progress.shell_command(statement.text)
     for path in progress.deleted_paths(command) if command else ():
         _delete_file(work, path, statement)
+    if command:
+        _supersede_removed(work, reversal.removed_packages(command), statement)
 
 
 def _take_result(work: _Digest, command: str, output: str, prompt: int | None) -> None:
@@ -339,6 +342,7 @@ def _take_user(work: _Digest, statement: Statement) -> None:
     if len(reply) <= REPLY_CHARS and "?" not in reply and len(sentences(reply)) > 1:
         # a short reply answers across its sentences ("re history: direction only. teachers …")
         _answers(work, reply, statement, sure=not _INSTRUCTS.match(reply))
+    _supersede_by_message(work, words, statement)
 
 
 # A reply that says no, not yet or wait is no acceptance, however short.
@@ -743,6 +747,95 @@ def _supersede_by_change(work: _Digest, text: str, statement: Statement) -> None
         if telling and new_values - old_values and old_values - new_values:
             _end(work, index, FactStatus.SUPERSEDED, text, statement)
             return
+
+
+def _values(text: str) -> set[str]:
+    """What a statement names: its rare terms (as terms and as written) and specific tokens,
+    lower-case."""
+    rare = rare_terms(text)
+    written = {w for w in reversal.words(text) if _term_of(w) in rare}
+    return set(rare) | written | {t.lower() for t in specific_tokens(text)}
+
+
+def _replaceable_choice(fact: Fact, before: int) -> bool:
+    """A choice said before prompt ``before`` that a later one may replace: a decision, or the
+    user's own remark (a question or a rule the classifier named is no choice)."""
+    return (
+        fact.status is FactStatus.ACTIVE
+        and fact.source in _REPLACEABLE
+        and (
+            fact.kind is FactKind.DECISION
+            or (fact.kind is FactKind.SAID and fact.source is FactSource.PROMPT)
+        )
+        and not fact.text.rstrip().endswith("?")
+        and (fact.last_prompt or fact.prompt or before) < before
+    )
+
+
+ONE_THOUGHT_CHARS = REPLY_CHARS  # a message this short with one decision is one choice
+
+
+def _supersede_by_message(work: _Digest, message: str, statement: Statement) -> None:
+    """A later message of the user's that sets aside what an earlier one chose ("pg is out then",
+    "scrap the hand-rolled build") or takes up what it set aside ("skip the cache" → "add a proper
+    cache layer"), and names a value of its own in a choice, replaces that earlier message's choices
+    on the subject: the one naming the value, the others sharing a rare term with the new message,
+    and, in a short message, its only decision. Judged over the whole message: a reversal is often
+    said across sentences ("ok X is out then. lets move to Y")."""
+    if statement.prompt is None:
+        return
+    said = [s for s in sentences(message) if not s.rstrip().endswith("?")]
+    dismissed = set().union(*(reversal.set_aside(s) for s in said)) if said else set()
+    adopted = set().union(*(reversal.taken_up(s) for s in said)) if said else set()
+    if not (dismissed or adopted) or not any(
+        _is_choice(s) or _INSTRUCTS.match(s) or _CHANGE.search(s) for s in said
+    ):
+        return
+    text = " ".join(said)
+    new_rare, new_values = rare_terms(text), _values(text)
+    groups: dict[int, list[int]] = {}
+    for index, fact in enumerate(work.facts):
+        if fact.prompt is not None and _replaceable_choice(fact, statement.prompt):
+            groups.setdefault(fact.prompt, []).append(index)
+    for members in groups.values():
+        linked = [i for i in members if _reverses(work.facts[i].text, dismissed, adopted)]
+        if not linked:
+            continue
+        known = set().union(*(_values(work.facts[i].text) for i in members))
+        if not {v for v in new_values - known if not v.isdigit()}:
+            continue  # it names nothing new: a remark on the old value, not a change of it
+        decisions = [i for i in members if work.facts[i].kind is FactKind.DECISION]
+        short = sum(len(work.facts[i].text) for i in members) <= ONE_THOUGHT_CHARS
+        for index in members:
+            fact = work.facts[index]
+            if index in linked or rare_terms(fact.text) & new_rare or (short and decisions == [index]):
+                _end(work, index, FactStatus.SUPERSEDED, message, statement)
+
+
+def _reverses(old: str, dismissed: set[str], adopted: set[str]) -> bool:
+    """Whether a later message sets aside a value ``old`` chose (and did not itself set aside), or
+    takes up one ``old`` set aside."""
+    values, parts = _values(old), reversal.name_parts(old)
+    old_aside = reversal.set_aside(old)
+    if any(reversal.names(w, values, parts) and w not in old_aside for w in dismissed):
+        return True
+    # what it set aside must be one of its values ("skip HDR"), not an everyday word ("not a tool")
+    telling_aside = {s for s in old_aside if s in values or s in parts}
+    return any(reversal.names(s, {a}, set()) for s in telling_aside for a in adopted)
+
+
+def _supersede_removed(work: _Digest, packages: set[str], statement: Statement) -> None:
+    """A package the agent uninstalls (``npm remove esbuild``, ``pip uninstall celery``) is no longer
+    the choice an earlier statement made of it: that choice is superseded by the command."""
+    if not packages or statement.prompt is None:
+        return
+    for index, fact in enumerate(work.facts):
+        if not _replaceable_choice(fact, statement.prompt) or _RULE_LIKE.search(fact.text):
+            continue
+        named = set(reversal.words(fact.text)) | {t.lower() for t in specific_tokens(fact.text)}
+        gone = (packages & named) - reversal.set_aside(fact.text)
+        if gone:
+            _end(work, index, FactStatus.SUPERSEDED, statement.text, statement)
 
 
 def _identifier_parts(text: str) -> set[str]:
