@@ -881,9 +881,11 @@ def _dismisses(new: str, old: str, *, strict: bool = False) -> bool:
         return False
     words = [(m.group(0).lower(), _term_of(m.group(0))) for m in _WORD_TOKEN.finditer(new)]
     model = background()
+    # "no webpack" again after "no webpack, use esbuild" agrees with it: no reversal
+    already_aside = {_term_of(w) for w in reversal.set_aside(old)}
     for at, (_, term) in enumerate(words):
         # what is set aside is a value ("no redis"), not an everyday verb ("never run concurrently")
-        if term not in shared or model.rarity(term) < DISMISSED_RARITY:
+        if term not in shared or model.rarity(term) < DISMISSED_RARITY or term in already_aside:
             continue
         before = [w for w, _ in words[max(0, at - DISMISS_REACH) : at]]
         after = " ".join(w for w, _ in words[at + 1 : at + 4])
