@@ -128,3 +128,27 @@ def test_uninstall_commands_of_the_common_package_managers() -> None:
     assert removed_packages("yarn remove @acme/logger eslint-plugin-x") == {"logger", "eslint-plugin-x"}
     assert removed_packages("cargo remove serde_yaml") == {"serde_yaml"}
     assert removed_packages("git status && npm test") == set()
+
+
+def agent_report(text: str, n: int) -> Statement:
+    return Statement(text, Role.AGENT, FactSource.AGENT, n, T0 + timedelta(minutes=n), final=True)
+
+
+def test_the_agent_reporting_it_replaced_the_chosen_value_supersedes_the_choice() -> None:
+    digest = rolled(
+        user("for the PDF reports lets render with wkhtmltopdf, it is already on the build image", 4),
+        agent_report(
+            "The page breaks were wrong in every table. I swapped the renderer's wkhtmltopdf call for "
+            "WeasyPrint; the tables now split cleanly.",
+            12,
+        ),
+    )
+    assert status_of(digest, "render with wkhtmltopdf") is FactStatus.SUPERSEDED
+
+
+def test_the_agent_replacing_something_the_choice_does_not_name_leaves_it_current() -> None:
+    digest = rolled(
+        user("for the PDF reports lets render with wkhtmltopdf, it is already on the build image", 4),
+        agent_report("I replaced the old retry helper with tenacity in the report uploader.", 12),
+    )
+    assert status_of(digest, "render with wkhtmltopdf") is FactStatus.ACTIVE

@@ -698,11 +698,16 @@ def _supersede_by_value(
 # The grammar of a change: "switching the analyzer to X", "move the outbox to Y", "put it in Z instead".
 _CHANGE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)|swap(?:ped|ping)?)\b"
-    r"[^.;:!?]{0,80}?\b(?:to|over to|onto)\b|\binstead\b|\brather than\b",
+    r"[^.;:!?]{0,80}?\b(?:to|over to|onto)\b|\binstead\b|\brather than\b"
+    r"|\b(?:replac(?:e|ed|es|ing)|swap(?:s|ped|ping)?)\b[^.;:!?]{1,60}?\b(?:with|by|for)\b",
     re.IGNORECASE,
 )
 CHANGE_RARITY = 0.8  # a term two sentences share that names one subject ("the outbox")
 _SET_ASIDE_NAMED = re.compile(r"\b(?:instead of|rather than)\s+([^.;:!?]{1,80})", re.IGNORECASE)
+# "replaced X with Y", "swapped X for Y": X is what it sets aside.
+_REPLACED_NAMED = re.compile(
+    r"\b(?:replac(?:e|ed|es|ing)|swap(?:s|ped|ping)?)\s+([^.;:!?]{1,60}?)\s+(?:with|by|for)\b", re.IGNORECASE
+)
 _PART = re.compile(r"[a-z][a-z0-9]{4,}")
 
 
@@ -721,9 +726,13 @@ def _supersede_by_change(work: _Digest, text: str, statement: Statement) -> None
     # "X rather than Y", "X instead of Y": what it sets aside is named, and an earlier choice is
     # replaced only if it speaks of that ("in a dependency rather than in middleware" leaves where the
     # keys are stored alone)
-    named = [m.group(1) for m in _SET_ASIDE_NAMED.finditer(text)]
+    named = [m.group(1) for pattern in (_SET_ASIDE_NAMED, _REPLACED_NAMED) for m in pattern.finditer(text)]
     aside = frozenset().union(*(term_set(n) for n in named)) if named else None
     aside_parts = set().union(*(_identifier_parts(n) for n in named)) if named else set()
+    # what a replacing verb names ("swapped X for Y"), when an older choice names it too, is the very
+    # value replaced ("instead of X" alone is not: reports use it to describe, "/a.css instead of /b.css")
+    replaced = [m.group(1) for m in _REPLACED_NAMED.finditer(text)]
+    aside_values = {v for n in replaced for v in _values(n) if not v[:1].isdigit()}
     for index in range(len(work.facts) - 1, -1, -1):
         fact = work.facts[index]
         if fact.status is not FactStatus.ACTIVE or fact.source not in _REPLACEABLE:
@@ -741,8 +750,10 @@ def _supersede_by_change(work: _Digest, text: str, statement: Statement) -> None
             continue
         old = rare_terms(fact.text)
         old_values = old | {t.lower() for t in specific_tokens(fact.text)}
-        telling = any(model.rarity(t) >= CHANGE_RARITY for t in new & old) or bool(
-            new_parts & _identifier_parts(fact.text)
+        telling = (
+            any(model.rarity(t) >= CHANGE_RARITY for t in new & old)
+            or bool(new_parts & _identifier_parts(fact.text))
+            or bool(aside_values & old_values)
         )
         if telling and new_values - old_values and old_values - new_values:
             _end(work, index, FactStatus.SUPERSEDED, text, statement)
