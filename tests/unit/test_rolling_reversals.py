@@ -152,3 +152,22 @@ def test_the_agent_replacing_something_the_choice_does_not_name_leaves_it_curren
         agent_report("I replaced the old retry helper with tenacity in the report uploader.", 12),
     )
     assert status_of(digest, "render with wkhtmltopdf") is FactStatus.ACTIVE
+
+
+def test_an_arrow_from_the_chosen_value_to_another_supersedes_the_choice() -> None:
+    digest = rolled(
+        user("for the base image lets use node:18-alpine, it matches prod", 3),
+        agent_report("Bumped the Dockerfile: node:18-alpine -> node:20-alpine, the build passes.", 12),
+    )
+    assert status_of(digest, "node:18-alpine, it matches") is FactStatus.SUPERSEDED
+
+
+def test_an_arrow_between_measurements_or_to_a_result_supersedes_nothing() -> None:
+    digest = rolled(
+        user("lets serve the docs with mkdocs, material theme", 3),
+        user("keep the p95 target at 300 ms for city routes", 4),
+        agent_report("p95 went 1.8 s -> 240 ms with the new engine.", 12),
+        agent_report("Docs build: mkdocs → zero warnings; the material theme renders the API pages.", 13),
+    )
+    assert status_of(digest, "serve the docs with mkdocs") is FactStatus.ACTIVE
+    assert status_of(digest, "keep the p95 target") is FactStatus.ACTIVE

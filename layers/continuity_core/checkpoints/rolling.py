@@ -708,6 +708,20 @@ _SET_ASIDE_NAMED = re.compile(r"\b(?:instead of|rather than)\s+([^.;:!?]{1,80})"
 _REPLACED_NAMED = re.compile(
     r"\b(?:replac(?:e|ed|es|ing)|swap(?:s|ped|ping)?)\s+([^.;:!?]{1,60}?)\s+(?:with|by|for)\b", re.IGNORECASE
 )
+# "X -> Y", "X → Y": a change when Y is a value ("node:18 -> node:20", "parquet → csv"); not a
+# measurement ("1.8 s -> 240 ms") nor a result ("mkdocs → zero warnings").
+_ARROW = re.compile(r"([^\s,;(]+)\s*(?:->|→|=>)\s*([^\s,;)]+)")
+
+
+def _arrows(text: str) -> list[str]:
+    """The values an arrow says were changed from."""
+    return [
+        left
+        for left, right in _ARROW.findall(text)
+        if not left[:1].isdigit() and not right[:1].isdigit() and _values(right.strip(".`'\""))
+    ]
+
+
 _PART = re.compile(r"[a-z][a-z0-9]{4,}")
 
 
@@ -716,8 +730,10 @@ def _supersede_by_change(work: _Digest, text: str, statement: Statement) -> None
     `hyphenation_decompounder`", "put the outbox in their Postgres instead") replaces the latest
     earlier choice it shares a telling term with (one rare in coding talk and English, or a part of
     an identifier: ``dictionary_decompounder`` → ``hyphenation_decompounder``), when each names a
-    value the other does not. Rules stay."""
-    if statement.prompt is None or text.rstrip().endswith("?") or not _CHANGE.search(text):
+    value the other does not. A report that names what it replaced ("swapped X for Y", "X -> Y")
+    replaces the choice naming X, however little else the two share. Rules stay."""
+    arrows = _arrows(text)
+    if statement.prompt is None or text.rstrip().endswith("?") or not (_CHANGE.search(text) or arrows):
         return
     model = background()
     new = rare_terms(text)
@@ -726,12 +742,13 @@ def _supersede_by_change(work: _Digest, text: str, statement: Statement) -> None
     # "X rather than Y", "X instead of Y": what it sets aside is named, and an earlier choice is
     # replaced only if it speaks of that ("in a dependency rather than in middleware" leaves where the
     # keys are stored alone)
-    named = [m.group(1) for pattern in (_SET_ASIDE_NAMED, _REPLACED_NAMED) for m in pattern.finditer(text)]
+    named = [m.group(1) for m in _SET_ASIDE_NAMED.finditer(text)]
+    replaced = [m.group(1) for m in _REPLACED_NAMED.finditer(text)] + arrows
+    named += replaced
     aside = frozenset().union(*(term_set(n) for n in named)) if named else None
     aside_parts = set().union(*(_identifier_parts(n) for n in named)) if named else set()
     # what a replacing verb names ("swapped X for Y"), when an older choice names it too, is the very
     # value replaced ("instead of X" alone is not: reports use it to describe, "/a.css instead of /b.css")
-    replaced = [m.group(1) for m in _REPLACED_NAMED.finditer(text)]
     aside_values = {v for n in replaced for v in _values(n) if not v[:1].isdigit()}
     for index in range(len(work.facts) - 1, -1, -1):
         fact = work.facts[index]
@@ -755,7 +772,9 @@ def _supersede_by_change(work: _Digest, text: str, statement: Statement) -> None
             or bool(new_parts & _identifier_parts(fact.text))
             or bool(aside_values & old_values)
         )
-        if telling and new_values - old_values and old_values - new_values:
+        # what it names as replaced is no longer a value of the new sentence ("parquet → csv")
+        kept = new_values - (aside_values & old_values)
+        if telling and kept - old_values and old_values - kept:
             _end(work, index, FactStatus.SUPERSEDED, text, statement)
             return
 
