@@ -8,7 +8,12 @@ Rules (the digest itself is ``models/session_digest.py``, the extraction ``extra
 - **Superseded.** A decision that says it replaces another ("actually", "instead of Redis", "switch
   the queue to SQS", "scratch that") supersedes the active decision on the same subject (shared
   words, or the very option it names); a plain decision "use X for the queue" supersedes an earlier
-  one for the same "for …" subject. The old one stays, marked, so the agent is told it changed.
+  one for the same "for …" subject. Without cue words (``extraction/reversal.py`` reads the
+  evidence): a later message that sets aside a value an earlier choice named ("pg is out then" for
+  ``pgRouting``, "scrap the hand-rolled build" for ``build.mjs``) or takes up what it set aside
+  ("skip HDR" → "add an HDR10 rung"), and names a value of its own; a report that names what it
+  replaced ("swapped X for Y", "X -> Y"); a package the agent uninstalls. The old one stays, marked,
+  so the agent is told it changed.
 - **Closed.** A finding that answers or resolves ("it turns out …", "that's fixed now", "answer to
   the earlier question: …") closes the open question it shares most words with (else, when it
   names no subject, the most recent one).
