@@ -96,29 +96,29 @@ def _content(said: list[str]) -> list[str]:
 
 def set_aside(text: str) -> set[str]:
     """The words ``text`` dismisses (questions dismiss nothing: "no redis?" asks)."""
-    if text.rstrip().endswith("?"):
-        return set()
-    found: set[str] = set()
-    for clause in _CLAUSE.split(text):
-        said = words(clause)
-        for at, word in enumerate(said):
-            if word in _DISMISSING:
-                found |= set(_content(said[at + 1 :])[:REACH])
-            elif _OUT.match(" ".join(said[at + 1 : at + 4])):
-                found |= set(_content(said[max(0, at - 1) : at + 1]))
-    return found
+    return _objects(text, dismissing=True)
 
 
 def taken_up(text: str) -> set[str]:
     """The words ``text`` adopts: the objects of its adding or using verbs (none in a question)."""
+    return _objects(text, dismissing=False)
+
+
+def _objects(text: str, *, dismissing: bool) -> set[str]:
+    """The objects of its dismissing (or adopting) words, clause by clause; with ``dismissing``, also
+    what is said to be out ("pg is out"). A negated adopting verb ("don't add") adopts nothing."""
     if text.rstrip().endswith("?"):
         return set()
+    verbs = _DISMISSING if dismissing else _ADOPTING
     found: set[str] = set()
     for clause in _CLAUSE.split(text):
         said = words(clause)
         for at, word in enumerate(said):
-            if word in _ADOPTING and not (at and said[at - 1] in _DISMISSING):
+            negated = not dismissing and at > 0 and said[at - 1] in _DISMISSING
+            if word in verbs and not negated:
                 found |= set(_content(said[at + 1 :])[:REACH])
+            elif dismissing and _OUT.match(" ".join(said[at + 1 : at + 4])):
+                found |= set(_content(said[max(0, at - 1) : at + 1]))
     return found
 
 
