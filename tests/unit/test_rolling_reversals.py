@@ -171,3 +171,44 @@ def test_an_arrow_between_measurements_or_to_a_result_supersedes_nothing() -> No
     )
     assert status_of(digest, "serve the docs with mkdocs") is FactStatus.ACTIVE
     assert status_of(digest, "keep the p95 target") is FactStatus.ACTIVE
+
+
+RK4_EDIT = (
+    "Tool Edit: sim/kernels/advect.py\nChanged: -rk4_step -RK4 +dopri5_step +rtol +adaptive +Dormand-Prince"
+)
+
+
+def agent_tool(text: str, n: int) -> Statement:
+    return Statement(text, Role.AGENT, FactSource.AGENT, n, T0 + timedelta(minutes=n), tool=True)
+
+
+def test_an_edit_that_replaces_the_chosen_value_in_a_turn_that_says_so_supersedes_the_choice() -> None:
+    # Given RK4 chosen, then a turn that edits rk4_step out for dopri5_step and says it replaced it
+    digest = rolled(
+        user("integration: RK4, euler drifts too much over a season", 3),
+        user("the particles tunnel through the coastline, fix it however you like", 22),
+        agent_tool(RK4_EDIT, 22),
+        agent_report(
+            "Fixed steps overshoot in narrow channels. "
+            "I replaced it with an adaptive Dormand-Prince stepper.",
+            22,
+        ),
+    )
+    # Then the RK4 choice is superseded by the edit
+    (fact,) = [f for f in digest.facts if "RK4" in f.text]
+    assert fact.status is FactStatus.SUPERSEDED and "advect.py" in (fact.ended_by or "")
+
+
+def test_an_edit_in_a_turn_that_names_no_change_or_not_the_new_value_supersedes_nothing() -> None:
+    silent = rolled(
+        user("integration: RK4, euler drifts too much over a season", 3),
+        agent_tool(RK4_EDIT, 22),
+        agent_report("Tidied the kernels.", 22),
+    )
+    moved = rolled(
+        user("use httpx for the outbound client, with a 5 s timeout", 3),
+        agent_tool("Tool Edit: api/client.py\nChanged: -httpx -Client +from +api.http +make_client", 9),
+        agent_report("Moved the client construction to api/http.py so tests can swap it.", 9),
+    )
+    assert status_of(silent, "RK4") is FactStatus.ACTIVE
+    assert status_of(moved, "use httpx") is FactStatus.ACTIVE
