@@ -253,22 +253,3 @@ def test_a_real_task_session_reads_the_same_in_any_number_of_hooks(tmp_path: Pat
         assert transcript_cursor.rewind(home, "s-1", stored)
         delta = transcript_cursor.next_delta(home, "s-1", str(path), harness.CLAUDE_CODE)
         assert delta is not None and (delta.offset, delta.text) == (stored, whole[stored:])
-
-
-def test_an_edit_says_which_words_it_took_out_and_put_in() -> None:
-    # Given Claude Code's Edit and MultiEdit inputs, and OpenCode's edit
-    edit = {
-        "file_path": "/p/sim/step.py",
-        "old_string": "x = rk4_step(x)  # RK4",
-        "new_string": "x = dopri5_step(x)",
-    }
-    multi = {"file_path": "a.py", "edits": [{"old_string": "import httpx", "new_string": "import requests"}]}
-    opencode = {"filePath": "b.ts", "oldString": "bundle(webpack)", "newString": "bundle(esbuild)"}
-    # Then each tool line carries a Changed line under it; other tools do not
-    assert (
-        transcript.tool_line("Edit", edit)
-        == "Tool Edit: /p/sim/step.py\nChanged: -rk4_step -RK4 +dopri5_step"
-    )
-    assert transcript.tool_line("MultiEdit", multi) == "Tool MultiEdit: a.py\nChanged: -httpx +requests"
-    assert transcript.tool_line("edit", json.dumps(opencode)).endswith("Changed: -webpack +esbuild")
-    assert transcript.tool_line("Bash", {"command": "ls"}) == "Tool Bash: ls"

@@ -301,64 +301,8 @@ def result_text(value: object) -> str:
 
 
 def tool_line(name: object, arguments: object) -> str:
-    """``Tool Edit: src/a.py``; an edit adds a ``Changed:`` line (``edit_change``)."""
     shown = short_input(arguments)
-    line = f"Tool {name or '?'}: {shown}" if shown else f"Tool {name or '?'}"
-    change = edit_change(arguments)
-    return f"{line}\n{change}" if change else line
-
-
-# Where an edit tool puts its texts: Claude Code's Edit and Gemini CLI's replace (old_string,
-# new_string), OpenCode's edit (oldString, newString), Claude Code's MultiEdit (a list of them).
-EDIT_KEYS = (("old_string", "new_string"), ("oldString", "newString"))
-MAX_CHANGED_WORDS = 12  # each side
-CODE_WORD = r"[A-Za-z_][\w.:-]*[A-Za-z0-9_]"
-_code_word: list[re.Pattern[str]] = []  # compiled CODE_WORD, at the first edit
-
-
-def edit_change(arguments: object) -> str:
-    """What an edit took out and put in, as words: ``Changed: -rk4_step -euler +dopri5_step`` (the
-    words of its old text its new text lacks, then the reverse; the service reads a replaced choice
-    from them). Empty for any other tool."""
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return ""
-    if not isinstance(arguments, dict):
-        return ""
-    edits = arguments.get("edits") if isinstance(arguments.get("edits"), list) else [arguments]
-    if not _code_word:
-        import re  # as in _verdict_patterns: compiled once, when an edit is first rendered
-
-        _code_word.append(re.compile(CODE_WORD))
-    code_word = _code_word[0]
-    old_words: list[str] = []
-    new_words: list[str] = []
-    for edit in edits:
-        for old_key, new_key in EDIT_KEYS:
-            if (
-                isinstance(edit, dict)
-                and isinstance(edit.get(old_key), str)
-                and isinstance(edit.get(new_key), str)
-            ):
-                old_words += code_word.findall(edit[old_key])
-                new_words += code_word.findall(edit[new_key])
-    removed = _missing(old_words, new_words)
-    added = _missing(new_words, old_words)
-    if not removed and not added:
-        return ""
-    return "Changed: " + " ".join([*(f"-{w}" for w in removed), *(f"+{w}" for w in added)])
-
-
-def _missing(words: list[str], other: list[str]) -> list[str]:
-    """``words`` the ``other`` text lacks, in order, once each, at most ``MAX_CHANGED_WORDS``."""
-    present = {w.lower() for w in other}
-    found: list[str] = []
-    for word in words:
-        if word.lower() not in present and word not in found and len(word) <= 60:
-            found.append(word)
-    return found[:MAX_CHANGED_WORDS]
+    return f"Tool {name or '?'}: {shown}" if shown else f"Tool {name or '?'}"
 
 
 def result_line(value: object, error: bool = False, limit: int = MAX_RESULT_CHARS) -> str:

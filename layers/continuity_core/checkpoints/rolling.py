@@ -165,10 +165,6 @@ class _Digest:
     report: Fact | None = None
     proposal: Fact | None = None
     compacted_prompt: int | None = None
-    # this roll's edits (their ``Changed:`` words) and the turns whose words speak of a change: an
-    # edit replaces a choice only in a turn that says it changes something (read after the batch)
-    edits: list[tuple[Statement, str]] = field(default_factory=list)
-    change_words: dict[int, set[str]] = field(default_factory=dict)
 
 
 @lru_cache(maxsize=8192)  # the same facts are keyed again for every statement merged
@@ -231,11 +227,6 @@ def roll(
     )
     for statement in statements:
         _take(work, statement)
-        if not statement.tool and statement.command is None and statement.prompt is not None:
-            said = _change_words(statement.text)
-            if said:
-                work.change_words.setdefault(statement.prompt, set()).update(said)
-    _supersede_by_edits(work)
     total = max(base.prompts, prompts or 0)
     _bound(work, total, roots)
     instruction = base.last_instruction
@@ -305,10 +296,7 @@ def _take(work: _Digest, statement: Statement) -> None:
 
 
 def _take_tool(work: _Digest, statement: Statement) -> None:
-    line, _, change = statement.text.partition(CHANGED)
-    if change.strip():
-        work.edits.append((statement, change))
-    for candidate in tool_files(line):
+    for candidate in tool_files(statement.text):
         _add(work, candidate, statement)
     command = progress.shell_command(statement.text)
     for path in progress.deleted_paths(command) if command else ():
@@ -869,60 +857,6 @@ def _reverses(old: str, dismissed: set[str], adopted: set[str]) -> bool:
     # what it set aside must be one of its values ("skip HDR"), not an everyday word ("not a tool")
     telling_aside = {s for s in old_aside if s in values or s in parts}
     return any(reversal.names(s, {a}, set()) for s in telling_aside for a in adopted)
-
-
-CHANGED = "\nChanged: "  # the client's line under an edit: ``-old_word +new_word …``
-EDIT_VALUE_RARITY = 0.55  # a word an edit puts in names a new value when this rare (as ``rare_terms``)
-
-
-def _change_words(text: str) -> set[str]:
-    """The words of its sentences that say something was changed or replaced ("I replaced it with an
-    adaptive Dormand-Prince stepper", "switch the engine to Valhalla", "X -> Y")."""
-    found: set[str] = set()
-    for sentence in sentences(text):
-        if _CHANGE.search(sentence) or _arrows(sentence):
-            found.update(reversal.words(sentence))
-    return found
-
-
-def _supersede_by_edits(work: _Digest) -> None:
-    """An edit that takes out a value an earlier choice named ("rk4_step") and puts in one it did not
-    ("dopri5_step", "Dormand-Prince"), in a turn whose sentence saying it changes something names the
-    new value ("I replaced it with an adaptive Dormand-Prince stepper"), replaces that choice:
-    the code no longer does what was chosen. A silent edit replaces nothing, nor a refactor whose
-    new names the turn's words do not use ("moved the client to api/http.py")."""
-    model = background()
-    for statement, change in work.edits:
-        prompt = statement.prompt
-        if prompt is None:
-            continue
-        said = work.change_words.get(prompt, set()) | work.change_words.get(prompt - 1, set())
-        if not said:
-            continue
-        words = change.split()
-        removed = {w[1:].lower() for w in words if w.startswith("-") and len(w) > 1}
-        added = {w[1:].lower() for w in words if w.startswith("+") and len(w) > 1}
-        out = removed | reversal.name_parts(" ".join(removed)) | _identifier_parts(" ".join(removed))
-        kept = added | reversal.name_parts(" ".join(added)) | _identifier_parts(" ".join(added))
-        for index, fact in enumerate(work.facts):
-            if not _replaceable_choice(fact, prompt) or _RULE_LIKE.search(fact.text):
-                continue
-            values = _values(fact.text)
-            gone = {
-                v
-                for v in values & out
-                if v not in kept and not v[:1].isdigit() and model.rarity(_term_of(v) or v) >= CHANGE_RARITY
-            }
-            fresh = [
-                w
-                for w in sorted((kept - values - set(reversal.words(fact.text))) & said)
-                if not w[:1].isdigit() and (model.rarity(_term_of(w) or w) >= EDIT_VALUE_RARITY or "_" in w)
-            ]
-            if gone and fresh:
-                path = tool_files(statement.text.partition(CHANGED)[0])
-                where = f"edit of {path[0].text}" if path else "an edit"
-                by = f"{where}: {', '.join(sorted(gone))} → {', '.join(fresh[:3])}"
-                _end(work, index, FactStatus.SUPERSEDED, by, statement)
 
 
 def _supersede_removed(work: _Digest, packages: set[str], statement: Statement) -> None:
