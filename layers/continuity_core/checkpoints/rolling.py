@@ -784,12 +784,13 @@ def _supersede_by_change(work: _Digest, text: str, statement: Statement) -> None
             return
 
 
-def _values(text: str) -> set[str]:
+@lru_cache(maxsize=8192)  # every older fact is read again for each new message
+def _values(text: str) -> frozenset[str]:
     """What a statement names: its rare terms (as terms and as written) and specific tokens,
     lower-case."""
     rare = rare_terms(text)
     written = {w for w in reversal.words(text) if _term_of(w) in rare}
-    return set(rare) | written | {t.lower() for t in specific_tokens(text)}
+    return rare | written | {t.lower() for t in specific_tokens(text)}
 
 
 def _replaceable_choice(fact: Fact, before: int) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import lru_cache
 
 from continuity_core.extraction.salience import background
 from continuity_core.extraction.terms import STOPWORDS
@@ -94,21 +95,22 @@ def _content(said: list[str]) -> list[str]:
     return [w for w in said if w and w not in _FILLER and not w.isdigit()]
 
 
-def set_aside(text: str) -> set[str]:
+def set_aside(text: str) -> frozenset[str]:
     """The words ``text`` dismisses (questions dismiss nothing: "no redis?" asks)."""
     return _objects(text, dismissing=True)
 
 
-def taken_up(text: str) -> set[str]:
+def taken_up(text: str) -> frozenset[str]:
     """The words ``text`` adopts: the objects of its adding or using verbs (none in a question)."""
     return _objects(text, dismissing=False)
 
 
-def _objects(text: str, *, dismissing: bool) -> set[str]:
+@lru_cache(maxsize=8192)  # every older fact is read again for each new message
+def _objects(text: str, *, dismissing: bool) -> frozenset[str]:
     """The objects of its dismissing (or adopting) words, clause by clause; with ``dismissing``, also
     what is said to be out ("pg is out"). A negated adopting verb ("don't add") adopts nothing."""
     if text.rstrip().endswith("?"):
-        return set()
+        return frozenset()
     verbs = _DISMISSING if dismissing else _ADOPTING
     found: set[str] = set()
     for clause in _CLAUSE.split(text):
@@ -119,19 +121,20 @@ def _objects(text: str, *, dismissing: bool) -> set[str]:
                 found |= set(_content(said[at + 1 :])[:REACH])
             elif dismissing and _OUT.match(" ".join(said[at + 1 : at + 4])):
                 found |= set(_content(said[max(0, at - 1) : at + 1]))
-    return found
+    return frozenset(found)
 
 
-def name_parts(text: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def name_parts(text: str) -> frozenset[str]:
     """The parts of the files and identifiers ``text`` names: ``build.mjs`` → build;
     ``auto_grouping`` → auto, grouping (parts of ``STEM_CHARS`` letters or more)."""
     parts: set[str] = set()
     for name in re.findall(r"\b\w+(?:[_.-]\w+)+\b", text):
         parts |= {p for p in re.split(r"[_.-]", name.lower()) if len(p) >= STEM_CHARS and p.isalpha()}
-    return parts
+    return frozenset(parts)
 
 
-def names(word: str, values: set[str], parts: set[str]) -> bool:
+def names(word: str, values: frozenset[str] | set[str], parts: frozenset[str] | set[str]) -> bool:
     """Whether ``word`` names one of ``values`` (an older statement's telling words and tokens,
     lower-case) or ``parts`` (its file and identifier parts)."""
     if word in values or word in parts:
