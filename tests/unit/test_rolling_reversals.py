@@ -171,3 +171,16 @@ def test_an_arrow_between_measurements_or_to_a_result_supersedes_nothing() -> No
     )
     assert status_of(digest, "serve the docs with mkdocs") is FactStatus.ACTIVE
     assert status_of(digest, "keep the p95 target") is FactStatus.ACTIVE
+
+
+def test_a_reversal_leaves_the_other_choices_of_the_earlier_message_current() -> None:
+    # Given one message with two choices, then a later one setting the second aside
+    digest = rolled(
+        user(
+            "lets use sqlite for the session cache. and lets go with parquet for the nightly export files", 3
+        ),
+        user("ok parquet is out then, finance cant open it. lets move the export to xlsx", 15),
+    )
+    # Then only the choice it speaks of is superseded
+    assert status_of(digest, "parquet for the nightly export") is FactStatus.SUPERSEDED
+    assert status_of(digest, "sqlite for the session cache") is FactStatus.ACTIVE
