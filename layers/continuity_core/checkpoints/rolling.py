@@ -8,7 +8,12 @@ Rules (the digest itself is ``models/session_digest.py``, the extraction ``extra
 - **Superseded.** A decision that says it replaces another ("actually", "instead of Redis", "switch
   the queue to SQS", "scratch that") supersedes the active decision on the same subject (shared
   words, or the very option it names); a plain decision "use X for the queue" supersedes an earlier
-  one for the same "for …" subject. The old one stays, marked, so the agent is told it changed.
+  one for the same "for …" subject. Without cue words (``extraction/reversal.py`` reads the
+  evidence): a later message that sets aside a value an earlier choice named ("pg is out then" for
+  ``pgRouting``, "scrap the hand-rolled build" for ``build.mjs``) or takes up what it set aside
+  ("skip HDR" → "add an HDR10 rung"), and names a value of its own; a report that names what it
+  replaced ("swapped X for Y", "X -> Y"); a package the agent uninstalls. The old one stays, marked,
+  so the agent is told it changed.
 - **Closed.** A finding that answers or resolves ("it turns out …", "that's fixed now", "answer to
   the earlier question: …") closes the open question it shares most words with (else, when it
   names no subject, the most recent one).
@@ -31,6 +36,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from continuity_core.checkpoints import progress
+from continuity_core.extraction import reversal
 from continuity_core.extraction.pasted import own_words
 from continuity_core.extraction.paths import names_a_file, project_file
 from continuity_core.extraction.salience import (
@@ -295,6 +301,8 @@ def _take_tool(work: _Digest, statement: Statement) -> None:
     command = progress.shell_command(statement.text)
     for path in progress.deleted_paths(command) if command else ():
         _delete_file(work, path, statement)
+    if command:
+        _supersede_removed(work, reversal.removed_packages(command), statement)
 
 
 def _take_result(work: _Digest, command: str, output: str, prompt: int | None) -> None:
@@ -339,6 +347,7 @@ def _take_user(work: _Digest, statement: Statement) -> None:
     if len(reply) <= REPLY_CHARS and "?" not in reply and len(sentences(reply)) > 1:
         # a short reply answers across its sentences ("re history: direction only. teachers …")
         _answers(work, reply, statement, sure=not _INSTRUCTS.match(reply))
+    _supersede_by_message(work, words, statement)
 
 
 # A reply that says no, not yet or wait is no acceptance, however short.
@@ -694,11 +703,30 @@ def _supersede_by_value(
 # The grammar of a change: "switching the analyzer to X", "move the outbox to Y", "put it in Z instead".
 _CHANGE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)|swap(?:ped|ping)?)\b"
-    r"[^.;:!?]{0,80}?\b(?:to|over to|onto)\b|\binstead\b|\brather than\b",
+    r"[^.;:!?]{0,80}?\b(?:to|over to|onto)\b|\binstead\b|\brather than\b"
+    r"|\b(?:replac(?:e|ed|es|ing)|swap(?:s|ped|ping)?)\b[^.;:!?]{1,60}?\b(?:with|by|for)\b",
     re.IGNORECASE,
 )
 CHANGE_RARITY = 0.8  # a term two sentences share that names one subject ("the outbox")
 _SET_ASIDE_NAMED = re.compile(r"\b(?:instead of|rather than)\s+([^.;:!?]{1,80})", re.IGNORECASE)
+# "replaced X with Y", "swapped X for Y": X is what it sets aside.
+_REPLACED_NAMED = re.compile(
+    r"\b(?:replac(?:e|ed|es|ing)|swap(?:s|ped|ping)?)\s+([^.;:!?]{1,60}?)\s+(?:with|by|for)\b", re.IGNORECASE
+)
+# "X -> Y", "X → Y": a change when Y is a value ("node:18 -> node:20", "parquet → csv"); not a
+# measurement ("1.8 s -> 240 ms") nor a result ("mkdocs → zero warnings").
+_ARROW = re.compile(r"([^\s,;(]+)\s*(?:->|→|=>)\s*([^\s,;)]+)")
+
+
+def _arrows(text: str) -> list[str]:
+    """The values an arrow says were changed from."""
+    return [
+        left
+        for left, right in _ARROW.findall(text)
+        if not left[:1].isdigit() and not right[:1].isdigit() and _values(right.strip(".`'\""))
+    ]
+
+
 _PART = re.compile(r"[a-z][a-z0-9]{4,}")
 
 
@@ -707,8 +735,10 @@ def _supersede_by_change(work: _Digest, text: str, statement: Statement) -> None
     `hyphenation_decompounder`", "put the outbox in their Postgres instead") replaces the latest
     earlier choice it shares a telling term with (one rare in coding talk and English, or a part of
     an identifier: ``dictionary_decompounder`` → ``hyphenation_decompounder``), when each names a
-    value the other does not. Rules stay."""
-    if statement.prompt is None or text.rstrip().endswith("?") or not _CHANGE.search(text):
+    value the other does not. A report that names what it replaced ("swapped X for Y", "X -> Y")
+    replaces the choice naming X, however little else the two share. Rules stay."""
+    arrows = _arrows(text)
+    if statement.prompt is None or text.rstrip().endswith("?") or not (_CHANGE.search(text) or arrows):
         return
     model = background()
     new = rare_terms(text)
@@ -718,8 +748,13 @@ def _supersede_by_change(work: _Digest, text: str, statement: Statement) -> None
     # replaced only if it speaks of that ("in a dependency rather than in middleware" leaves where the
     # keys are stored alone)
     named = [m.group(1) for m in _SET_ASIDE_NAMED.finditer(text)]
+    replaced = [m.group(1) for m in _REPLACED_NAMED.finditer(text)] + arrows
+    named += replaced
     aside = frozenset().union(*(term_set(n) for n in named)) if named else None
     aside_parts = set().union(*(_identifier_parts(n) for n in named)) if named else set()
+    # what a replacing verb names ("swapped X for Y"), when an older choice names it too, is the very
+    # value replaced ("instead of X" alone is not: reports use it to describe, "/a.css instead of /b.css")
+    aside_values = {v for n in replaced for v in _values(n) if not v[:1].isdigit()}
     for index in range(len(work.facts) - 1, -1, -1):
         fact = work.facts[index]
         if fact.status is not FactStatus.ACTIVE or fact.source not in _REPLACEABLE:
@@ -737,12 +772,106 @@ def _supersede_by_change(work: _Digest, text: str, statement: Statement) -> None
             continue
         old = rare_terms(fact.text)
         old_values = old | {t.lower() for t in specific_tokens(fact.text)}
-        telling = any(model.rarity(t) >= CHANGE_RARITY for t in new & old) or bool(
-            new_parts & _identifier_parts(fact.text)
+        telling = (
+            any(model.rarity(t) >= CHANGE_RARITY for t in new & old)
+            or bool(new_parts & _identifier_parts(fact.text))
+            or bool(aside_values & old_values)
         )
-        if telling and new_values - old_values and old_values - new_values:
+        # what it names as replaced is no longer a value of the new sentence ("parquet → csv")
+        kept = new_values - (aside_values & old_values)
+        if telling and kept - old_values and old_values - kept:
             _end(work, index, FactStatus.SUPERSEDED, text, statement)
             return
+
+
+@lru_cache(maxsize=8192)  # every older fact is read again for each new message
+def _values(text: str) -> frozenset[str]:
+    """What a statement names: its rare terms (as terms and as written) and specific tokens,
+    lower-case."""
+    rare = rare_terms(text)
+    written = {w for w in reversal.words(text) if _term_of(w) in rare}
+    return rare | written | {t.lower() for t in specific_tokens(text)}
+
+
+def _replaceable_choice(fact: Fact, before: int) -> bool:
+    """A choice said before prompt ``before`` that a later one may replace: a decision, or the
+    user's own remark (a question or a rule the classifier named is no choice)."""
+    return (
+        fact.status is FactStatus.ACTIVE
+        and fact.source in _REPLACEABLE
+        and (
+            fact.kind is FactKind.DECISION
+            or (fact.kind is FactKind.SAID and fact.source is FactSource.PROMPT)
+        )
+        and not fact.text.rstrip().endswith("?")
+        and (fact.last_prompt or fact.prompt or before) < before
+    )
+
+
+ONE_THOUGHT_CHARS = REPLY_CHARS  # a message this short with one decision is one choice
+
+
+def _supersede_by_message(work: _Digest, message: str, statement: Statement) -> None:
+    """A later message of the user's that sets aside what an earlier one chose ("pg is out then",
+    "scrap the hand-rolled build") or takes up what it set aside ("skip the cache" → "add a proper
+    cache layer"), and names a value of its own in a choice, replaces that earlier message's choices
+    on the subject: the one naming the value, the others sharing a rare term with the new message,
+    and, in a short message, its only decision. Judged over the whole message: a reversal is often
+    said across sentences ("ok X is out then. lets move to Y")."""
+    if statement.prompt is None:
+        return
+    said = [s for s in sentences(message) if not s.rstrip().endswith("?")]
+    dismissed = set().union(*(reversal.set_aside(s) for s in said)) if said else set()
+    adopted = set().union(*(reversal.taken_up(s) for s in said)) if said else set()
+    if not (dismissed or adopted) or not any(
+        _is_choice(s) or _INSTRUCTS.match(s) or _CHANGE.search(s) for s in said
+    ):
+        return
+    text = " ".join(said)
+    new_rare, new_values = rare_terms(text), _values(text)
+    groups: dict[int, list[int]] = {}
+    for index, fact in enumerate(work.facts):
+        if fact.prompt is not None and _replaceable_choice(fact, statement.prompt):
+            groups.setdefault(fact.prompt, []).append(index)
+    for members in groups.values():
+        linked = [i for i in members if _reverses(work.facts[i].text, dismissed, adopted)]
+        if not linked:
+            continue
+        known = set().union(*(_values(work.facts[i].text) for i in members))
+        if not {v for v in new_values - known if not v.isdigit()}:
+            continue  # it names nothing new: a remark on the old value, not a change of it
+        decisions = [i for i in members if work.facts[i].kind is FactKind.DECISION]
+        short = sum(len(work.facts[i].text) for i in members) <= ONE_THOUGHT_CHARS
+        for index in members:
+            fact = work.facts[index]
+            if index in linked or rare_terms(fact.text) & new_rare or (short and decisions == [index]):
+                _end(work, index, FactStatus.SUPERSEDED, message, statement)
+
+
+def _reverses(old: str, dismissed: set[str], adopted: set[str]) -> bool:
+    """Whether a later message sets aside a value ``old`` chose (and did not itself set aside), or
+    takes up one ``old`` set aside."""
+    values, parts = _values(old), reversal.name_parts(old)
+    old_aside = reversal.set_aside(old)
+    if any(reversal.names(w, values, parts) and w not in old_aside for w in dismissed):
+        return True
+    # what it set aside must be one of its values ("skip HDR"), not an everyday word ("not a tool")
+    telling_aside = {s for s in old_aside if s in values or s in parts}
+    return any(reversal.names(s, {a}, set()) for s in telling_aside for a in adopted)
+
+
+def _supersede_removed(work: _Digest, packages: set[str], statement: Statement) -> None:
+    """A package the agent uninstalls (``npm remove esbuild``, ``pip uninstall celery``) is no longer
+    the choice an earlier statement made of it: that choice is superseded by the command."""
+    if not packages or statement.prompt is None:
+        return
+    for index, fact in enumerate(work.facts):
+        if not _replaceable_choice(fact, statement.prompt) or _RULE_LIKE.search(fact.text):
+            continue
+        named = set(reversal.words(fact.text)) | {t.lower() for t in specific_tokens(fact.text)}
+        gone = (packages & named) - reversal.set_aside(fact.text)
+        if gone:
+            _end(work, index, FactStatus.SUPERSEDED, statement.text, statement)
 
 
 def _identifier_parts(text: str) -> set[str]:
@@ -788,9 +917,11 @@ def _dismisses(new: str, old: str, *, strict: bool = False) -> bool:
         return False
     words = [(m.group(0).lower(), _term_of(m.group(0))) for m in _WORD_TOKEN.finditer(new)]
     model = background()
+    # "no webpack" again after "no webpack, use esbuild" agrees with it: no reversal
+    already_aside = {_term_of(w) for w in reversal.set_aside(old)}
     for at, (_, term) in enumerate(words):
         # what is set aside is a value ("no redis"), not an everyday verb ("never run concurrently")
-        if term not in shared or model.rarity(term) < DISMISSED_RARITY:
+        if term not in shared or model.rarity(term) < DISMISSED_RARITY or term in already_aside:
             continue
         before = [w for w, _ in words[max(0, at - DISMISS_REACH) : at]]
         after = " ".join(w for w, _ in words[at + 1 : at + 4])
