@@ -5,6 +5,12 @@
   already ships (boto3, botocore, s3transfer) and minus ``__pycache__`` and test folders.
 * ``build/layers/core/python/continuity_core/``: a copy of ``layers/continuity_core``.
 
+Both are compiled to bytecode by the runtime's Python (``$CONTINUITY_RUNTIME_PYTHON``, else
+``python3.12`` on the PATH, else a pyenv 3.12) with ``unchecked-hash`` ``.pyc`` files: a Lambda sandbox cannot
+write beside its code, so without them every cold start compiles every module it imports (ours,
+Powertools', pydantic's) again. Without that interpreter the layers ship sources only, as before,
+and the build says so.
+
 Each layer is rebuilt only when the sha256 of its inputs changes; the hash lives next to the layer
 (``build/layers/<name>.sha256``, outside the asset directory so it does not change the asset).
 A build goes to a temporary directory first and replaces the layer only when it succeeded.
@@ -16,6 +22,7 @@ import argparse
 import fcntl
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -42,7 +49,11 @@ TOP_LEVEL_DROPPED = ("bin",)
 JUNK_DIRS = ("__pycache__", "tests")
 JUNK_SUFFIXES = (".pyc", ".pyo")
 # Bump to force a rebuild when the build procedure itself changes.
-BUILD_RECIPE_VERSION = "2"
+BUILD_RECIPE_VERSION = "3"
+# The interpreter that compiles the layers' bytecode: it must be the runtime's version.
+RUNTIME_PYTHON_ENV = "CONTINUITY_RUNTIME_PYTHON"
+# Where Lambda mounts a layer's python/ folder: the source path tracebacks name.
+LAYER_MOUNT = "/opt/python"
 
 
 @dataclass(frozen=True)
@@ -51,6 +62,33 @@ class LayerPaths:
 
     deps: Path
     core: Path
+
+
+def runtime_python() -> str | None:
+    """An interpreter of the Lambda runtime's Python version, if this machine has one."""
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    installed = sorted(pyenv.glob(f"{PIP_PYTHON_VERSION}.*/bin/python{PIP_PYTHON_VERSION}"), reverse=True)
+    for name in (os.environ.get(RUNTIME_PYTHON_ENV), f"python{PIP_PYTHON_VERSION}", *map(str, installed)):
+        found = shutil.which(name) if name else None
+        if not found:
+            continue
+        probe = [found, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"]
+        answer = subprocess.run(probe, capture_output=True, text=True, check=False)
+        if answer.returncode == 0 and answer.stdout.strip() == PIP_PYTHON_VERSION:
+            return found
+    return None
+
+
+def compile_layer(layer_dir: Path, python: str | None) -> bool:
+    """``.pyc`` files beside the layer's sources (checked by hash, never against the sources' times:
+    a layer does not change), by ``python``; none without it. Whether it compiled."""
+    if python is None:
+        return False
+    command = [python, "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash"]
+    subprocess.run(
+        [*command, "-s", str(layer_dir / "python"), "-p", LAYER_MOUNT, str(layer_dir / "python")], check=True
+    )
+    return True
 
 
 def runtime_dependencies(pyproject: Path = PYPROJECT) -> list[str]:
@@ -67,8 +105,9 @@ def _tree_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file() and not _is_junk(p.relative_to(root)))
 
 
-def deps_inputs_hash(requirements: list[str]) -> str:
+def deps_inputs_hash(requirements: list[str], compiled: bool = False) -> str:
     recipe = {
+        "compiled": compiled,
         "recipe": BUILD_RECIPE_VERSION,
         "requirements": sorted(requirements),
         "platform": PIP_PLATFORM,
@@ -79,8 +118,8 @@ def deps_inputs_hash(requirements: list[str]) -> str:
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()
 
 
-def core_inputs_hash(source: Path = CORE_SOURCE) -> str:
-    digest = hashlib.sha256(BUILD_RECIPE_VERSION.encode())
+def core_inputs_hash(source: Path = CORE_SOURCE, compiled: bool = False) -> str:
+    digest = hashlib.sha256(f"{BUILD_RECIPE_VERSION}:{compiled}".encode())
     for path in _tree_files(source):
         digest.update(path.relative_to(source).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
@@ -176,24 +215,32 @@ def ensure_layers(
 ) -> LayerPaths:
     """Build (or reuse) both layer directories and return their paths."""
     requirements = runtime_dependencies(pyproject)
+    python = runtime_python()
+    compiled = python is not None
+
+    def deps_build(target: Path) -> None:
+        install_dependencies(requirements, target)
+        compile_layer(target, python)
+
+    def core_build(target: Path) -> None:
+        copy_core(core_source, target)
+        compile_layer(target, python)
+
     with _locked(build_dir):
         deps, deps_built = _build_if_changed(
-            build_dir,
-            "deps",
-            deps_inputs_hash(requirements),
-            lambda target: install_dependencies(requirements, target),
-            force,
+            build_dir, "deps", deps_inputs_hash(requirements, compiled), deps_build, force
         )
         core, core_built = _build_if_changed(
-            build_dir,
-            "core",
-            core_inputs_hash(core_source),
-            lambda target: copy_core(core_source, target),
-            force,
+            build_dir, "core", core_inputs_hash(core_source, compiled), core_build, force
         )
     if log:
         for name, path, built in (("deps", deps, deps_built), ("core", core, core_built)):
             log(f"layer {name}: {'built' if built else 'unchanged'} ({path})")
+        if not compiled:
+            log(
+                f"no Python {PIP_PYTHON_VERSION} here ({RUNTIME_PYTHON_ENV} unset): the layers ship sources "
+                "only, so every cold start compiles what it imports"
+            )
     return LayerPaths(deps=deps, core=core)
 
 

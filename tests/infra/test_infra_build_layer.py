@@ -26,6 +26,12 @@ def _core(root: Path) -> Path:
     return package
 
 
+@pytest.fixture(autouse=True)
+def no_runtime_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sources only unless a test asks for the runtime's Python (its own test below)."""
+    monkeypatch.setattr(build_layer, "runtime_python", lambda: None)
+
+
 def test_the_runtime_dependencies_are_read_from_pyproject() -> None:
     # When the repository's pyproject is read
     dependencies = runtime_dependencies()
@@ -110,3 +116,29 @@ def test_a_failed_dependency_install_leaves_no_layer_marked_as_built(
     with pytest.raises(subprocess.CalledProcessError):
         ensure_layers(tmp_path / "build", pyproject=pyproject, core_source=_core(tmp_path / "src"))
     assert not (tmp_path / "build" / "deps.sha256").exists()
+
+
+def test_with_the_runtimes_python_the_layers_carry_bytecode_a_cold_start_does_not_compile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.undo()  # the real lookup
+    python = build_layer.runtime_python()
+    if python is None:
+        pytest.skip(f"no Python {build_layer.PIP_PYTHON_VERSION} on this machine")
+    # Given a core package with a stale cache of its own, and no third-party dependencies
+    source = _core(tmp_path / "src")
+    pyproject = _pyproject(tmp_path / "pyproject.toml", [])
+    # When the layers are built
+    paths = ensure_layers(tmp_path / "build", pyproject=pyproject, core_source=source)
+    # Then every module has the runtime's bytecode, trusted without a look at the source's time
+    # (a layer never changes), and naming the path Lambda mounts the layer at
+    cache = paths.core / "python" / "continuity_core" / "__pycache__"
+    compiled = sorted(p.name for p in cache.iterdir())
+    assert compiled == ["__init__.cpython-312.pyc", "config.cpython-312.pyc"]
+    header = (cache / "config.cpython-312.pyc").read_bytes()
+    assert int.from_bytes(header[4:8], "little") == 0b01  # hash-based, unchecked
+    assert b"/opt/python/continuity_core/config.py" in header
+    # And a build without that Python is another build (it rebuilds, not reuses)
+    monkeypatch.setattr(build_layer, "runtime_python", lambda: None)
+    ensure_layers(tmp_path / "build", pyproject=pyproject, core_source=source)
+    assert not cache.exists()
