@@ -125,6 +125,26 @@ def test_a_commit_cut_short_after_its_checkpoint_is_taken_over_by_the_retry(
     assert state is not None and (state.prompts_since_checkpoint, state.checkpoints_written) == (0, 1)
 
 
+def test_a_warm_writer_whose_reset_failed_takes_its_own_unfinished_checkpoint_over(
+    stores: Stores, clock: Clock
+) -> None:
+    store = CutShort(stores)
+    store.cut = False
+    writer = CheckpointWriter(stores.states, store, load_config({}), clock)  # one warm process
+    prompts(stores, clock, range(1, 4))
+    first = writer.flush(AGENT, "s1").checkpoint
+    prompts(stores, clock, range(4, 7))
+    store.cut = True  # the next reset fails after its checkpoint is stored (throttled, 5xx)
+    with pytest.raises(RuntimeError):
+        writer.flush(AGENT, "s1")
+    # When the flush is handed over again to the same process
+    second = writer.flush(AGENT, "s1").checkpoint
+    # Then the unfinished checkpoint is gone: every prompt is in exactly one checkpoint
+    kept = stores.checkpoints.list_for_session(AGENT, "s1", 10)
+    assert first is not None and second is not None and [c.id for c in kept] == [first.id, second.id]
+    assert [(c.first_prompt, c.last_prompt) for c in kept] == [(1, 3), (4, 6)]
+
+
 def test_a_flush_whose_token_is_no_longer_the_sessions_writes_nothing(stores: Stores, clock: Clock) -> None:
     prompts(stores, clock, range(1, 11))
     stores.states.claim_flush(AGENT, "s1", "newer", clock(), stale_before=clock())

@@ -100,6 +100,9 @@ class DynamoCheckpointStore:
         # what they held is stored; then the reset, valid only while the state is the one read. On a
         # race the checkpoint is withdrawn and the writer reads again (latest wins), as before.
         self._store(self._put(agent_id, checkpoint, now)["Put"])
+        # Before the reset: a checkpoint an unfinished commit left (which this one holds) must not
+        # outlive it; if a delete fails, the state is not reset and the retry evicts it again.
+        self._evict(agent_id, evict)
         stamp = timestamp(now)
         try:
             call_dynamodb("update_item", **self._consume(agent_id, checkpoint, consumed, stamp))
@@ -110,7 +113,6 @@ class DynamoCheckpointStore:
                 self._withdraw(agent_id, checkpoint)
                 raise StateChangedError(checkpoint.session_key) from error
             # else: an earlier attempt of this very reset landed (botocore retried a lost answer)
-        self._evict(agent_id, evict)
 
     def _consume(
         self, agent_id: str, checkpoint: Checkpoint, consumed: SessionState, stamp: str
@@ -172,8 +174,7 @@ class DynamoCheckpointStore:
             logger.warning("checkpoint %s of a lost race was not withdrawn", checkpoint.id, exc_info=True)
 
     def _evict(self, agent_id: str, evict: list[Checkpoint] | None) -> None:
-        """Over the session's cap: the oldest go after the new one is in (left over on a failure,
-        the next checkpoint's eviction takes them)."""
+        """Over the session's cap, and unfinished ones: they go once the new one is in."""
         for old in evict or []:
             call_dynamodb("delete_item", TableName=self._table, Key=self._key(agent_id, old))
 

@@ -92,8 +92,14 @@ class CheckpointWriter:
             try:
                 self._checkpoints.commit(agent_id, checkpoint, consumed=state, now=now, evict=evicted)
             except StateChangedError:
+                self._forget_written(agent_id, session_key)
                 self._sleep(random.uniform(0.02, 0.08) * (attempt + 1))
                 continue
+            except Exception:
+                # The checkpoint may be stored without its reset: the next attempt must read the
+                # session's checkpoints (to take that one over), not trust what this process wrote.
+                self._forget_written(agent_id, session_key)
+                raise
             self._note_written(agent_id, checkpoint)
             return FlushResult(FlushOutcome.WRITTEN, checkpoint, len(evicted))
         raise FlushConflictError(f"session {session_key} kept changing; retry later")
@@ -148,6 +154,9 @@ class CheckpointWriter:
         recent = self._checkpoints.recent_for_session(agent_id, state.session_key, DIGEST_SOURCES)
         unfinished = [c for c in recent if c.sequence > state.checkpoints_written]
         return merge_digests(c.session_digest for c in recent), unfinished
+
+    def _forget_written(self, agent_id: str, session_key: str) -> None:
+        self._written.pop((agent_id, session_key), None)
 
     def _note_written(self, agent_id: str, checkpoint: Checkpoint) -> None:
         if checkpoint.session_digest is None:
