@@ -3,9 +3,9 @@ from datetime import UTC, datetime, timedelta
 from continuity_core.checkpoints.checkpoints import build_checkpoint, evictions
 from continuity_core.checkpoints.due import (
     STALE_FLUSH_AFTER,
+    armed_flush_to_send,
     is_checkpoint_due,
     is_flush_in_flight,
-    sends_armed_flush,
 )
 from continuity_core.kernel.config import load_config
 from continuity_core.models.checkpoint_trigger import CheckpointTrigger
@@ -54,13 +54,13 @@ def test_an_armed_flush_is_sent_by_the_prompt_that_makes_the_count_due_and_no_ot
     def armed(count: int) -> SessionState:
         return state(flush_token="t", prompts_since_checkpoint=count)
 
-    assert [n for n in range(1, 25) if sends_armed_flush(armed(n), CONFIG)] == [10]
+    assert [n for n in range(1, 25) if armed_flush_to_send(armed(n), CONFIG) == "t"] == [10]
     # Then it is in flight until a whole interval more came without a checkpoint (presumed lost)
     assert [n for n in range(1, 25) if is_flush_in_flight(armed(n), CONFIG, NOW)] == list(range(11, 20))
     # A claimed flush is not armed: its own request time rules
     claimed = state(flush_token="t", flush_requested_at=NOW, prompts_since_checkpoint=10)
-    assert not sends_armed_flush(claimed, CONFIG)
-    assert not sends_armed_flush(state(prompts_since_checkpoint=10), CONFIG)
+    assert armed_flush_to_send(claimed, CONFIG) is None
+    assert armed_flush_to_send(state(prompts_since_checkpoint=10), CONFIG) is None
 
 
 def test_a_checkpoint_covers_exactly_the_prompts_since_the_last_one() -> None:

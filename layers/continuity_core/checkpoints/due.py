@@ -27,7 +27,7 @@ def is_checkpoint_due(state: SessionState, config: ContinuityConfig, now: dateti
 
 
 def is_flush_in_flight(state: SessionState, config: ContinuityConfig, now: datetime) -> bool:
-    """A claimed flush, until it is presumed lost; an armed one (``sends_armed_flush``) once its
+    """A claimed flush, until it is presumed lost; an armed one (``armed_flush_to_send``) once its
     prompt has passed, until a whole interval more came without a checkpoint."""
     if state.flush_token is None:
         return False
@@ -36,13 +36,11 @@ def is_flush_in_flight(state: SessionState, config: ContinuityConfig, now: datet
     return config.prompt_interval < state.prompts_since_checkpoint < 2 * config.prompt_interval
 
 
-def sends_armed_flush(state: SessionState, config: ContinuityConfig) -> bool:
-    """Whether this prompt sends the session's armed flush without claiming it: the session's prompts
-    set a flush token when none is set (the first after a checkpoint), and the one prompt whose count
-    reaches the interval (counts are atomic: exactly one) sends it. A claim (a conditional write)
-    is left for the rarer triggers: time, a lost flush, a session's first checkpoint before arming."""
-    return (
-        state.flush_token is not None
-        and state.flush_requested_at is None
-        and state.prompts_since_checkpoint == config.prompt_interval
-    )
+def armed_flush_to_send(state: SessionState, config: ContinuityConfig) -> str | None:
+    """The token this prompt sends the session's armed flush with, without claiming it, if it is the
+    one to: the session's prompts set a flush token when none is set (the first after a checkpoint),
+    and the one prompt whose count reaches the interval (counts are atomic: exactly one) sends it. A
+    claim (a conditional write) is left for the rarer triggers: time, a lost flush."""
+    if state.flush_requested_at is None and state.prompts_since_checkpoint == config.prompt_interval:
+        return state.flush_token
+    return None

@@ -99,7 +99,7 @@ class DynamoCheckpointStore:
         # prompts; decision 0011): the checkpoint first, so the pending lists are never reset before
         # what they held is stored; then the reset, valid only while the state is the one read. On a
         # race the checkpoint is withdrawn and the writer reads again (latest wins), as before.
-        self._store(self._put(agent_id, checkpoint, now)["Put"])
+        self._store(agent_id, checkpoint)
         # Before the reset: a checkpoint an unfinished commit left (which this one holds) must not
         # outlive it; if a delete fails, the state is not reset and the retry evicts it again.
         self._evict(agent_id, evict)
@@ -150,16 +150,21 @@ class DynamoCheckpointStore:
         }
 
     def put(self, agent_id: str, checkpoint: Checkpoint, now: datetime, evict: list[Checkpoint]) -> None:
-        self._store(self._put(agent_id, checkpoint, now)["Put"])
+        self._store(agent_id, checkpoint)
         self._evict(agent_id, evict)
 
-    def _store(self, put: dict[str, Any]) -> None:
+    def _store(self, agent_id: str, checkpoint: Checkpoint) -> None:
         """The checkpoint's put. Its id is new (a UUID): an item already there is this put's own
         earlier attempt, whose answer was lost and which botocore retried."""
         from botocore.exceptions import ClientError
 
         try:
-            call_dynamodb("put_item", **put)
+            call_dynamodb(
+                "put_item",
+                TableName=self._table,
+                Item=self.item(agent_id, checkpoint),
+                ConditionExpression=f"attribute_not_exists({PK})",
+            )
         except ClientError as error:
             if error.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
@@ -183,15 +188,6 @@ class DynamoCheckpointStore:
         return item_key(
             session_pk(agent_id, checkpoint.session_key), checkpoint_sk(checkpoint.created_at, checkpoint.id)
         )
-
-    def _put(self, agent_id: str, checkpoint: Checkpoint, now: datetime) -> dict[str, Any]:
-        return {
-            "Put": {
-                "TableName": self._table,
-                "Item": self.item(agent_id, checkpoint),
-                "ConditionExpression": f"attribute_not_exists({PK})",
-            }
-        }
 
     def latest_for_session(self, agent_id: str, session_key: str) -> Checkpoint | None:
         found = self._query_session(agent_id, session_key, newest_first=True, limit=1)

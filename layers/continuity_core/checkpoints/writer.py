@@ -88,7 +88,8 @@ class CheckpointWriter:
             )
             # A commit cut short after its checkpoint's put (the reset never came): this one holds
             # all of it (rolled in above) and takes its place, so no prompt is in two checkpoints.
-            evicted += [c for c in unfinished if c.id not in {e.id for e in evicted}]
+            evicting = {c.id for c in evicted}
+            evicted += [c for c in unfinished if c.id not in evicting]
             try:
                 self._checkpoints.commit(agent_id, checkpoint, consumed=state, now=now, evict=evicted)
             except StateChangedError:

@@ -26,6 +26,12 @@ class Once(Generic[Built]):
                 built = self._built
         return built
 
+    def forget(self) -> Built | None:
+        """What was built, if anything; the next call builds again."""
+        with self._lock:
+            built, self._built = self._built, None
+        return built
+
 
 class _OnFirstUse:
     def __init__(self, build: Callable[[], object]) -> None:

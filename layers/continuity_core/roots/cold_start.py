@@ -9,12 +9,12 @@ its own, so one function never uses what another built from its own environment,
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import fields, is_dataclass
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from continuity_core.kernel.clock import Clock, utc_now
+from continuity_core.kernel.once import Once
 
 Deps = TypeVar("Deps")
 
@@ -28,27 +28,19 @@ class ColdStart(Generic[Deps]):
     """``build(os.environ, clock)`` on the first call; the same instance on every later one."""
 
     def __init__(self, build: Callable[[Mapping[str, str], Clock], Deps], clock: Clock = utc_now) -> None:
-        self._build = build
         self.clock = clock
-        self._built: Deps | None = None
-        self._lock = threading.Lock()  # concurrent first invocations build once
+        # Concurrent first invocations build once.
+        self._deps: Once[Deps] = Once(lambda: build(os.environ, self.clock))
 
     def __call__(self) -> Deps:
-        built = self._built
-        if built is None:
-            with self._lock:
-                if self._built is None:
-                    self._built = self._build(os.environ, self.clock)
-                built = self._built
-        return built
+        return self._deps()
 
     def reset(self, clock: Clock | None = None) -> None:
         """Forget what was built (a part that holds memory, a search index, is closed); the next
         call builds again, with ``clock`` if given."""
-        with self._lock:
-            built, self._built = self._built, None
-            if clock is not None:
-                self.clock = clock
+        if clock is not None:
+            self.clock = clock
+        built = self._deps.forget()
         parts = [getattr(built, f.name) for f in fields(built)] if is_dataclass(built) else [built]
         for part in parts:
             if isinstance(part, Closable):

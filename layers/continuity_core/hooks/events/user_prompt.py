@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from continuity_core.checkpoints.due import (
     ARMED_TOKEN_CHARS,
     STALE_FLUSH_AFTER,
+    armed_flush_to_send,
     is_checkpoint_due,
     is_flush_in_flight,
-    sends_armed_flush,
 )
 from continuity_core.extraction.terms import snippet
 from continuity_core.hooks.events.shared import (
@@ -139,15 +139,16 @@ class UserPrompt:
             return False, False
         if is_flush_in_flight(state, self.config, now):
             return False, True
-        if sends_armed_flush(state, self.config) and state.flush_token is not None:
+        armed = armed_flush_to_send(state, self.config)
+        if armed is not None:
             try:
                 self.flushes.request_flush(
-                    agent_id, state.session_key, state.flush_token, self.config.flush_delay_seconds
+                    agent_id, state.session_key, armed, self.config.flush_delay_seconds
                 )
             except Exception:
                 # Claimed as if long ago (presumed lost): the next prompt claims it afresh and asks again.
                 lost_at = now - STALE_FLUSH_AFTER - STALE_FLUSH_AFTER
-                self.states.claim_flush(agent_id, state.session_key, state.flush_token, lost_at, lost_at)
+                self.states.claim_flush(agent_id, state.session_key, armed, lost_at, lost_at)
                 raise
             return True, False
         token = uuid.uuid4().hex
