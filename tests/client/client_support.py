@@ -91,7 +91,11 @@ def spooled(home: Path) -> list[dict]:
     """All spooled records, file by file, in order."""
     records = []
     for path in sorted((home / "spool").glob("*.jsonl")) if (home / "spool").exists() else []:
-        records += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        try:
+            text = path.read_text()
+        except FileNotFoundError:  # delivered and removed by a background delivery since the listing
+            continue
+        records += [json.loads(line) for line in text.splitlines() if line.strip()]
     return records
 
 
