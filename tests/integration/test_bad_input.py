@@ -1,6 +1,7 @@
 """Bad input answers a clear JSON 4xx, never a 500, and stored data is untouched."""
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
@@ -9,7 +10,8 @@ from infra import wiring
 from tests.integration.conftest import prompt
 from tests.support import on_aws
 from tests.support.api import InProcessService
-from tests.support.cold_starts import reset_functions
+from tests.support.clock import Clock
+from tests.support.cold_starts import use_clock
 from tests.support.sessions import SessionsApi
 
 
@@ -65,7 +67,8 @@ def test_a_token_over_its_rate_limit_gets_429_with_retry_after(
     service: InProcessService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CONTINUITY_RATE_LIMIT_PER_MINUTE", "10")
-    reset_functions()
+    # A stopped clock: on the real one, the 12 requests could straddle the window's minute.
+    use_clock(monkeypatch, Clock(datetime.now(UTC).replace(second=5, microsecond=0)))
     from tests.support.lambda_events import http_event, invoke
 
     answers = []
