@@ -145,6 +145,19 @@ def test_a_later_commit_of_the_same_state_is_a_race_and_leaves_no_checkpoint(
     assert ids(stores.checkpoints.list_for_session(agent, "s1", 10)) == [first.id]
 
 
+def test_a_commit_that_loses_its_race_evicts_nothing_over_the_cap(stores: StoreSet, agent: str) -> None:
+    first = checkpoint("s1", minutes(1), 1)
+    stores.checkpoints.put(agent, first, minutes(1), evict=[])
+    identity = SessionIdentity(session_key="s1", harness="claude-code")
+    stores.states.record_prompt(agent, identity, PromptRecord("one"), T0)
+    read = stores.states.get(agent, "s1")
+    assert read is not None
+    stores.states.record_prompt(agent, identity, PromptRecord("two"), minutes(2))  # lands meanwhile
+    with pytest.raises(StateChangedError):
+        stores.checkpoints.commit(agent, checkpoint("s1", minutes(3), 2), read, minutes(3), evict=[first])
+    assert ids(stores.checkpoints.list_for_session(agent, "s1", 10)) == [first.id]
+
+
 def test_evicted_checkpoints_go_once_the_new_one_is_in(stores: StoreSet, agent: str) -> None:
     first, second = checkpoint("s1", minutes(1), 1), checkpoint("s1", minutes(2), 2)
     stores.checkpoints.put(agent, first, minutes(1), evict=[])

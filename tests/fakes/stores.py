@@ -391,19 +391,23 @@ class InMemoryCheckpointStore:
         consumed: SessionState,
         now: datetime,
         evict: list[Checkpoint] | None = None,
+        replaces: list[Checkpoint] | None = None,
     ) -> None:
-        # As DynamoDB does it: the checkpoint's put and the evictions, then the reset on the version
-        # read; a reset that loses the race withdraws the checkpoint; one that already landed is done.
+        # As DynamoDB does it: the checkpoint's put and what it replaces, then the reset on the
+        # version read (a reset that loses the race withdraws the checkpoint; one that already landed
+        # is done), then the evictions over the cap.
         stored = self._memory.states.get((agent_id, checkpoint.session_key))
         version = stored.values.get("version", 0) if stored is not None else 0
         tombstone = stored is not None and TOMBSTONE in stored.values
-        self._put(agent_id, checkpoint, evict)
+        self._put(agent_id, checkpoint, replaces)
         landed = stored is not None and stored.values.get("last_checkpoint_at") == now
         if landed and not tombstone and version == consumed.version + 1:
+            self._put(agent_id, checkpoint, evict)
             return
         if tombstone or version != consumed.version:
             self._session(agent_id, checkpoint.session_key).pop(_sort_key(checkpoint), None)
             raise StateChangedError(checkpoint.session_key)
+        self._put(agent_id, checkpoint, evict)
         if stored is None:
             return
         values = stored.values

@@ -95,12 +95,14 @@ class CutShort:
         self.inner = stores.checkpoints
         self.cut = True
 
-    def commit(self, agent_id: str, checkpoint: Any, consumed: Any, now: Any, evict: Any = None) -> None:
+    def commit(
+        self, agent_id: str, checkpoint: Any, consumed: Any, now: Any, evict: Any = None, replaces: Any = None
+    ) -> None:
         if self.cut:
             self.cut = False
             self.inner.put(agent_id, checkpoint, now, evict=[])
             raise RuntimeError("process ended")
-        self.inner.commit(agent_id, checkpoint, consumed, now, evict)
+        self.inner.commit(agent_id, checkpoint, consumed, now, evict, replaces)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

@@ -92,6 +92,7 @@ class DynamoCheckpointStore:
         consumed: SessionState,
         now: datetime,
         evict: list[Checkpoint] | None = None,
+        replaces: list[Checkpoint] | None = None,
     ) -> None:
         from botocore.exceptions import ClientError
 
@@ -101,8 +102,8 @@ class DynamoCheckpointStore:
         # race the checkpoint is withdrawn and the writer reads again (latest wins), as before.
         self._store(agent_id, checkpoint)
         # Before the reset: a checkpoint an unfinished commit left (which this one holds) must not
-        # outlive it; if a delete fails, the state is not reset and the retry evicts it again.
-        self._evict(agent_id, evict)
+        # outlive it; if a delete fails, the state is not reset and the retry replaces it again.
+        self._evict(agent_id, replaces)
         stamp = timestamp(now)
         try:
             call_dynamodb("update_item", **self._consume(agent_id, checkpoint, consumed, stamp))
@@ -113,6 +114,8 @@ class DynamoCheckpointStore:
                 self._withdraw(agent_id, checkpoint)
                 raise StateChangedError(checkpoint.session_key) from error
             # else: an earlier attempt of this very reset landed (botocore retried a lost answer)
+        # After it: a commit that lost its race must not have taken an old checkpoint with it.
+        self._evict(agent_id, evict)
 
     def _consume(
         self, agent_id: str, checkpoint: Checkpoint, consumed: SessionState, stamp: str
@@ -179,7 +182,7 @@ class DynamoCheckpointStore:
             logger.warning("checkpoint %s of a lost race was not withdrawn", checkpoint.id, exc_info=True)
 
     def _evict(self, agent_id: str, evict: list[Checkpoint] | None) -> None:
-        """Over the session's cap, and unfinished ones: they go once the new one is in."""
+        """Checkpoints this one replaces or pushes over the session's cap."""
         for old in evict or []:
             call_dynamodb("delete_item", TableName=self._table, Key=self._key(agent_id, old))
 

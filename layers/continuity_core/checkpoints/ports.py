@@ -67,10 +67,12 @@ class CheckpointStore(Protocol):
         consumed: SessionState,
         now: datetime,
         evict: list[Checkpoint] | None = None,
+        replaces: list[Checkpoint] | None = None,
     ) -> None:
         """Write the checkpoint and reset what it consumed, only if ``consumed`` is still current.
 
-        Evicted checkpoints are deleted in the same transaction. StateChangedError on a race.
+        ``replaces`` (checkpoints an unfinished commit left, which this one holds) are deleted before
+        the reset, ``evict`` (over the session's cap) after it. StateChangedError on a race.
         """
         ...
 

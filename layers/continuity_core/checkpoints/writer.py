@@ -88,10 +88,12 @@ class CheckpointWriter:
             )
             # A commit cut short after its checkpoint's put (the reset never came): this one holds
             # all of it (rolled in above) and takes its place, so no prompt is in two checkpoints.
-            evicting = {c.id for c in evicted}
-            evicted += [c for c in unfinished if c.id not in evicting]
+            unfinished_ids = {c.id for c in unfinished}
+            evicted = [c for c in evicted if c.id not in unfinished_ids]
             try:
-                self._checkpoints.commit(agent_id, checkpoint, consumed=state, now=now, evict=evicted)
+                self._checkpoints.commit(
+                    agent_id, checkpoint, consumed=state, now=now, evict=evicted, replaces=unfinished
+                )
             except StateChangedError:
                 self._forget_written(agent_id, session_key)
                 self._sleep(random.uniform(0.02, 0.08) * (attempt + 1))
