@@ -361,6 +361,10 @@ class Harness:
         return context
 
     def checkpoints(self, session_id: str) -> int:
+        return len(self.checkpoint_list(session_id))
+
+    def checkpoint_list(self, session_id: str) -> list[dict[str, Any]]:
+        """The service's checkpoints of the session, oldest first (none if it answers otherwise)."""
         import requests
 
         if self.http is None:
@@ -368,7 +372,7 @@ class Harness:
             self.http.headers["Authorization"] = f"Bearer {self.token}"
         quoted = urllib.parse.quote(session_id, safe="")
         answer = self.http.get(f"{self.url}/api/checkpoints/{quoted}", timeout=60)
-        return len(answer.json().get("checkpoints", [])) if answer.status_code == 200 else 0
+        return list(answer.json().get("checkpoints", [])) if answer.status_code == 200 else []
 
 
 def _is_prompt(record: dict[str, Any]) -> bool:
@@ -378,19 +382,17 @@ def _is_prompt(record: dict[str, Any]) -> bool:
     return isinstance(content, str) and not content.startswith("<")
 
 
-class Player:
-    """Plays one sealed session (decoy first) through the installed hooks."""
+class ClaudeCode:
+    """One project folder as Claude Code lives in it, as far as hooks go: the sessions' transcript
+    files where Claude Code keeps them (``~/.claude/projects/<folder, / as ->/<session>.jsonl``),
+    the hooks' common fields, the SessionStart answers. Used by ``Player`` and by
+    ``bench/real_sessions.py``."""
 
-    def __init__(self, harness: Harness, session: SealedSession, base: Path, pause: bool = True) -> None:
+    def __init__(self, harness: Harness, project: Path) -> None:
         self.h = harness
-        self.s = session
-        self.pause = pause
-        self.project = base / session.project
+        self.project = project
         self.project.mkdir(parents=True)
         self.answers: list[int] = []
-        escaped = json.dumps(str(self.project))[1:-1]
-        self.main = [line.replace(PLACEHOLDER, escaped) for line in session.main]
-        self.decoy = [line.replace(PLACEHOLDER, escaped) for line in session.decoy]
         self.folder = harness.home / ".claude" / "projects" / str(self.project).replace("/", "-")
         self.folder.mkdir(parents=True)
 
@@ -423,6 +425,26 @@ class Player:
                 if found:
                     self.h.cli(["remember", found.group(1)], self.project)
 
+    def wait(self, session_id: str, seen: int) -> int:
+        deadline = time.monotonic() + CHECKPOINT_WAIT_S
+        count = self.h.checkpoints(session_id)
+        while count <= seen and time.monotonic() < deadline:
+            time.sleep(0.2)
+            count = self.h.checkpoints(session_id)
+        return count
+
+
+class Player(ClaudeCode):
+    """Plays one sealed session (decoy first) through the installed hooks."""
+
+    def __init__(self, harness: Harness, session: SealedSession, base: Path, pause: bool = True) -> None:
+        super().__init__(harness, base / session.project)
+        self.s = session
+        self.pause = pause
+        escaped = json.dumps(str(self.project))[1:-1]
+        self.main = [line.replace(PLACEHOLDER, escaped) for line in session.main]
+        self.decoy = [line.replace(PLACEHOLDER, escaped) for line in session.decoy]
+
     def turns(self, session_id: str, lines: list[str]) -> None:
         """Every prompt: UserPromptSubmit on the file as it stood, then the turn's lines (and Stop)."""
         records = [json.loads(line) for line in lines]
@@ -442,14 +464,6 @@ class Player:
                 self.h.run("Stop", {**self.base(session_id, "Stop"), "stop_hook_active": False}, self.project)
             if self.pause and number % PAUSE_EVERY == 0:
                 seen = self.wait(session_id, seen)
-
-    def wait(self, session_id: str, seen: int) -> int:
-        deadline = time.monotonic() + CHECKPOINT_WAIT_S
-        count = self.h.checkpoints(session_id)
-        while count <= seen and time.monotonic() < deadline:
-            time.sleep(0.2)
-            count = self.h.checkpoints(session_id)
-        return count
 
     def play(self) -> SessionResult:
         started = time.perf_counter()

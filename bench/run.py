@@ -80,6 +80,12 @@ GOALS: dict[str, tuple[str, float]] = {
     "handoff_marked": (">=", 1),
     "handoff_redelivered": ("<=", 0),
     "handoff_over_cap": ("<=", 0),
+    # Real Claude Code sessions replayed, scored against facts written from the transcripts
+    # (bench/bench_real_sessions.py; the set lives outside the project)
+    "real_sessions_recall": (">=", 0.85),
+    "real_sessions_stale_current": ("<=", 0),
+    "real_sessions_unsupported_share": ("<=", 0.25),
+    "real_sessions_block_chars_max": ("<=", 4000),
 }
 # The load harness's figures, one key per fault kind (``load_hooks_lost_kill``): goals by prefix.
 LOAD_GOALS: dict[str, tuple[str, float]] = {
