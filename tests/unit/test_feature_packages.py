@@ -96,30 +96,42 @@ def test_the_guard_sees_every_adapter() -> None:
     )
 
 
-# -- module size: a long module says why it stays one ---------------------------------------------
+# -- module size: no module over 450 lines ---------------------------------------------------------
 
-LONG_MODULE_LINES = 400
-REASON_MARKER = "One module:"  # the docstring's sentence saying why the module is not split
+LAYERS = CORE.parent
+LONG_MODULE_LINES = 450
+# issue 36 splits these: the modules already over the limit, named so that any other module that
+# grows past it fails. Remove a name here when its module is split; add none.
+KNOWN_LONG_MODULES = {
+    "continuity_core/hooks/dynamo_state.py",
+    "continuity_core/recovery/recovery_block.py",
+    "continuity_core/extraction/sticky.py",
+    "continuity_core/redaction/context.py",
+}
 
 
-def long_modules() -> dict[str, Path]:
+def module_lines() -> dict[str, int]:
     return {
-        str(path.relative_to(CORE)): path
-        for path in sorted(CORE.rglob("*.py"))
-        if len(path.read_text().splitlines()) > LONG_MODULE_LINES
+        str(path.relative_to(LAYERS)): len(path.read_text().splitlines())
+        for path in sorted(LAYERS.rglob("*.py"))
     }
 
 
-def test_a_module_over_400_lines_says_in_its_docstring_why_it_stays_one() -> None:
-    unexplained = [
-        name
-        for name, path in long_modules().items()
-        if REASON_MARKER not in (ast.get_docstring(ast.parse(path.read_text())) or "")
-    ]
-
-    assert unexplained == [], f"split these, or say why not in a {REASON_MARKER!r} sentence of the docstring"
+def long_modules() -> dict[str, int]:
+    return {name: lines for name, lines in module_lines().items() if lines > LONG_MODULE_LINES}
 
 
-def test_the_size_guard_sees_the_long_modules() -> None:
+def test_no_module_in_layers_is_over_450_lines() -> None:
+    too_long = {name: lines for name, lines in long_modules().items() if name not in KNOWN_LONG_MODULES}
+
+    assert too_long == {}, f"split these into modules of at most {LONG_MODULE_LINES} lines"
+
+
+def test_the_size_guard_measures_every_module() -> None:
     # Guards the check above: it would pass, for the wrong reason, if it measured nothing.
-    assert {"checkpoints/rolling.py", "extraction/verdicts.py"} <= set(long_modules())
+    lines = module_lines()
+    split = {"continuity_core/checkpoints/rolling.py", "continuity_core/extraction/verdicts.py"}
+    assert split <= set(lines)
+    assert not split & KNOWN_LONG_MODULES  # the modules split once stay off the list
+    # Each name on the list is a module that exists (a renamed or deleted one is taken off).
+    assert set(lines) >= KNOWN_LONG_MODULES

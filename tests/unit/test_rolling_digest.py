@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from continuity_core.checkpoints.rolling import CAPS, Statement, roll
+from continuity_core.checkpoints.ranking import CAPS
+from continuity_core.checkpoints.rolling import Statement, roll
 from continuity_core.extraction.sticky import Role
 from continuity_core.models.session_digest import FactKind, FactSource, FactStatus, SessionDigest
 from continuity_core.recovery.fit import Section, assemble

@@ -7,16 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from continuity_core.extraction.verdicts import (
+from continuity_core.extraction.failing_tests import (
     Failing,
-    TestRun,
     falls_under,
     from_records,
-    parse_run,
     same_test,
     to_records,
     track,
 )
+from continuity_core.extraction.verdicts import TestRun, parse_run
 
 SAMPLES = Path(__file__).parent / "verdict_samples"
 

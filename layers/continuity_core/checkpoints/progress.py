@@ -4,8 +4,9 @@ Read from the live transcript, not from what anyone said: the harness's task lis
 state (the client renders Claude Code's TodoWrite and task tools, Codex's plan updates, Gemini CLI's
 and OpenCode's todos as a ``Plan:`` block, ``- [x]`` done, ``- [>]`` doing, ``- [ ]`` to do), the
 commits a ``git commit`` printed (``[main 1a2b3c4] message``), the files a shell command deleted,
-and the test runners' verdicts (``extraction/verdicts.py``): a test reported failing stays failing until
-a later run reports it passing, or a run of the same runner over its scope reports no failures.
+and the test runners' verdicts (``extraction/verdicts.py``, ``extraction/failing_tests.py``): a test
+reported failing stays failing until a later run reports it passing, or a run of the same runner over
+its scope reports no failures.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 import re
 import shlex
 
-from continuity_core.extraction.verdicts import Failing, TestRun, parse_run, track
+from continuity_core.extraction.failing_tests import Failing, track
+from continuity_core.extraction.verdicts import TestRun, parse_run
 from continuity_core.models.session_digest import FailingTest, PlanItem
 
 MAX_PLAN_ITEMS = 40
@@ -74,7 +76,7 @@ def with_commits(commits: list[str], new: list[str]) -> list[str]:
 
 def track_failing(failing: list[FailingTest], run: TestRun, prompt: int | None) -> list[FailingTest]:
     """The failing tests after ``run``: its failures added, its passes (by name, or a clean run over
-    a scope holding the test) removed (``verdicts.track``)."""
+    a scope holding the test) removed (``failing_tests.track``)."""
     before = [Failing(f.test, f.runner, f.prompt or 0) for f in failing]
     after = track(before, run, prompt or 0)
     return [FailingTest(test=f.test[:400], runner=f.runner, prompt=f.since_prompt or None) for f in after][

@@ -11,7 +11,7 @@
 - ``removed_packages``: what a shell command uninstalls (npm, yarn, pnpm, pip, poetry, uv, cargo,
   go, brew, gem, composer).
 
-Pure text; ``checkpoints/rolling.py`` decides what the evidence replaces.
+Pure text; ``checkpoints/supersession.py`` decides what the evidence replaces.
 """
 
 from __future__ import annotations
