@@ -219,6 +219,29 @@ def _line(text: str) -> str:
     return text if len(text) <= MAX_VERDICT_LINE_CHARS else f"{text[:MAX_VERDICT_LINE_CHARS].rstrip()} …"
 
 
+# A document's rule (a CLAUDE.md or AGENTS.md read, a task's spec from an issue tracker): what the
+# session must keep to, kept past the head like a verdict line.
+RULE_PATTERN = (
+    r"(?i)\b(?:must|never|always|required|do not|don't|should not|shouldn't|exactly|only use|prefer|"
+    r"make sure|use \S+ (?:instead|not)|no-gos?)\b"
+)
+DOCUMENT_PATTERN = r"(?m)^\s*(?:\d+\u2192)?(?:#{1,3} \S|[A-Z][A-Z ]{5,}$)"
+MAX_RULE_CHARS = 800
+_rules: list[re.Pattern[str]] = []  # [RULE_PATTERN, DOCUMENT_PATTERN], compiled at first use
+
+
+def rule_lines(lines: list[str]) -> list[int]:
+    """The indices of a document's lines that state a rule; none when the text is no document."""
+    if not _rules:
+        import re  # already loaded by the hook path's standard library; compiled once, when needed
+
+        _rules.extend((re.compile(RULE_PATTERN), re.compile(DOCUMENT_PATTERN)))
+    rule, document = _rules
+    if not document.search("\n".join(lines[:400])):
+        return []
+    return [i for i, line in enumerate(lines) if len(line) < MAX_SCANNED_LINE_CHARS and rule.search(line)]
+
+
 def trim_result(text: str, limit: int = MAX_RESULT_CHARS) -> str:
     """A tool result's head (``limit`` characters, as ``cut``), then, when it was longer, the lines
     of the rest that carry a test verdict (the last ones first, up to ``MAX_VERDICT_CHARS``) and
@@ -242,6 +265,14 @@ def trim_result(text: str, limit: int = MAX_RESULT_CHARS) -> str:
             continue
         if len(shown) + 1 > budget:
             break
+        budget -= len(shown) + 1
+        seen.add(shown)
+        chosen.append(index)
+    budget = MAX_RULE_CHARS
+    for index in rule_lines(lines):
+        shown = _line(lines[index])
+        if index in chosen or shown in seen or len(shown) + 1 > budget:
+            continue
         budget -= len(shown) + 1
         seen.add(shown)
         chosen.append(index)
@@ -503,6 +534,49 @@ def claude_plan_result(
 CLAUDE_SKIPPED_TYPES = frozenset(
     {"summary", "file-history-snapshot", "progress", "queue-operation", "attachment", "custom-title"}
 )
+# A hook's outcome as Claude Code writes it in a ``system`` line (ANSI bold around the event):
+# "PostToolUse:Edit [uv run ruff format] completed successfully: 24 files left unchanged".
+_HOOK_OUTCOME = "(?s)^(\\w+(?::[\\w.-]+)?) \\[(.+?)\\] (completed successfully|failed[^:]*|[a-z][\\w -]*error[^:]*)(?::\\s*(.*))?$"
+_hook_outcome: list[Any] = []  # compiled at first use
+
+
+def hook_outcome(record: dict[str, Any]) -> str:
+    """A hook's outcome line (the project's own checks: a formatter after each edit, tests at each
+    stop) as a ``Hook (event): command`` block and its ``Result``; other system lines: nothing."""
+    content = record.get("content")
+    if not isinstance(content, str) or record.get("subtype") or "[" not in content:
+        return ""
+    import re  # loaded by the hook path's standard library already; compiled once, when needed
+
+    if not _hook_outcome:
+        _hook_outcome.append(re.compile(_HOOK_OUTCOME))
+    found = _hook_outcome[0].match(re.sub("\x1b\\[[0-9;]*m", "", content).strip())
+    if found is None:
+        return ""
+    event, command, status, output = found.groups()
+    result = trim_result(f"{status}: {output.strip()}" if output and output.strip() else status)
+    return blocks(f"Hook ({event}): {one_line(command, MAX_INPUT_CHARS)}", f"Result: {result}")
+
+
+def queued_operation(record: dict[str, Any], state: dict[str, Any]) -> str:
+    """Claude Code's ``queue-operation`` lines: a prompt typed while the agent worked is enqueued;
+    ``dequeue`` means a user line for it follows, ``remove`` that it was handed to the agent
+    mid-turn and no user line will say it: then it is the user's words, placed before the agent's
+    next message (not between a tool call and its result)."""
+    operation = record.get("operation")
+    if operation == "enqueue":
+        state["queued"] = users_words(result_text(record.get("content")))
+    elif operation == "remove" and state.get("queued"):
+        state["handed"] = state.pop("queued")
+    else:
+        state.pop("queued", None)
+    return ""
+
+
+def handed_prompt(state: dict[str, Any]) -> str:
+    """The prompt a ``remove`` handed over, once: it starts the agent's next message's turn."""
+    handed = state.pop("handed", "")
+    return f"User: {cut(handed, MAX_TEXT_CHARS)}" if handed else ""
 
 
 def queued_prompt(record: dict[str, Any]) -> str:
@@ -536,6 +610,14 @@ def _sidechain(record: dict[str, Any], state: dict[str, Any]) -> bool:
 
 
 def render_claude(record: dict[str, Any], state: dict[str, Any]) -> Rendered:
+    if state.get("handed") and record.get("type") == "assistant" and not record.get("isSidechain"):
+        handed = blocks(handed_prompt(state))
+        rendered = _render_claude(record, state)
+        return Rendered(handed + rendered.text, rendered.boundary)
+    return _render_claude(record, state)
+
+
+def _render_claude(record: dict[str, Any], state: dict[str, Any]) -> Rendered:
     kind = record.get("type")
     if kind == "attachment" and not record.get("isMeta"):
         attachment = record.get("attachment")
@@ -548,11 +630,13 @@ def render_claude(record: dict[str, Any], state: dict[str, Any]) -> Rendered:
             )
         typed = queued_prompt(record)
         return Rendered(blocks(f"User: {cut(typed, MAX_TEXT_CHARS)}" if typed else ""))
+    if kind == "queue-operation":
+        return Rendered(queued_operation(record, state))
     if kind in CLAUDE_SKIPPED_TYPES or record.get("isMeta") or _sidechain(record, state):
         return NOTHING
     if kind == "system":
         if record.get("subtype") != "compact_boundary":
-            return NOTHING
+            return Rendered(hook_outcome(record))
         metadata = record.get("compactMetadata") or {}
         trigger = metadata.get("trigger") if isinstance(metadata, dict) else None
         return Rendered(blocks(f"--- context compacted ({trigger or 'compaction'}) ---"), boundary=True)

@@ -20,8 +20,10 @@ from continuity_core.models.session_digest import (
     FactKind,
     FactSource,
     FactStatus,
+    CheckVerdict,
     FailingTest,
     PlanItem,
+    ProjectCommand,
 )
 
 ENDED_BY_CHARS = 160
@@ -70,6 +72,8 @@ class WorkingDigest:
     report: Fact | None = None
     proposal: Fact | None = None
     compacted_prompt: int | None = None
+    checks: list[CheckVerdict] = field(default_factory=list)
+    commands: list[ProjectCommand] = field(default_factory=list)
 
 
 @lru_cache(maxsize=8192)  # the same facts are keyed again for every statement merged

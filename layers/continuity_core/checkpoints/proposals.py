@@ -16,8 +16,7 @@ from continuity_core.extraction.sticky import ASKED, Candidate, Role, extract, s
 from continuity_core.extraction.terms import snippet
 from continuity_core.models.session_digest import Fact, FactKind, FactSource
 
-REPORT_CHARS = 320  # the agent's latest report: its most telling sentences
-REPORT_SENTENCES = 3
+REPORT_CHARS = 1800  # the agent's latest report, as written: the briefing splits it into claims
 CONCLUSIONS_PER_TURN = 2  # a final message's specific sentences kept as findings
 # A reply that says no, not yet or wait is no acceptance, however short.
 _NOT_ACCEPTING = re.compile(
@@ -123,10 +122,10 @@ def take_report(work: WorkingDigest, statement: Statement) -> None:
         else None
     )
     if ranked:
-        best = [s for s in concluded if s in ranked[:REPORT_SENTENCES]]
+        text = statement.text.strip()
         work.report = Fact(
             kind=FactKind.FINDING,
-            text=snippet(" ".join(best), REPORT_CHARS) or "",
+            text=text if len(text) <= REPORT_CHARS else text[: REPORT_CHARS - 1].rstrip() + "…",
             source=FactSource.AGENT,
             prompt=statement.prompt,
             at=statement.at,

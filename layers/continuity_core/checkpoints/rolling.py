@@ -31,9 +31,12 @@ report and proposal, the user's acceptance) and ``ranking.py``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime
 
 from continuity_core.checkpoints import progress
+from continuity_core.extraction.doc_rules import DOCUMENT_RULE, document_rules
+from continuity_core.extraction.refusals import refused
 from continuity_core.checkpoints.digest_work import (
     CONCLUSION,
     INSTRUCTS,
@@ -132,6 +135,8 @@ def roll(
         base.report,
         base.proposal,
         base.compacted_prompt,
+        list(base.checks),
+        list(base.commands),
     )
     for statement in statements:
         _take(work, statement)
@@ -173,15 +178,19 @@ def roll(
         report=work.report,
         proposal=work.proposal,
         compacted_prompt=work.compacted_prompt,
+        checks=work.checks,
+        commands=work.commands,
     )
 
 
 def _take(work: WorkingDigest, statement: Statement) -> None:
     """One statement into the digest, by what it is."""
+    if not statement.tool and statement.command is None and any(" " in root for root in work.roots):
+        statement = _relative_paths(statement, work.roots)
     if statement.plan:
         work.plan, work.plan_prompt = progress.plan_items(statement.text), statement.prompt
     elif statement.command is not None:
-        _take_result(work, statement.command, statement.text, statement.prompt)
+        _take_result(work, statement)
     elif statement.tool:
         _take_tool(work, statement)
     elif statement.kind is not None:
@@ -203,6 +212,15 @@ def _take(work: WorkingDigest, statement: Statement) -> None:
             _mark_summarized(work, statement)
 
 
+def _relative_paths(statement: Statement, roots: list[str]) -> Statement:
+    """Paths under a project folder with a space in its name (``~/Documents/My Project``) made
+    relative, so that a path named in prose is read whole, not cut at the space."""
+    text = statement.text
+    for root in sorted(roots, key=len, reverse=True):
+        text = text.replace(root.rstrip("/") + "/", "")
+    return statement if text == statement.text else replace(statement, text=text)
+
+
 def _take_tool(work: WorkingDigest, statement: Statement) -> None:
     for candidate in tool_files(statement.text):
         add_fact(work, candidate, statement)
@@ -213,8 +231,18 @@ def _take_tool(work: WorkingDigest, statement: Statement) -> None:
         supersede_removed(work, reversal.removed_packages(command), statement)
 
 
-def _take_result(work: WorkingDigest, command: str, output: str, prompt: int | None) -> None:
+def _take_result(work: WorkingDigest, statement: Statement) -> None:
+    """A tool's output, read with its call: commits, checks, the project's commands, a document's
+    rules, failing tests."""
+    command, output, prompt = statement.command or "", statement.text, statement.prompt
     work.commits = progress.with_commits(work.commits, progress.commits_in(output))
+    shell = progress.shell_command(command)
+    if shell and not refused(output):  # a refused command never ran
+        hooked = progress.hook_command(command)
+        work.checks = progress.with_check(work.checks, shell, output, prompt)
+        work.commands = progress.with_command(work.commands, shell, hooked[0] if hooked else None)
+    for rule, document in document_rules(command, output):
+        add_fact(work, Candidate(FactKind.CONSTRAINT, rule, f"{DOCUMENT_RULE}{document}"), statement)
     run = progress.verdict(command, output)
     if run is not None:
         work.failing = progress.track_failing(work.failing, run, prompt)

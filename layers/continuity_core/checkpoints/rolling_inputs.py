@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from continuity_core.checkpoints.rolling import Statement
+from continuity_core.extraction.refusals import refusal_reason
 from continuity_core.extraction.sticky import Role
 from continuity_core.hooks.injected_context import is_injected, strip_injected
 from continuity_core.models.session_digest import FactKind, FactSource, PromptNote
 from continuity_core.models.state import SessionState
 
 _LABEL = re.compile(
-    r"^(User:|Assistant:|Tool [\w.:-]+?(?=:|$)|Result(?: \(error\))?:|Plan:|\[Compact summary\]|"
+    r"^(User:|Assistant:|Tool [\w.:-]+?(?=:|$)|Hook \([^)\n]*\)(?=:)|Result(?: \(error\))?:|Plan:|\[Compact summary\]|"
     r"--- context compacted)"
 )
 _SPACES = re.compile(r"\s+")
@@ -53,7 +54,7 @@ def transcript_blocks(text: str) -> list[Block]:
                 blocks[-1] = Block(last.label, f"{last.text}\n{line}")
             continue
         label = match.group(1)
-        if label.startswith("Tool "):
+        if label.startswith(("Tool ", "Hook (")):
             blocks.append(Block("Tool", line.strip()))
         elif label == "[Compact summary]":
             blocks.append(Block("Summary", line[len(label) :].strip()))
@@ -112,7 +113,13 @@ def digest_inputs(
     number: int | None = None
     last_user: Statement | None = None
     finals = _final_messages(blocks)
+    calls: list[Block] = []  # tool calls not answered yet: parallel calls' results come in their order
     for index, block in enumerate(blocks):
+        call = calls.pop(0) if block.label == "Result" and calls else None
+        if block.label == "Tool":
+            calls.append(block)
+        elif block.label in ("User", "Assistant"):
+            calls.clear()
         if block.label == "User":
             if index not in numbers:
                 continue
@@ -137,17 +144,20 @@ def digest_inputs(
             from_transcript.append(
                 Statement(block.text, Role.SUMMARY, FactSource.COMPACTION_SUMMARY, number, now)
             )
-        elif block.label == "Result" and index and _runs_subagent(blocks[index - 1]):
+        elif block.label == "Result" and call is not None and _runs_subagent(call):
             # A sub-agent's report: its findings, as the agent's own final words.
             from_transcript.append(
                 Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, final=True)
             )
-        elif block.label == "Result" and index and blocks[index - 1].label == "Tool":
+        elif block.label == "Result" and (reason := refusal_reason(block.text)):
+            # The user turned a tool call down and said why ("use pnpm"): a rule of theirs.
+            from_transcript.append(
+                Statement(reason, Role.USER, FactSource.PROMPT, number, now, kind=FactKind.CONSTRAINT)
+            )
+        elif block.label == "Result" and call is not None:
             # A tool's output: its verdicts (tests, commits), read with the command that made it.
             from_transcript.append(
-                Statement(
-                    block.text, Role.AGENT, FactSource.AGENT, number, now, command=blocks[index - 1].text
-                )
+                Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, command=call.text)
             )
     first_matched = min(matched) if matched else None
     before: list[Statement] = []

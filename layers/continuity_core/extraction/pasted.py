@@ -94,3 +94,69 @@ def own_words(text: str) -> str:
                 continue
         kept.append(line)
     return "\n".join(kept)
+
+
+_FAILED_TEST = re.compile(
+    r"^(?:FAILED|ERROR)\s+(?:[^\s:]+::)?([\w\[\].-]+)|^--- FAIL: (\S+)|^\s*[×✗✕]\s+(.+?)\s*$|"
+    r"^_{3,} ([\w\[\].:-]+) _{3,}$"  # pytest's header over each failure
+)
+_COUNTS = re.compile(r"\b\d+ (?:passed|failed|errors?|skipped|failures?|tests?)\b")
+_KINDS = (
+    ("pytest output", re.compile(r"pytest|test session starts|::\w+|^E\s{2,}|short test summary", re.M)),
+    ("a traceback", re.compile(r"Traceback \(most recent call last\)|^\s+at [\w$.]+[ (]", re.M)),
+    ("a diff", re.compile(r"^(?:diff --git|@@ |\+\+\+ |--- )", re.M)),
+    ("JSON", re.compile(r"^\s*[\[{]|\"\w+\"\s*:", re.M)),
+    ("headers", re.compile(r"^(?:GET|POST|PUT|HTTP/\d|[A-Z][\w-]+: )", re.M)),
+)
+MIN_PASTE_LINES = 3  # fewer material lines are quoted as they are
+
+
+def _paste_note(lines: list[str]) -> str:
+    """``(+ 45 lines of pytest output: 2 failed: test_a, test_b)``: what a pasted run of lines was."""
+    text = "\n".join(lines)
+    kind = next((name for name, pattern in _KINDS if pattern.search(text)), "pasted output")
+    failed: list[str] = []
+    for line in lines:
+        found = _FAILED_TEST.match(line.strip())
+        name = next((g for g in found.groups() if g), None) if found else None
+        if name and name not in failed:
+            failed.append(name)
+    counts = [m.group(0) for line in lines for m in _COUNTS.finditer(line)]
+    detail = ", ".join(dict.fromkeys(counts[-3:]))
+    if failed:
+        shown = ", ".join(failed[:3]) + (", …" if len(failed) > 3 else "")
+        detail = f"{detail + '; ' if detail else ''}failing: {shown}"
+    return f"(+ {len(lines)} lines of {kind}{': ' + detail if detail else ''})"
+
+
+def summarise_pasted(text: str) -> str:
+    """``text`` with each pasted run replaced by one line that says what it was: a fenced block, or
+    paragraphs (between blank lines) of output — a third of their lines material, or between two
+    such — of ``MIN_PASTE_LINES`` lines or more. The user's own words stay as written."""
+    out: list[str] = []
+    pieces = re.split(r"(```.*?(?:```|\Z))", text, flags=re.DOTALL)
+    for index, piece in enumerate(pieces):
+        if index % 2:  # a fenced block
+            body = [line for line in piece.strip("`").split("\n")[1:] if line.strip()]
+            out.append(_paste_note(body) if body else "")
+            continue
+        paragraphs = [p.split("\n") for p in re.split(r"\n\s*\n", piece)]
+        material = [
+            3 * sum(is_material_line(line) for line in lines) >= max(1, len([x for x in lines if x.strip()]))
+            for lines in paragraphs
+        ]
+        for i in range(1, len(paragraphs) - 1):
+            material[i] = material[i] or (material[i - 1] and material[i + 1])
+        run: list[str] = []
+        for lines, is_material in [*zip(paragraphs, material, strict=True), ([], False)]:
+            if is_material:
+                run.extend(line for line in lines if line.strip())
+                continue
+            if len(run) >= MIN_PASTE_LINES:
+                out.append(_paste_note(run))
+            elif run:
+                out.append("\n".join(run))
+            run = []
+            if lines:
+                out.append("\n".join(lines))
+    return re.sub(r"\n{3,}", "\n\n", "\n\n".join(p for p in out if p.strip())).strip()

@@ -263,7 +263,7 @@ _NOT_PATHS = _words(
 )
 _SYMBOL = re.compile(r"`([^`\s]{3,80})`")
 _TOOL = re.compile(r"^Tool ([\w.:-]+)(?::\s*(.*))?$", re.DOTALL)
-_PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add|Delete) File: (\S+)")
+_PATCH_FILE = re.compile(r"\*\*\* (?:Update|Add|Delete) File: ([^\n]*\S)")
 EDIT_TOOLS = _words(
     "edit multiedit notebookedit str_replace_based_edit_tool replace edit_file apply_patch patch",
     "str_replace edit_notebook",
@@ -322,6 +322,14 @@ def paths_in(text: str) -> list[str]:
         if _looks_like_path(path):
             found.setdefault(path, None)
     return list(found)
+
+
+def _tool_path(argument: str) -> str:
+    """The path a file tool's line names: all of it when it is one absolute path (a project folder
+    may have a space in its name: ``~/Documents/My Project``), else its first word."""
+    if argument.startswith(("/", "~/")) and "\n" not in argument and not re.search(r"\s[/~]", argument):
+        return argument
+    return argument.split()[0] if argument else ""
 
 
 def _looks_like_path(path: str) -> bool:
@@ -480,5 +488,5 @@ def tool_files(tool_block: str) -> list[Candidate]:
     else:
         return []
     patched = _PATCH_FILE.findall(argument)
-    paths = patched or ([argument.split()[0]] if argument and _looks_like_path(argument.split()[0]) else [])
+    paths = patched or ([path] if (path := _tool_path(argument)) and _looks_like_path(path) else [])
     return [Candidate(FactKind.FILE, path, action.value) for path in paths]

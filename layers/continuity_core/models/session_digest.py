@@ -107,6 +107,30 @@ class FailingTest(BaseModel):
     prompt: int | None = Field(None, description="The prompt of the run that first showed it failing.")
 
 
+class CheckVerdict(BaseModel):
+    """The latest verdict of one check the session ran (a test, lint, type, format or build command)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    target: str = Field(max_length=200, description="The command, as a person would type it again.")
+    verdict: str = Field(max_length=200, description="The runner's own words: `138 passed`, `0 errors`.")
+    passed: bool
+    prompt: int | None = None
+    runs: int = Field(1, ge=1)
+    in_summary: bool = False
+
+
+class ProjectCommand(BaseModel):
+    """How the project runs a tool, as the session ran it (or a hook the project set up ran it)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    command: str = Field(max_length=200)
+    runs: int = Field(1, ge=1)
+    hook: str | None = Field(None, description="The hook event that runs it (`PostToolUse:Edit`, `Stop`).")
+    in_summary: bool = False
+
+
 class SessionDigest(BaseModel):
     """What a session has established so far; never reset by a checkpoint."""
 
@@ -125,6 +149,8 @@ class SessionDigest(BaseModel):
     plan_prompt: int | None = None
     commits: list[str] = Field(default_factory=list, description="Commits made in the session, newest last.")
     failing: list[FailingTest] = Field(default_factory=list)
+    checks: list[CheckVerdict] = Field(default_factory=list, description="Latest verdict per check, oldest first.")
+    commands: list[ProjectCommand] = Field(default_factory=list, description="The project's commands, first use first.")
     report: Fact | None = Field(None, description="What the agent's latest final message reported.")
     proposal: Fact | None = Field(
         None, description="What the agent's latest final message proposed, awaiting the user's reply."

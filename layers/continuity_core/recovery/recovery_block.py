@@ -1,41 +1,45 @@
-"""The recovery block rendered from a rolling session digest, inside a character budget.
+"""The recovery block: the briefing an engineer would leave a colleague, from a rolling session digest.
 
-Layout: the last instruction (verbatim), then constraints, decisions, open questions, findings,
-remembered facts, files in play, next steps, the most recent distinct prompts, and what is no longer
-current (superseded decisions, answered questions, each marked as such). Every fact says where it
-came from. The budget is shared fairly: the last instruction and the constraints are placed first
-and never dropped while anything else remains; the other kinds split what is left, a kind needing
-less than its share leaving the rest to the others. Whole lines only: what does not fit is counted
-in a closing line, never cut silently. No text appears twice.
+One layout for every source (startup, resume, clear, compact, a new session of the project, a
+hand-off, ``recover 2``, the MCP ``recover`` tool, the dashboard's injection view). Under the
+caller's heading and provenance line, in this order, each section only when it has something:
 
-One module: one renderer read top to bottom, the line each kind of fact makes and the budget they
-share (``_fair_shares``), which must see every section at once.
+- **Where things stand**: the agent's task list (latest state), its last report as short claims,
+  what it found, the session's commits, and edits no check has run on since;
+- **Next**: the user's last instruction, quoted (pasted output summarised), and whether the agent
+  has reported on it;
+- **Rules in force**: the user's standing constraints and remembered facts, in their words, and the
+  project's rules the session relied on (its hooks, the commands it ran its checks with);
+- **Decisions**: current ones, one line each, with what a reversal replaced;
+- **Open**: questions and problems still open (one answered by a sentence about it leaves);
+- **Checks**: the latest verdict per test, lint, type, format or build command, failing first;
+- **Files**: the few that matter, with what happened to each;
+- **No longer current**: the few reversed or finished items a successor might otherwise redo.
+
+After a compaction whose summary the digest took in, the block is the compaction-loss check: the
+facts the summary already holds are left out and one line says so.
+
+Every line is short (``LINE_CHARS``; the quoted instruction aside) and says something once. The
+budget is shared round-robin, a line per section at a time in the order above, so every section
+keeps its best lines; what does not fit is counted in a closing line, never cut silently.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from continuity_core.checkpoints.rolling import (
-    CONCLUSION,
-    fact_key,
-    score,
-    strongest_action,
-    visibly_linked,
-)
+from continuity_core.checkpoints.digest_work import CONCLUSION, INSTRUCTS, fact_key, visibly_linked
+from continuity_core.checkpoints.ranking import score, strongest_action
+from continuity_core.extraction.checks import runs_checks
+from continuity_core.extraction.claims import claims, clip
+from continuity_core.extraction.doc_rules import DOCUMENT_RULE
+from continuity_core.extraction.pasted import is_material_line, summarise_pasted
 from continuity_core.extraction.paths import names_a_file
-from continuity_core.extraction.salience import (
-    is_tentative,
-    rare_terms,
-    salience,
-    select,
-    term_set,
-    topic_terms,
-)
+from continuity_core.extraction.salience import is_tentative, salience, term_set
 from continuity_core.extraction.sticky import ASKED, FileAction
-from continuity_core.extraction.terms import snippet
 from continuity_core.models.session_digest import (
+    CheckVerdict,
     Fact,
     FactKind,
     FactSource,
@@ -45,94 +49,364 @@ from continuity_core.models.session_digest import (
 )
 from continuity_core.recovery.fit import fit
 
-LAST_INSTRUCTION_SHARE = 0.35  # of the budget, at most, for the last instruction
-SUMMARY_SHARE = 0.15  # and for the agent's own summary
-PROGRESS_SHARE = 0.2  # and for where things stand
-USER_WORDS_CHARS = 3000  # the user's own sentences, at most
-USER_WORDS_FIRST = 1600  # of which placed before the structured sections share the rest
-DONE_SHOWN = 5  # finished plan items shown (the newest)
-FAILING_SHOWN = 6  # failing tests named (the newest)
-COMMITS_SHOWN = 4
-# A decision or question said in the session (not an agent digest's) needs this much content to be
-# shown: "OK, we're going to make a little experiment here." and "did that fix it?" have none.
-FACT_FLOOR = 0.5
-_SAID_LIVE = (FactSource.PROMPT, FactSource.AGENT)
-ENDED_TEXT_CHARS = 160  # a question shown with its likely answer: its gist is enough
-_PLAN_MARK = {"done": "[x]", "doing": "[>]", "todo": "[ ]"}
-# The closing line: what was left out, of ~8 kinds, and what the digest dropped before.
-OMITTED_LINE_CHARS = 300
+BRIEFING_CHARS = 4000  # the whole block, on every source
+AFTER_SUMMARY_CHARS = 2500  # beside a compaction summary the agent already reads
+LINE_CHARS = 200
+INSTRUCTION_CHARS = 600
+DONE_SHOWN = 3
+TODO_SHOWN = 4
+FOUND_SHOWN = 3
+EARLIER_SHOWN = 4
+FILES_SHOWN = 8
+ENDED_SHOWN = 4
+CHECKS_SHOWN = 6
+SAID_SHOWN = 3
+COMMAND_RUNS = 3  # a command that runs no check is the project's way when the session ran it this often
+SAID_FLOOR = 0.9  # a plain sentence of the user's among the rules: only a telling one
+FACT_FLOOR = 0.5  # a decision or question said in passing needs this much content
 MORE = "`continuity recover 3` (MCP tool `recover`, level 3) has the full checkpoint"
 
-_TITLES = {
-    FactKind.CONSTRAINT: "Constraints (still in force)",
-    FactKind.DECISION: "Decisions",
-    FactKind.QUESTION: "Open Questions and Blockers",
-    FactKind.FINDING: "Findings",
-    FactKind.REMEMBERED: "Remembered",
-    FactKind.FILE: "Files in Play",
-    FactKind.NEXT_STEP: "Next Steps",
-    FactKind.SAID: "In the User's Own Words (in order said)",
-}
-_SHARED_ORDER = (
-    FactKind.DECISION,
-    FactKind.QUESTION,
-    FactKind.SAID,
-    FactKind.FINDING,
-    FactKind.REMEMBERED,
-    FactKind.FILE,
-    FactKind.NEXT_STEP,
+WHERE = "Where things stand"
+NEXT = "Next"
+RULES = "Rules in force"
+DECISIONS = "Decisions"
+OPEN = "Open"
+CHECKS = "Checks"
+FILES = "Files"
+ENDED = "No longer current"
+ORDER = (WHERE, NEXT, RULES, DECISIONS, OPEN, CHECKS, FILES, ENDED)
+FIRST_THREE = ORDER[:3]  # level 1 of tiered recovery
+_LIVE = (FactSource.PROMPT, FactSource.AGENT)
+_PRODUCT = re.compile(r"^[A-Z][A-Za-z0-9]*\.js$")
+# A plain sentence of the user's that says how things should be, not what to do now.
+_DIRECTIVE = re.compile(
+    r"\b(?:should(?:n'?t)?|must|don'?t|do not|never|always|keep|prefer|rather|instead|make sure|only|"
+    r"less work|no need|avoid|without)\b",
+    re.IGNORECASE,
 )
-DROPPED_TITLE = "Not in the Harness's Compaction Summary"
-DROPPED_SAID_FLOOR = 0.9  # the user's plain sentences listed there: only the telling ones
-_SOURCE_LABEL = {
-    FactSource.PROMPT: "prompt {n}",
-    FactSource.REMEMBER: "remembered",
-    FactSource.AGENT: "agent, prompt {n}",
-    FactSource.AGENT_DIGEST: "agent digest",
-    FactSource.COMPACTION_SUMMARY: "compaction summary",
-}
+# The agent saying what it is about to do is no decision of the session's ("I'll use that alias").
+_INTENT = re.compile(r"^\W*(?:\w+\W+)?(?:i'?ll|i will|let me|let's|i'?m going to|now i)\b", re.IGNORECASE)
 
 
-def provenance(fact: Fact) -> str:
-    label = _SOURCE_LABEL[fact.source]
-    if "{n}" in label:
-        label = (
-            label.format(n=fact.prompt)
-            if fact.prompt
-            else label.split(",")[0].replace("prompt {n}", "earlier")
+@dataclass
+class Section:
+    name: str  # one of ORDER
+    lines: list[str] = field(default_factory=list)  # best first; shown in this order
+    fixed: bool = False  # placed whole (the quoted instruction)
+    title: str = ""  # the heading, when it says more than the name
+
+    @property
+    def heading(self) -> str:
+        return f"### {self.title or self.name}"
+
+
+def held(fact: Fact, after_summary: bool) -> bool:
+    """Beside the compaction summary: what it already says (and what was read out of it)."""
+    return after_summary and (fact.in_summary or fact.source is FactSource.COMPACTION_SUMMARY)
+
+
+def line(text: str) -> str:
+    return "- " + clip(text, LINE_CHARS - 2)
+
+
+def _prompt(n: int | None) -> str:
+    return f" (prompt {n})" if n else ""
+
+
+# --- the sections ------------------------------------------------------------------------------
+
+
+def _where(digest: SessionDigest, after_summary: bool, roots: list[str]) -> Section:
+    section = Section(WHERE)
+    done = [i for i in digest.plan if i.status == "done"]
+    doing = [i for i in digest.plan if i.status == "doing"]
+    todo = [i for i in digest.plan if i.status not in ("done", "doing")]
+    section.lines += [line(f"In progress: {i.text}") for i in doing]
+    if digest.plan:
+        section.title = f"{WHERE} (task list: {len(done)} of {len(digest.plan)} done)"
+    section.lines += [line(f"To do: {i.text}") for i in todo[:TODO_SHOWN]]
+    if len(todo) > TODO_SHOWN:
+        section.lines.append(f"- … and {len(todo) - TODO_SHOWN} more to do")
+    section.lines += [line(f"Done: {i.text}") for i in done[-DONE_SHOWN:]]
+    report = digest.report
+    if report is not None and not after_summary:
+        section.lines += [line(c) for c in claims(report.text)]
+    section.lines += [line(f"Found: {f.text}") for f in _findings(digest, roots, after_summary)]
+    section.lines += [
+        line(f"Earlier{_prompt(f.prompt)}: {f.text}") for f in _earlier_reports(digest, roots, after_summary)
+    ]
+    if digest.commits:
+        section.lines.append(line("Commits: " + "; ".join(f"`{c}`" for c in reversed(digest.commits[-3:]))))
+    unverified = _unverified(digest)
+    if unverified:
+        section.lines.append(line(unverified))
+    return section
+
+
+def _findings(digest: SessionDigest, roots: list[str], after_summary: bool) -> list[Fact]:
+    """What the agent found out (a root cause, a gotcha) that its last report does not say again."""
+    report = digest.report.text if digest.report else ""
+    reported = term_set(report)
+    found = [
+        f
+        for f in digest.of(FactKind.FINDING)
+        if not (f.source is FactSource.AGENT and is_tentative(f.text))
+        and f.detail != CONCLUSION
+        and not _pasted(f.text)
+        and not held(f, after_summary)
+        and len(term_set(f.text) - reported) > len(term_set(f.text)) // 2
+    ]
+    return sorted(found, key=lambda f: score(f, digest.prompts, roots), reverse=True)[:FOUND_SHOWN]
+
+
+def _earlier_reports(digest: SessionDigest, roots: list[str], after_summary: bool) -> list[Fact]:
+    """What earlier turns' reports said was done, that the last report does not say again."""
+    report = digest.report
+    reported = term_set(report.text) if report else frozenset()
+    earlier = [
+        f
+        for f in digest.of(FactKind.FINDING)
+        if f.detail == CONCLUSION
+        and not (report is not None and f.prompt == report.prompt)
+        and not held(f, after_summary)
+        and not _pasted(f.text)
+        and len(term_set(f.text) - reported) > len(term_set(f.text)) // 2
+    ]
+    best = sorted(earlier, key=lambda f: salience(f.text).score, reverse=True)[:EARLIER_SHOWN]
+    return sorted(best, key=lambda f: f.prompt or 0)
+
+
+def _unverified(digest: SessionDigest) -> str | None:
+    """Edits no check ran after: what a successor must not take as tested."""
+    edited = [
+        f.last_prompt or f.prompt or 0
+        for f in digest.of(FactKind.FILE)
+        if strongest_action(f.detail) in (FileAction.EDITED.value, FileAction.WRITTEN.value)
+    ]
+    if not edited:
+        return None
+    last_edit = max(edited)
+    checked = max((c.prompt or 0 for c in digest.checks), default=None)
+    if checked is None:
+        return "Not verified: no test, lint or type check ran in this session"
+    if last_edit > checked:
+        return f"Not verified: no check ran after the edits of prompt {last_edit}"
+    return None
+
+
+def _next(digest: SessionDigest, after_summary: bool) -> Section:
+    section = Section(NEXT, fixed=True)
+    instruction = digest.last_instruction
+    if instruction is None:
+        return section
+    text = summarise_pasted(instruction.text)
+    if len(text) > INSTRUCTION_CHARS or text.endswith("…"):
+        text = text[: INSTRUCTION_CHARS - 12].rstrip().rstrip("…") + " [truncated]"
+    section.lines += [f"> {part}" if part else ">" for part in text.splitlines()]
+    report = digest.report
+    pending = any(i.status != "done" for i in digest.plan)
+    if after_summary and report is not None and report.prompt == instruction.prompt:
+        state = "the agent was working on it when the harness compacted"
+    elif report is not None and instruction.prompt and report.prompt == instruction.prompt:
+        state = "the agent's last report (under Where things stand) answers it"
+        if not pending:
+            section.title = f"{NEXT} (the last instruction is done, per the agent's report: wait for the user)"
+    elif report is not None and report.prompt and instruction.prompt and report.prompt > instruction.prompt:
+        state = "the agent has reported since"
+    else:
+        state = "no report from the agent on it yet"
+    section.lines.append(f"_The user's last instruction{_prompt(instruction.prompt)}; {state}._")
+    proposal = digest.proposal
+    if proposal is not None and (proposal.prompt or 0) >= (instruction.prompt or 0):
+        section.lines.append(line(f"The agent proposed, awaiting a reply: {proposal.text}"))
+    return section
+
+
+def _rules(digest: SessionDigest, shown: set[str], after_summary: bool) -> Section:
+    """The user's rules first, then the project's (its hooks and commands), then what the documents
+    the session read require (the newest document first)."""
+    section = Section(RULES)
+    users: list[str] = []
+    documents: list[tuple[int, int, str]] = []
+    for order, fact in enumerate(digest.of(FactKind.CONSTRAINT) + digest.of(FactKind.REMEMBERED)):
+        if _pasted(fact.text) or held(fact, after_summary):
+            continue
+        shown.add(fact_key(fact.kind, fact.text))
+        if fact.detail and fact.detail.startswith(DOCUMENT_RULE):
+            where = f" ({fact.detail.removeprefix(DOCUMENT_RULE)})"
+            documents.append((fact.last_prompt or fact.prompt or 0, order, line(fact.text.rstrip("…") + where)))
+            continue
+        who = " (remembered)" if fact.source is FactSource.REMEMBER else _prompt(fact.prompt)
+        users.append(line(fact.text.rstrip("…") + who))
+    said = [
+        f
+        for f in digest.of(FactKind.SAID)
+        if not _pasted(f.text)
+        and not held(f, after_summary)
+        and _DIRECTIVE.search(f.text)
+        and salience(f.text, prompt=f.prompt, prompts=digest.prompts, seen=f.seen).score >= SAID_FLOOR
+        and not _is_instruction(digest, f)
+        and not INSTRUCTS.match(f.text)  # a task asked for ("Find the TODO …"), not a standing rule
+    ]
+    said.sort(key=lambda f: score(f, digest.prompts), reverse=True)
+    users += [line(f"“{f.text.rstrip('…')}”{_prompt(f.prompt)}") for f in said[:SAID_SHOWN]]
+    documents.sort(key=lambda d: (-d[0], -d[1]))
+    section.lines = [*users, *_project_rules(digest, after_summary), *(text for _, _, text in documents)]
+    return section
+
+
+def _project_rules(digest: SessionDigest, after_summary: bool) -> list[str]:
+    lines: list[str] = []
+    hooks: dict[str, list[str]] = {}
+    for command in digest.commands:
+        if command.hook and not (after_summary and command.in_summary):
+            hooks.setdefault(command.hook, []).append(f"`{command.command}`")
+    for event, commands in hooks.items():
+        lines.append(line(f"The project's {event} hook runs {', '.join(commands)}"))
+    used = [
+        f"`{c.command}`"
+        for c in sorted(digest.commands, key=lambda c: -c.runs)
+        if not c.hook and not (after_summary and c.in_summary) and (runs_checks(c.command) or c.runs >= COMMAND_RUNS)
+    ]
+    if used:
+        lines.append(line(f"Commands the session ran its checks with: {', '.join(used[:6])}"))
+    return lines
+
+
+def _is_instruction(digest: SessionDigest, fact: Fact) -> bool:
+    instruction = digest.last_instruction
+    return instruction is not None and fact.text.rstrip("…")[:60] in instruction.text
+
+
+def _pasted(text: str) -> bool:
+    """Output, a log line or a traceback taken for a sentence: no rule, decision or question."""
+    first = text.strip().split("\n", 1)[0]
+    return is_material_line(first) or summarise_pasted(text) != text.strip()
+
+
+def _decisions(digest: SessionDigest, shown: set[str], after_summary: bool, roots: list[str]) -> Section:
+    replaced = {
+        fact_key(FactKind.DECISION, f.ended_by): f
+        for f in digest.facts
+        if f.status is FactStatus.SUPERSEDED and f.ended_by
+    }
+    facts = [
+        f
+        for f in digest.of(FactKind.DECISION)
+        if not _pasted(f.text)
+        and not held(f, after_summary)
+        and (f.source not in _LIVE or salience(f.text).score >= FACT_FLOOR)
+        and not (f.source is FactSource.AGENT and f.accepted_prompt is None and _INTENT.match(f.text))
+        and fact_key(f.kind, f.text) not in shown
+    ]
+    facts.sort(key=lambda f: score(f, digest.prompts, roots), reverse=True)
+    section = Section(DECISIONS)
+    for fact in facts:
+        old = replaced.get(fact_key(FactKind.DECISION, fact.text))
+        was = f" (replaced: {clip(old.text, 60)})" if old is not None else ""
+        who = (
+            f" (the agent's proposal, accepted at prompt {fact.accepted_prompt})"
+            if fact.accepted_prompt is not None
+            else _prompt(fact.prompt)
         )
-    if fact.seen > 1:
-        label += f", said {fact.seen} times"
-    return label
+        section.lines.append(line(clip(fact.text.rstrip("…"), LINE_CHARS - len(was) - len(who) - 4) + was + who))
+    return section
+
+
+def open_questions(digest: SessionDigest, after_summary: bool = False) -> list[Fact]:
+    """Still open: not closed, not answered by a sentence about it, not asked and answered in one
+    turn, not pasted output, said with some content."""
+    return [
+        f
+        for f in digest.of(FactKind.QUESTION)
+        if not (f.detail == ASKED and f.answer and f.answer_prompt == f.prompt)
+        and not (f.detail == ASKED and (f.prompt or 0) < digest.prompts)  # the user has replied since
+        and not (f.answer and visibly_linked(f.text, f.answer))
+        and not _passed_since(digest, f)
+        and not _pasted(f.text)
+        and not held(f, after_summary)
+        and (f.source not in _LIVE or salience(f.text).score >= FACT_FLOOR)
+    ]
+
+
+_TEST_NAME = re.compile(r"\btest_\w+|\b\w+_test\b|\bTest[A-Z]\w+")
+
+
+def _passed_since(digest: SessionDigest, fact: Fact) -> bool:
+    """A problem naming tests none of which still fail, with a passing run since: settled."""
+    named = set(_TEST_NAME.findall(fact.text))
+    if not named:
+        return False
+    failing = " ".join(t.test for t in digest.failing)
+    since = fact.last_prompt or fact.prompt or 0
+    passed = any(c.passed and (c.prompt or 0) >= since for c in digest.checks)
+    return passed and not any(name in failing for name in named)
+
+
+def _open(digest: SessionDigest, after_summary: bool, roots: list[str]) -> Section:
+    facts = sorted(open_questions(digest, after_summary), key=lambda f: score(f, digest.prompts, roots), reverse=True)
+    return Section(OPEN, [line(f.text.rstrip("…") + _prompt(f.prompt)) for f in facts])
+
+
+def _checks(digest: SessionDigest, after_summary: bool) -> Section:
+    section = Section(CHECKS)
+    checks = [c for c in digest.checks if not (after_summary and c.in_summary and c.passed)]
+    ordered = sorted(checks, key=lambda c: (c.passed, -(c.prompt or 0)))
+    section.lines += [check_line(c) for c in ordered[:CHECKS_SHOWN]]
+    section.lines += _failing_lines(digest.failing[-CHECKS_SHOWN:])
+    return section
+
+
+def check_line(check: CheckVerdict) -> str:
+    mark = "passed" if check.passed else "FAILED"
+    return line(f"{mark}: `{clip(check.target, 80)}` — {check.verdict}{_prompt(check.prompt)}")
+
+
+def _failing_lines(failing: list[FailingTest]) -> list[str]:
+    """One line per test file and run (a pytest node's ``path::Class``), its failing tests named."""
+    groups: dict[tuple[str, str, int | None], list[str]] = {}
+    for test in failing:
+        where, _, name = test.test.rpartition("::")
+        groups.setdefault((where, test.runner, test.prompt), []).append(name)
+    lines = []
+    for (where, runner, prompt), names in groups.items():
+        named = ", ".join(names)
+        tests = named if not where else f"{where}::{{{named}}}" if len(names) > 1 else f"{where}::{named}"
+        lines.append(line(f"still failing: {tests} ({runner}{', since prompt ' + str(prompt) if prompt else ''})"))
+    return lines
+
+
+def _files(digest: SessionDigest, roots: list[str], after_summary: bool) -> Section:
+    files = [f for f in digest.of(FactKind.FILE) if shown_file(f, roots) and not held(f, after_summary)]
+    files.sort(key=lambda f: score(f, digest.prompts, roots), reverse=True)
+    return Section(FILES, [fact_line(f, roots) for f in files[:FILES_SHOWN]])
+
+
+def _ended(digest: SessionDigest) -> Section:
+    ended = sorted(
+        (f for f in digest.facts if f.status is not FactStatus.ACTIVE and f.kind is not FactKind.SAID),
+        key=lambda f: -(f.ended_prompt or 0),
+    )
+    answered = [
+        f for f in digest.of(FactKind.QUESTION) if f.answer and visibly_linked(f.text, f.answer)
+    ]
+    lines = [ended_line(f) for f in ended] + [
+        line(f"~~{clip(f.text, 70)}~~ — answered{_prompt(f.answer_prompt)}: {f.answer}") for f in answered
+    ]
+    return Section(ENDED, lines[:ENDED_SHOWN])
+
+
+# --- lines other views share ---------------------------------------------------------------------
 
 
 def fact_line(fact: Fact, roots: list[str] | None = None) -> str:
     if fact.kind is FactKind.FILE:
         path = _relative(fact.text, roots or [])
         first, last = fact.prompt, fact.last_prompt
-        when = (
-            f", prompts {first}-{last}"
-            if first and last and last != first
-            else f", prompt {first}"
-            if first
-            else ""
-        )
+        when = f", prompts {first}-{last}" if first and last and last != first else f", prompt {first}" if first else ""
         done = ", ".join(a for a in (fact.detail or "mentioned").split(",") if a)
-        return f"- `{path}` ({done}{when})"
-    if fact.kind is FactKind.REMEMBERED and fact.source is FactSource.REMEMBER:
-        return f"- “{fact.text}” ({provenance(fact)})"
-    if fact.kind is FactKind.SAID:
-        return f"- (prompt {fact.prompt}) {fact.text}" + (
-            f" (said {fact.seen} times)" if fact.seen > 1 else ""
-        )
-    if fact.accepted_prompt is not None:
-        proposed = f"the agent's proposal at prompt {fact.prompt}"
-        return f"- {fact.text} ({proposed}, accepted at prompt {fact.accepted_prompt})"
-    line = f"- {fact.text} ({provenance(fact)})"
-    if fact.kind is FactKind.QUESTION and fact.answer:
-        line = f"- {snippet(fact.text, ENDED_TEXT_CHARS)} ({provenance(fact)})"
-        line += f" — possibly answered at prompt {fact.answer_prompt}: {fact.answer}"
-    return line
+        return clip(f"- `{path}` ({done}{when})", LINE_CHARS)
+    return line(fact.text.rstrip("…") + _prompt(fact.prompt))
 
 
 def shown_file(fact: Fact, roots: list[str]) -> bool:
@@ -146,9 +420,6 @@ def shown_file(fact: Fact, roots: list[str]) -> bool:
     return names_a_file(_relative(fact.text, roots)) and not fact.text.startswith(("/", "~"))
 
 
-_PRODUCT = re.compile(r"^[A-Z][A-Za-z0-9]*\.js$")
-
-
 def _relative(path: str, roots: list[str]) -> str:
     for root in roots:
         prefix = root.rstrip("/") + "/"
@@ -159,334 +430,97 @@ def _relative(path: str, roots: list[str]) -> str:
 
 def ended_line(fact: Fact) -> str:
     what = "superseded" if fact.status is FactStatus.SUPERSEDED else "answered/resolved"
-    when = f" at prompt {fact.ended_prompt}" if fact.ended_prompt else ""
-    by = f" by: {fact.ended_by}" if fact.ended_by else ""
-    # A closed question's gist is enough (its answer is what counts); a decision keeps its words, as a
-    # sentence may hold another decision that still stands.
-    text = fact.text
-    if fact.kind is FactKind.QUESTION:
-        text = _gist(fact.text, fact.ended_by or "")
-        if not visibly_linked(text, fact.ended_by or ""):  # the cut lost what links the two: all of it
-            text = fact.text
-    return f"- ~~{text}~~ — {what}{when}{by}"
+    by = f" by: {clip(fact.ended_by, 80)}" if fact.ended_by else ""
+    return line(f"~~{clip(fact.text, 90)}~~ — {what}{' at prompt ' + str(fact.ended_prompt) if fact.ended_prompt else ''}{by}")
 
 
-def _gist(question: str, answer: str) -> str:
-    """A long question cut to ``ENDED_TEXT_CHARS`` around what its answer speaks of, so the reader
-    sees what links the two."""
-    flat = snippet(question, 10 * ENDED_TEXT_CHARS) or ""
-    if len(flat) <= ENDED_TEXT_CHARS:
-        return flat
-    lowered = flat.lower()
-    found = [lowered.find(t) for t in term_set(answer) & term_set(flat) if lowered.find(t) >= 0]
-    head = snippet(flat, ENDED_TEXT_CHARS) or ""
-    if not found or min(found) < len(head) - 20:
-        return head
-    start = max(0, min(found) - ENDED_TEXT_CHARS // 3)
-    return "…" + (snippet(flat[start:], ENDED_TEXT_CHARS - 1) or "")
+# --- the whole -----------------------------------------------------------------------------------
 
 
-def _clip_visibly(text: str, room: int) -> str:
-    if len(text) <= room:
-        return text
-    kept = text[: max(0, room - 52)].rstrip()
-    return f"{kept} […{len(text) - len(kept)} characters cut] [truncated]"
-
-
-def _age_label(fact: Fact) -> str:
-    return f"agent digest, prompt {fact.prompt}" if fact.prompt else "agent digest"
-
-
-def progress_block(digest: SessionDigest, room: int) -> str | None:
-    """Where things stand: the agent's task list, the session's commits, tests still failing, and
-    what the agent last reported, so finished work never reads as pending."""
-    lines: list[str] = []
-    if digest.plan:
-        done = [i for i in digest.plan if i.status == "done"]
-        rest = [i for i in digest.plan if i.status != "done"]
-        when = f", prompt {digest.plan_prompt}" if digest.plan_prompt else ""
-        lines.append(
-            f"Task list (the agent's own, latest state{when}; {len(done)} of {len(digest.plan)} done):"
-        )
-        hidden = len(done) - DONE_SHOWN
-        if hidden > 0:
-            lines.append(f"- [x] … {hidden} more done")
-        lines += [f"- {_PLAN_MARK.get(i.status, '[ ]')} {i.text}" for i in [*done[-DONE_SHOWN:], *rest]]
-    if digest.failing:
-        lines.append("Tests failing in the last run that ran them:")
-        shown = digest.failing[-FAILING_SHOWN:]
-        lines += _failing_lines(shown)
-        if len(digest.failing) > len(shown):
-            lines.append(f"- … and {len(digest.failing) - len(shown)} more failing")
-    if digest.commits:
-        commits = digest.commits[-COMMITS_SHOWN:]
-        lines.append("Commits made this session (newest last): " + "; ".join(f"`{c}`" for c in commits))
-    if digest.report is not None:
-        lines.append(f"The agent's last report (prompt {digest.report.prompt}): {digest.report.text}")
-    if not lines:
-        return None
-    return _clip_visibly("\n".join(["### Where Things Stand", *lines]), room)
-
-
-def _failing_lines(failing: list[FailingTest]) -> list[str]:
-    """One line per test file and run (a pytest node's ``path::Class``), its failing tests named."""
-    groups: dict[tuple[str, str, int | None], list[str]] = {}
-    for test in failing:
-        where, _, name = test.test.rpartition("::")
-        groups.setdefault((where, test.runner, test.prompt), []).append(name)
-    lines = []
-    for (where, runner, prompt), names in groups.items():
-        named = ", ".join(names)
-        tests = named if not where else f"{where}::{{{named}}}" if len(names) > 1 else f"{where}::{named}"
-        since = f", since prompt {prompt}" if prompt is not None else ""
-        lines.append(f"- failing: {tests} ({runner}{since})")
-    return lines
-
-
-@dataclass
-class _Section:
-    title: str
-    lines: list[str]  # in priority order
-    order: list[int]  # display position of each line
-
-    @property
-    def need(self) -> int:
-        return _size(self.title, self.lines)
-
-
-def _size(title: str, lines: list[str]) -> int:
-    # "### {title}\n" + the lines, newline-separated, + the separator before the next section
-    return len(title) + 6 + sum(len(line) + 1 for line in lines) if lines else 0
+def briefing(digest: SessionDigest, roots: list[str] | None = None) -> list[Section]:
+    """The sections in display order, each line best first."""
+    paths = roots or []
+    after_summary = digest.compacted_prompt is not None
+    shown: set[str] = set()
+    return [
+        _where(digest, after_summary, paths),
+        _next(digest, after_summary),
+        _rules(digest, shown, after_summary),
+        _decisions(digest, shown, after_summary, paths),
+        _open(digest, after_summary, paths),
+        _checks(digest, after_summary),
+        _files(digest, paths, after_summary),
+        _ended(digest),
+    ]
 
 
 def render_digest(
-    digest: SessionDigest, header: str, budget: int, roots: list[str] | None = None
+    digest: SessionDigest, header: str, budget: int, roots: list[str] | None = None, titles: tuple[str, ...] = ORDER
 ) -> tuple[str, bool]:
-    """(block, cut): the digest as markdown under ``header``, at most ``budget`` characters; paths
-    under one of the project ``roots`` are shown relative to it."""
-    parts = [header]
-    used = len(header)
-    instruction = digest.last_instruction
-    shown: set[str] = set()
-    if instruction is not None:
-        where = f"prompt {instruction.prompt}, verbatim" if instruction.prompt else "verbatim"
-        title = f"### Last Instruction ({where})"
-        room = max(200, int(budget * LAST_INSTRUCTION_SHARE)) - len(title) - 4
-        text = _clip_visibly(instruction.text, room)
-        if text == instruction.text and text.endswith("…"):  # cut when it was stored
-            text += " [truncated]"
-        quoted = "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
-        block = f"{title}\n{quoted}"
-        parts.append(block)
-        used += len(block) + 2
-        shown.add(fact_key(FactKind.NEXT_STEP, instruction.text))
-    standing = progress_block(digest, max(200, int(budget * PROGRESS_SHARE)))
-    if standing is not None:
-        parts.append(standing)
-        used += len(standing) + 2
-    if digest.summary is not None:
-        title = f"### The Agent's Own Summary ({_age_label(digest.summary)})"
-        room = max(200, int(budget * SUMMARY_SHARE)) - len(title) - 2
-        block = f"{title}\n{_clip_visibly(digest.summary.text, room)}"
-        parts.append(block)
-        used += len(block) + 2
-    sections = _sections(digest, shown, instruction, roots or [])
+    """(block, cut): the briefing under ``header``, at most ``budget`` characters (and never more
+    than ``BRIEFING_CHARS``; ``AFTER_SUMMARY_CHARS`` beside a compaction summary)."""
+    after_summary = digest.compacted_prompt is not None
+    limit = min(budget, AFTER_SUMMARY_CHARS if after_summary else BRIEFING_CHARS)
+    sections = [s for s in briefing(digest, roots) if s.name in titles and s.lines]
+    notes: list[str] = []
+    if after_summary:
+        held = sum(1 for f in digest.facts if f.in_summary and f.status is FactStatus.ACTIVE)
+        notes.append(
+            f"_Compaction-loss check: the harness's summary (prompt {digest.compacted_prompt}) already "
+            f"holds {held} of this session's facts; below is what it dropped._"
+        )
+    head = "\n\n".join([header, *notes])
+    room = limit - len(head) - 2 - len(_closing({"x": 99}, digest))
+    chosen = _share(sections, room)
+    parts = [head]
     omitted: dict[str, int] = {}
-    room = max(0, budget - used - OMITTED_LINE_CHARS)
-    display = list(sections)
-    words = next(x for x in sections if x.title == _TITLES[FactKind.SAID])
-    allowance: dict[int, int] = {}
-    # What the compaction summary dropped, the rules, then the user's own words: placed first.
-    for first, most in ((sections[0], room), (sections[1], room), (words, USER_WORDS_FIRST)):
-        allowance[id(first)] = min(first.need, room, most)
-        room -= allowance[id(first)]
-    structured = [x for x in sections[2:] if x is not words]
-    allowance |= _fair_shares(structured, room)
-    sections = [*sections[:2], words, *structured]
-    chosen: dict[int, list[int]] = {}
-    spare = 0
     for section in sections:
-        picked, left = _pick(section, allowance[id(section)] + spare)
-        chosen[id(section)] = picked
-        spare = left
-        dropped = len(section.lines) - len(picked)
-        if dropped:
-            omitted[section.title.split(" (")[0].lower()] = dropped
-    for section in display:
-        picked = chosen[id(section)]
+        picked = chosen.get(section.name, [])
+        if len(picked) < len(section.lines):
+            omitted[section.name.lower()] = len(section.lines) - len(picked)
         if picked:
-            lines = [section.lines[i] for i in sorted(picked, key=lambda i: section.order[i])]
-            parts.append("\n".join([f"### {section.title}", *lines]))
-    cut = bool(omitted)
+            parts.append("\n".join([section.heading, *picked]))
+    closing = _closing(omitted, digest)
+    if closing:
+        parts.append(closing)
+    text = "\n\n".join(parts)
+    if len(text) > limit:  # only when the header alone overflows a very small budget
+        return fit(text, limit), True
+    return text, bool(omitted)
+
+
+def _share(sections: list[Section], room: int) -> dict[str, list[str]]:
+    """Round-robin: the fixed sections whole, then each section's next best line in turn while it
+    fits; a section's title costs its first line's room."""
+    chosen: dict[str, list[str]] = {s.name: [] for s in sections}
+    for section in sections:
+        if section.fixed:
+            need = len(section.heading) + 2 + sum(len(x) + 1 for x in section.lines)
+            if need <= room:
+                chosen[section.name] = list(section.lines)
+                room -= need
+    waiting = [s for s in sections if not s.fixed]
+    depth = 0
+    while waiting:
+        for section in list(waiting):
+            if depth >= len(section.lines):
+                waiting.remove(section)
+                continue
+            text = section.lines[depth]
+            need = len(text) + 1 + (len(section.heading) + 2 if depth == 0 else 0)
+            if need > room:
+                waiting.remove(section)  # later lines stay in the order they rank
+                continue
+            chosen[section.name].append(text)
+            room -= need
+        depth += 1
+    return chosen
+
+
+def _closing(omitted: dict[str, int], digest: SessionDigest) -> str:
     notes = []
-    if cut:
+    if omitted:
         notes.append("left out for space: " + ", ".join(f"{n} {what}" for what, n in omitted.items()))
     if digest.evicted:
         notes.append("older minor facts were dropped earlier to keep the digest bounded (rules last)")
-    if notes:
-        parts.append(f"_{'; '.join(notes).capitalize()}. {MORE}._")
-    text = "\n\n".join(parts)
-    if len(text) > budget:  # only when the fixed parts alone overflow a very small budget
-        return fit(text, budget), True
-    return text, cut
-
-
-def _sections(
-    digest: SessionDigest, shown: set[str], instruction: Fact | None, roots: list[str]
-) -> list[_Section]:
-    prompts = digest.prompts
-    sections: list[_Section] = [_dropped_by_summary(digest, shown, roots)]
-    outdated = _outdated_terms(digest)
-    for kind in (FactKind.CONSTRAINT, *_SHARED_ORDER):
-        facts = [f for f in digest.of(kind) if fact_key(f.kind, f.text) not in shown]
-        if kind in (FactKind.SAID, FactKind.FINDING):
-            facts = [f for f in facts if not _outdated(f, outdated)]
-        if kind in (FactKind.DECISION, FactKind.QUESTION):  # "did that fix it?": nothing to act on
-            facts = [f for f in facts if f.source not in _SAID_LIVE or salience(f.text).score >= FACT_FLOOR]
-        if kind is FactKind.FINDING:  # "the issue is X. Let me check:" is a guess its check settled
-            facts = [f for f in facts if f.source is not FactSource.AGENT or not is_tentative(f.text)]
-        if kind is FactKind.FINDING and digest.report is not None:  # already in Where Things Stand
-            facts = [f for f in facts if f.text.rstrip("…") not in digest.report.text]
-        if kind is FactKind.FILE:
-            facts = [f for f in facts if shown_file(f, roots)]
-        if kind is FactKind.QUESTION:  # asked and answered in the same turn: conversation, not open
-            facts = [f for f in facts if not (f.detail == ASKED and f.answer and f.answer_prompt == f.prompt)]
-        ranked = sorted(range(len(facts)), key=lambda i: score(facts[i], prompts, roots), reverse=True)
-        if kind is FactKind.CONSTRAINT:  # rules are all equal: keep the user's order, drop the newest last
-            ranked = list(range(len(facts)))
-        if kind is FactKind.SAID:
-            ranked = _users_words(digest, facts)
-        order = [facts[i].prompt or 0 for i in ranked] if kind is FactKind.SAID else ranked
-        lines = [fact_line(facts[i], roots) for i in ranked]
-        sections.append(_Section(_TITLES[kind], lines, order))
-    # A prompt already shown as a fact, or one that states what is no longer current, is not repeated.
-    # (the user's plain sentences are shown only when picked: they do not stand for the prompt)
-    texts = [
-        f.text.rstrip("…")
-        for f in digest.facts
-        if f.kind not in (FactKind.FILE, FactKind.SAID) and len(f.text) > 20
-    ]
-    notes = [
-        note
-        for note in digest.recent_prompts
-        if not (instruction and note.prompt == instruction.prompt)
-        and not any(t[:120] in note.text for t in texts)
-    ]
-    distinct: dict[str, int] = {}
-    for note in notes:
-        distinct[fact_key(FactKind.NEXT_STEP, note.text)] = note.prompt
-    recent = [n for n in notes if distinct.get(fact_key(FactKind.NEXT_STEP, n.text)) == n.prompt]
-    newest_first = list(reversed(recent))
-    sections.append(
-        _Section(
-            "Recent Prompts (before the last instruction)",
-            [f"- (prompt {n.prompt}) {n.text}" for n in newest_first],
-            [n.prompt for n in newest_first],
-        )
-    )
-    # Decisions and questions first (newest first), then the user's plain sentences taken back.
-    ended = sorted(
-        (f for f in digest.facts if f.status is not FactStatus.ACTIVE),
-        key=lambda f: (f.kind is FactKind.SAID, -(f.ended_prompt or 0)),
-    )
-    sections.append(
-        _Section("No Longer Current", [ended_line(f) for f in ended], [-(f.ended_prompt or 0) for f in ended])
-    )
-    return sections
-
-
-def _outdated_terms(digest: SessionDigest) -> list[tuple[int, frozenset[str]]]:
-    """Per superseded decision: when, and the rare terms it had that what replaced it has not (the
-    old value: "esbuild" after "move to WXT")."""
-    found = []
-    for fact in digest.facts:
-        if fact.status is FactStatus.SUPERSEDED and fact.ended_prompt is not None:
-            old = rare_terms(fact.text) - rare_terms(fact.ended_by or "")
-            if old:
-                found.append((fact.ended_prompt, old))
-    return found
-
-
-def _outdated(fact: Fact, outdated: list[tuple[int, frozenset[str]]]) -> bool:
-    """A sentence of before a change that names the old value: shown, it would read as current."""
-    if fact.detail not in (None, CONCLUSION, ASKED) or fact.accepted_prompt is not None:
-        return False
-    said = fact.last_prompt or fact.prompt or 0
-    terms = rare_terms(fact.text)
-    return any(said < when and terms & old for when, old in outdated)
-
-
-def _users_words(digest: SessionDigest, facts: list[Fact]) -> list[int]:
-    """The user's sentences worth showing, best first: specific, rare, not the session's running
-    topic, repeated, each new against those already picked; within ``USER_WORDS_CHARS``."""
-    said = [(f.prompt, f.text) for f in digest.facts if f.source is FactSource.PROMPT]
-    topic = topic_terms(said, digest.prompts)
-    scores = {
-        i: salience(f.text, prompt=f.prompt, prompts=digest.prompts, seen=f.seen, topic=topic)
-        for i, f in enumerate(facts)
-    }
-    return select(
-        list(range(len(facts))),
-        lambda i: scores[i],
-        lambda i: len(fact_line(facts[i])) + 1,
-        USER_WORDS_CHARS,
-    )
-
-
-def _dropped_by_summary(digest: SessionDigest, shown: set[str], roots: list[str]) -> _Section:
-    """After a compaction whose summary we hold: the facts of before it that the summary does not
-    say, first; the rest is in the summary the agent already has (and in the sections below)."""
-    when = digest.compacted_prompt
-    if when is None:
-        return _Section(DROPPED_TITLE, [], [])
-    dropped = [
-        f
-        for f in digest.facts
-        if f.status is FactStatus.ACTIVE
-        and f.kind not in (FactKind.FILE, FactKind.NEXT_STEP)
-        and (f.kind is not FactKind.SAID or salience(f.text).score >= DROPPED_SAID_FLOOR)
-        and not f.in_summary
-        and (f.prompt or 0) <= when
-        and fact_key(f.kind, f.text) not in shown
-    ]
-    held = sum(1 for f in digest.facts if f.in_summary and f.status is FactStatus.ACTIVE)
-    ranked = sorted(range(len(dropped)), key=lambda i: score(dropped[i], digest.prompts, roots), reverse=True)
-    for fact in dropped:
-        shown.add(fact_key(fact.kind, fact.text))
-    title = f"{DROPPED_TITLE} (prompt {when}; it already holds {held} of this session's facts)"
-    return _Section(title, [fact_line(dropped[i], roots) for i in ranked], ranked)
-
-
-def _fair_shares(sections: list[_Section], room: int) -> dict[int, int]:
-    """Water-filling: each section gets what it needs up to an equal share of what is left."""
-    shares: dict[int, int] = {}
-    waiting = [s for s in sections if s.need]
-    for section in sections:
-        shares[id(section)] = 0
-    while waiting and room > 0:
-        share = room // len(waiting)
-        small = [s for s in waiting if s.need <= share]
-        if not small:
-            for section in waiting:
-                shares[id(section)] = share
-            break
-        for section in small:
-            shares[id(section)] = section.need
-            room -= section.need
-            waiting.remove(section)
-    return shares
-
-
-def _pick(section: _Section, allowance: int) -> tuple[list[int], int]:
-    """The lines (by priority) that fit ``allowance``; and what is left of it."""
-    if not section.lines:
-        return [], allowance
-    left = allowance - _size(section.title, [""]) + 1
-    picked: list[int] = []
-    for index, line in enumerate(section.lines):
-        if len(line) + 1 <= left:
-            picked.append(index)
-            left -= len(line) + 1
-    if not picked:
-        return [], allowance
-    return picked, max(0, left)
+    return f"_{'; '.join(notes).capitalize()}. {MORE}._" if notes else ""

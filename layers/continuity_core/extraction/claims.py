@@ -1,0 +1,70 @@
+"""An agent's report as short claims: what a successor reads under "Where things stand".
+
+A final message mixes headings, bullets, numbered steps and paragraphs ("Done! Both fixes are in:
+1. … 2. … The tests pass. Let me know if …"). ``claims`` splits it into items — one per bullet or
+numbered line, one per sentence of prose — drops what carries nothing (greetings, offers, lead-ins
+ending in a colon, the agent's intentions), puts a bullet's heading in front of it ("Fixed: …") and
+keeps the most specific ones, in the report's order, each at most ``CLAIM_CHARS`` long.
+"""
+
+from __future__ import annotations
+
+import re
+
+from continuity_core.extraction.salience import salience
+
+CLAIM_CHARS = 190
+MAX_CLAIMS = 6
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s+|\*\*[^*]+\*\*:?\s*$)")
+_FLUFF = re.compile(
+    r"^\W*(?:done|perfect|great|excellent|awesome|all set|sure|ok(?:ay)?|good news|success)\W*$|"
+    r"^\W*(?:let me know|would you like|do you want|shall i|should i|if you(?:'d)? (?:like|want)|feel free|"
+    r"here(?:'s| is) (?:a |the )?(?:summary|what)|summary of (?:the )?changes|i(?:'ll| will) |let me |now let me )",
+    re.IGNORECASE,
+)
+_GENERIC_HEADING = re.compile(r"summary|changes|what i did|overview|result|details|done", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"(])")
+
+
+def clip(text: str, limit: int = CLAIM_CHARS) -> str:
+    """``text`` on one line, at most ``limit`` characters, cut at a word with an ellipsis."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + "…"
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\*\*([^*]+)\*\*", r"\1", text).strip()
+
+
+def claims(report: str, most: int = MAX_CLAIMS) -> list[str]:
+    """The report's claims, in its order: its most specific ``most``."""
+    items: list[str] = []
+    heading = ""
+    for raw in report.split("\n"):
+        line = raw.strip()
+        if not line or set(line) <= set("-=*_`"):
+            continue
+        if _HEADING.match(line):
+            heading = _plain(line.lstrip("#").strip()).rstrip(":")
+            continue
+        if _BULLET.match(line):
+            text = _plain(_BULLET.sub("", line))
+            if text and not _FLUFF.match(text):
+                telling = heading and len(heading.split()) <= 3 and not _GENERIC_HEADING.search(heading)
+                items.append(f"{heading}: {text}" if telling else text)
+            continue
+        heading = ""
+        for sentence in _SENTENCE_END.split(_plain(line)):
+            if sentence.rstrip().endswith(":") or _FLUFF.match(sentence) or sentence.rstrip().endswith("?"):
+                continue
+            items.append(sentence)
+    unique = list(dict.fromkeys(clip(i) for i in items if len(i.split()) >= 2))
+    if len(unique) <= most:
+        return unique
+    ranked = sorted(range(len(unique)), key=lambda i: salience(unique[i]).score, reverse=True)[:most]
+    return [unique[i] for i in sorted(ranked)]
