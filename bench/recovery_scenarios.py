@@ -382,6 +382,9 @@ def _read_records(file: Path) -> list[dict[str, object]]:
     return records
 
 
+_REWIND_MARKER = re.compile(r"^--- rewound: [^\n]*---\n+", re.MULTILINE)
+
+
 def _turns_of(records: list[dict[str, object]]) -> list[FillerTurn]:
     state: dict[str, object] = {}
     turns: list[FillerTurn] = []
@@ -407,7 +410,9 @@ def _turns_of(records: list[dict[str, object]]) -> list[FillerTurn]:
             turns.append(FillerTurn(prompt, text))
 
     for record in records:
-        text = render("claude-code", record, state).text
+        # A rewind marker says how many of *its own* session's prompts were abandoned: a turn taken
+        # out of that session into a scenario carries no such meaning.
+        text = _REWIND_MARKER.sub("", render("claude-code", record, state).text)
         if not text:
             continue
         typed = _prompt_of(record, text)

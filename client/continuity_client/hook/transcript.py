@@ -536,7 +536,10 @@ CLAUDE_SKIPPED_TYPES = frozenset(
 )
 # A hook's outcome as Claude Code writes it in a ``system`` line (ANSI bold around the event):
 # "PostToolUse:Edit [uv run ruff format] completed successfully: 24 files left unchanged".
-_HOOK_OUTCOME = "(?s)^(\\w+(?::[\\w.-]+)?) \\[(.+?)\\] (completed successfully|failed[^:]*|[a-z][\\w -]*error[^:]*)(?::\\s*(.*))?$"
+_HOOK_OUTCOME = (
+    r"(?s)^(\w+(?::[\w.-]+)?) \[(.+?)\] "  # the event (and tool), the command
+    r"(completed successfully|failed[^:]*|[a-z][\w -]*error[^:]*)(?::\s*(.*))?$"  # the status, the output
+)
 _hook_outcome: list[Any] = []  # compiled at first use
 
 
@@ -609,12 +612,56 @@ def _sidechain(record: dict[str, Any], state: dict[str, Any]) -> bool:
     return bool(record.get("isSidechain")) and state.get("chain") == "main"
 
 
+# The main chain's latest records a rewind can return to (the renderer's state is copied per record:
+# kept small, ids shortened).
+REMEMBERED_CHAIN = 120
+CHAIN_ID_CHARS = 12
+
+
+def _typed_prompt(record: dict[str, Any]) -> bool:
+    """A prompt the user typed (not a tool result, a command, a hook's or the harness's text)."""
+    if record.get("type") != "user" or record.get("isMeta") or record.get("isCompactSummary"):
+        return False
+    content = (record.get("message") or {}).get("content")
+    if isinstance(content, list):
+        texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        if len(texts) != len(content):
+            return False
+        content = "\n".join(texts)
+    return isinstance(content, str) and bool(content.strip()) and not content.lstrip().startswith(("<", "["))
+
+
+def rewound(record: dict[str, Any], state: dict[str, Any]) -> str:
+    """Claude Code's rewind: a typed prompt whose ``parentUuid`` is an earlier record of the main
+    chain, not its latest. The prompts typed after that record, and their turns, were abandoned: a
+    marker says how many, so that nothing of them reads as current."""
+    if record.get("isSidechain") or record.get("type") not in ("user", "assistant", "system"):
+        return ""
+    chain: list[list[Any]] = state.setdefault("chain", [])  # [uuid, typed prompts up to it]
+    typed = int(state.get("typed", 0))
+    marker = ""
+    parent = str(record.get("parentUuid") or "")[:CHAIN_ID_CHARS]
+    if _typed_prompt(record) and parent and chain and chain[-1][0] != parent:
+        earlier = next((entry for entry in reversed(chain) if entry[0] == parent), None)
+        abandoned = typed - int(earlier[1]) if earlier is not None else 0
+        if abandoned > 0:
+            marker = f"--- rewound: the last {abandoned} prompt(s) and their turns were abandoned ---"
+            typed -= abandoned
+    if _typed_prompt(record):
+        typed += 1
+    state["typed"] = typed
+    if record.get("uuid"):
+        chain.append([str(record["uuid"])[:CHAIN_ID_CHARS], typed])
+        del chain[:-REMEMBERED_CHAIN]
+    return blocks(marker) if marker else ""
+
+
 def render_claude(record: dict[str, Any], state: dict[str, Any]) -> Rendered:
+    marker = rewound(record, state)
     if state.get("handed") and record.get("type") == "assistant" and not record.get("isSidechain"):
-        handed = blocks(handed_prompt(state))
-        rendered = _render_claude(record, state)
-        return Rendered(handed + rendered.text, rendered.boundary)
-    return _render_claude(record, state)
+        marker += blocks(handed_prompt(state))
+    rendered = _render_claude(record, state)
+    return Rendered(marker + rendered.text, rendered.boundary) if marker else rendered
 
 
 def _render_claude(record: dict[str, Any], state: dict[str, Any]) -> Rendered:

@@ -16,11 +16,11 @@ from continuity_core.extraction.salience import background, term_set, terms_of
 from continuity_core.extraction.sticky import Role
 from continuity_core.extraction.terms import GENERIC_LINK, snippet
 from continuity_core.models.session_digest import (
+    CheckVerdict,
     Fact,
     FactKind,
     FactSource,
     FactStatus,
-    CheckVerdict,
     FailingTest,
     PlanItem,
     ProjectCommand,
@@ -56,6 +56,7 @@ class Statement:
     final: bool = False  # the agent's last message of a turn: its report
     plan: bool = False  # the agent's task list (``Plan:`` block)
     command: str | None = None  # a tool's result: the tool line it answers (``Tool Bash: pytest``)
+    rewound: int = 0  # a rewind: how many prompts before this point the user abandoned
 
 
 @dataclass

@@ -105,7 +105,9 @@ def verdict(command: str, output: str) -> TestRun | None:
     return parse_run(shell, output)
 
 
-def with_check(checks: list[CheckVerdict], command: str, output: str, prompt: int | None) -> list[CheckVerdict]:
+def with_check(
+    checks: list[CheckVerdict], command: str, output: str, prompt: int | None
+) -> list[CheckVerdict]:
     """The latest verdict per check after ``command`` printed ``output`` (no verdict: unchanged)."""
     run = check_of(command, output)
     if run is None:
@@ -113,11 +115,15 @@ def with_check(checks: list[CheckVerdict], command: str, output: str, prompt: in
     before = next((c for c in checks if c.target == run.target), None)
     kept = [c for c in checks if c.target != run.target and not (run.passed and _covers(run.target, c))]
     runs = before.runs + 1 if before else 1
-    verdict = CheckVerdict(target=run.target, verdict=run.verdict, passed=run.passed, prompt=prompt, runs=runs)
+    verdict = CheckVerdict(
+        target=run.target, verdict=run.verdict, passed=run.passed, prompt=prompt, runs=runs
+    )
     return [*kept, verdict][-MAX_CHECKS:]
 
 
-_FORMAT_FLAGS = re.compile(r"\s(?:-v+|-q+|-x|-s|--tb=\S+|--verbose|--quiet|--no-header|--color=\S+|-rA|--durations=\S+)(?=\s|$)")
+_FORMAT_FLAGS = re.compile(
+    r"\s(?:-v+|-q+|-x|-s|--tb=\S+|--verbose|--quiet|--no-header|--color=\S+|-rA|--durations=\S+)(?=\s|$)"
+)
 
 
 def _covers(target: str, older: CheckVerdict) -> bool:
@@ -125,7 +131,10 @@ def _covers(target: str, older: CheckVerdict) -> bool:
     if older.passed:
         return False
     same = _FORMAT_FLAGS.sub("", f" {target}").strip()
-    return _FORMAT_FLAGS.sub("", f" {older.target}").strip() == same or (command_head(older.target) or "") == same
+    return (
+        _FORMAT_FLAGS.sub("", f" {older.target}").strip() == same
+        or (command_head(older.target) or "") == same
+    )
 
 
 def with_command(commands: list[ProjectCommand], command: str, hook: str | None) -> list[ProjectCommand]:

@@ -35,14 +35,13 @@ from dataclasses import replace
 from datetime import datetime
 
 from continuity_core.checkpoints import progress
-from continuity_core.extraction.doc_rules import DOCUMENT_RULE, document_rules
-from continuity_core.extraction.refusals import refused
 from continuity_core.checkpoints.digest_work import (
     CONCLUSION,
     INSTRUCTS,
     REPLY_CHARS,
     Statement,
     WorkingDigest,
+    end_fact,
     fact_key,
     visibly_linked,
 )
@@ -52,8 +51,10 @@ from continuity_core.checkpoints.questions import note_answer, note_reply
 from continuity_core.checkpoints.ranking import bound, score, strongest_action
 from continuity_core.checkpoints.supersession import supersede_by_message, supersede_removed
 from continuity_core.extraction import reversal
+from continuity_core.extraction.doc_rules import DOCUMENT_RULE, document_rules
 from continuity_core.extraction.pasted import own_words
 from continuity_core.extraction.paths import project_file
+from continuity_core.extraction.refusals import refused
 from continuity_core.extraction.salience import has_content, rare_terms
 from continuity_core.extraction.sticky import (
     Candidate,
@@ -66,7 +67,14 @@ from continuity_core.extraction.sticky import (
     user_candidates,
 )
 from continuity_core.extraction.terms import snippet
-from continuity_core.models.session_digest import Fact, FactKind, FactSource, PromptNote, SessionDigest
+from continuity_core.models.session_digest import (
+    Fact,
+    FactKind,
+    FactSource,
+    FactStatus,
+    PromptNote,
+    SessionDigest,
+)
 
 # The pipeline's entry points, and what the recovery block reads a digest with (importable from here).
 __all__ = [
@@ -187,7 +195,9 @@ def _take(work: WorkingDigest, statement: Statement) -> None:
     """One statement into the digest, by what it is."""
     if not statement.tool and statement.command is None and any(" " in root for root in work.roots):
         statement = _relative_paths(statement, work.roots)
-    if statement.plan:
+    if statement.rewound:
+        _abandon(work, statement)
+    elif statement.plan:
         work.plan, work.plan_prompt = progress.plan_items(statement.text), statement.prompt
     elif statement.command is not None:
         _take_result(work, statement)
@@ -219,6 +229,24 @@ def _relative_paths(statement: Statement, roots: list[str]) -> Statement:
     for root in sorted(roots, key=len, reverse=True):
         text = text.replace(root.rstrip("/") + "/", "")
     return statement if text == statement.text else replace(statement, text=text)
+
+
+REWOUND = "the user rewound the conversation to before it"
+
+
+def _abandon(work: WorkingDigest, statement: Statement) -> None:
+    """A rewind: what the abandoned prompts and their turns said no longer holds (their edits and
+    runs did happen: files, commits and checks stay)."""
+    last = statement.prompt or 0
+    first = last - statement.rewound + 1
+    for index, fact in enumerate(work.facts):
+        said = fact.prompt or 0
+        if fact.status is FactStatus.ACTIVE and fact.kind is not FactKind.FILE and first <= said <= last:
+            end_fact(work, index, FactStatus.SUPERSEDED, REWOUND, statement)
+    if work.report is not None and first <= (work.report.prompt or 0) <= last:
+        work.report = None
+    if work.proposal is not None and first <= (work.proposal.prompt or 0) <= last:
+        work.proposal = None
 
 
 def _take_tool(work: WorkingDigest, statement: Statement) -> None:

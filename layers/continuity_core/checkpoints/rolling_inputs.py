@@ -22,8 +22,8 @@ from continuity_core.models.session_digest import FactKind, FactSource, PromptNo
 from continuity_core.models.state import SessionState
 
 _LABEL = re.compile(
-    r"^(User:|Assistant:|Tool [\w.:-]+?(?=:|$)|Hook \([^)\n]*\)(?=:)|Result(?: \(error\))?:|Plan:|\[Compact summary\]|"
-    r"--- context compacted)"
+    r"^(User:|Assistant:|Tool [\w.:-]+?(?=:|$)|Hook \([^)\n]*\)(?=:)|Result(?: \(error\))?:|Plan:|"
+    r"\[Compact summary\]|--- context compacted|--- rewound)"
 )
 _SPACES = re.compile(r"\s+")
 # What a user block holds that is not the user's own words: slash commands, hook and system text.
@@ -58,7 +58,7 @@ def transcript_blocks(text: str) -> list[Block]:
             blocks.append(Block("Tool", line.strip()))
         elif label == "[Compact summary]":
             blocks.append(Block("Summary", line[len(label) :].strip()))
-        elif label.startswith("--- context compacted"):
+        elif label.startswith(("--- context compacted", "--- rewound")):
             blocks.append(Block("Marker", line.strip()))
         else:
             blocks.append(Block(label.split(" ")[0].rstrip(":"), line[len(label) :].strip()))
@@ -71,6 +71,15 @@ def _runs_subagent(block: Block) -> bool:
         return False
     name = block.text[len("Tool ") :].split(":", 1)[0].strip()
     return name in SUBAGENT_TOOLS
+
+
+_REWOUND = re.compile(r"^--- rewound: the last (\d+) prompt")
+
+
+def rewound_prompts(marker: str) -> int:
+    """How many prompts a rewind marker says were abandoned (0: not a rewind)."""
+    found = _REWOUND.match(marker)
+    return int(found.group(1)) if found else 0
 
 
 def is_users_words(text: str) -> bool:
@@ -139,6 +148,10 @@ def digest_inputs(
         elif block.label == "Tool":
             from_transcript.append(
                 Statement(block.text, Role.AGENT, FactSource.AGENT, number, now, tool=True)
+            )
+        elif block.label == "Marker" and (abandoned := rewound_prompts(block.text)):
+            from_transcript.append(
+                Statement(block.text, Role.USER, FactSource.PROMPT, number, now, rewound=abandoned)
             )
         elif block.label == "Summary":
             from_transcript.append(

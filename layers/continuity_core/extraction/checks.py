@@ -25,12 +25,15 @@ VERDICT_CHARS = 110
 _VERDICT = (
     r"\b\d+ (?:passed|failed|failures?|errors?|warnings?|skipped|tests?|doctests?|examples?|"
     r"diagnostics?|files? (?:reformatted|left unchanged|would be reformatted|changed))\b"
-    r"|\bAll checks passed\b|\bno issues\b|\bJob (?:succeeded|failed)\b|\bBUILD (?:SUCCESS|SUCCESSFUL|FAILED|FAILURE)\b"
-    r"|\bFound \d+ (?:errors?|diagnostics?|issues?)\b|\bfound (?:no|\d+) [\w -]*?(?:issues?|suggestions?|opportunities)\b|\bSuccess: no issues found\b|\bready in \d|\bVITE v[\d.]+\s+ready\b"
+    r"|\bAll checks passed\b|\bno issues\b|\bJob (?:succeeded|failed)\b"
+    r"|\bBUILD (?:SUCCESS|SUCCESSFUL|FAILED|FAILURE)\b|\bFound \d+ (?:errors?|diagnostics?|issues?)\b"
+    r"|\bfound (?:no|\d+) [\w -]*?(?:issues?|suggestions?|opportunities)\b|\bSuccess: no issues found\b"
+    r"|\bready in \d|\bVITE v[\d.]+\s+ready\b"
     r"|^(?:ok|FAIL)\s+\S+\s+[\d.]+s$|^test result: \w+|\bCompiled successfully\b|\bcompilation failed\b"
 )
 _FAILED = re.compile(
-    r"\b(?:[1-9]\d* (?:[Ff]ailed|[Ff]ailures?|[Ee]rrors?|diagnostics?)|[Ff]ound [1-9]\d* (?:errors?|issues?|problems?|warnings?)\b|FAILED|FAILURE|"
+    r"\b(?:[1-9]\d* (?:[Ff]ailed|[Ff]ailures?|[Ee]rrors?|diagnostics?)"
+    r"|[Ff]ound [1-9]\d* (?:errors?|issues?|problems?|warnings?)\b|FAILED|FAILURE|"
     r"Job failed|[1-9]\d* files? would be reformatted|compilation failed|^FAIL\b|test result: FAILED)"
 )
 _NOISE = re.compile(r"^[=\-_*#~ ]+|[=\-_*#~ ]+$|\x1b\[[0-9;]*m")
@@ -38,15 +41,96 @@ _REDIRECT = re.compile(r"\s*(?:\d?>&\d|\d?>>?\s*\S+|\|\s*(?:tail|head|grep|less|
 _STATUS = re.compile(r"^(?:completed successfully|failed[^:]*|[a-z][\w -]*error[^:]*):\s*")
 # Tools whose runs are checks of the project (tests, lint, types, format, build).
 _CHECK_WORDS = frozenset(
-    "pytest tox nox unittest ruff pyright mypy ty flake8 pylint black isort jest vitest mocha eslint "
-    "tsc biome prettier cargo go mix credo dialyzer rspec rubocop gradle mvn make ctest act npm pnpm "
-    "yarn bun deno phpunit swift xcodebuild dotnet sbt lein".split()
+    [
+        "pytest",
+        "tox",
+        "nox",
+        "unittest",
+        "ruff",
+        "pyright",
+        "mypy",
+        "ty",
+        "flake8",
+        "pylint",
+        "black",
+        "isort",
+        "jest",
+        "vitest",
+        "mocha",
+        "eslint",
+        "tsc",
+        "biome",
+        "prettier",
+        "cargo",
+        "go",
+        "mix",
+        "credo",
+        "dialyzer",
+        "rspec",
+        "rubocop",
+        "gradle",
+        "mvn",
+        "make",
+        "ctest",
+        "act",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "deno",
+        "phpunit",
+        "swift",
+        "xcodebuild",
+        "dotnet",
+        "sbt",
+        "lein",
+    ]
 )
 _NAMED_CHECK = re.compile(r"\b(?:test|tests|lint|check|typecheck|build|verify|ci)\b")
-_SETUP_WORDS = frozenset("cd export source set env time timeout".split())
+_SETUP_WORDS = frozenset(["cd", "export", "source", "set", "env", "time", "timeout"])
 _GENERIC = frozenset(
-    "ls cat grep rg find head tail sed awk echo pwd wc sort uniq cp mv rm mkdir touch chmod which curl "
-    "wget open less more diff tree file stat ps kill sleep true false printf xargs jq git gh".split()
+    [
+        "ls",
+        "cat",
+        "grep",
+        "rg",
+        "find",
+        "head",
+        "tail",
+        "sed",
+        "awk",
+        "echo",
+        "pwd",
+        "wc",
+        "sort",
+        "uniq",
+        "cp",
+        "mv",
+        "rm",
+        "mkdir",
+        "touch",
+        "chmod",
+        "which",
+        "curl",
+        "wget",
+        "open",
+        "less",
+        "more",
+        "diff",
+        "tree",
+        "file",
+        "stat",
+        "ps",
+        "kill",
+        "sleep",
+        "true",
+        "false",
+        "printf",
+        "xargs",
+        "jq",
+        "git",
+        "gh",
+    ]
 )
 
 
@@ -72,7 +156,9 @@ def _segment(command: str, together: int = 1) -> str:
     """The part of a ``cd x && … && y`` chain that runs checks (the last ``together`` that do, joined:
     their outputs are one output)."""
     parts = [_bare(p.strip()) for p in re.split(r"\s*(?:&&|;|\|\||\n)\s*", command) if p.strip()]
-    checks = [p for p in parts if _words(p) and _words(p)[0] in _CHECK_WORDS | {"uv", "poetry", "npx", "bunx"}]
+    checks = [
+        p for p in parts if _words(p) and _words(p)[0] in _CHECK_WORDS | {"uv", "poetry", "npx", "bunx"}
+    ]
     return " && ".join((checks or parts or [command])[-together:])
 
 
@@ -128,7 +214,12 @@ def command_head(command: str) -> str | None:
 
 
 def _names_a_path(word: str) -> bool:
-    return "/" in word or "::" in word or bool(re.search(r"\.\w{1,5}$", word)) or word.startswith(("'", '"', "$"))
+    return (
+        "/" in word
+        or "::" in word
+        or bool(re.search(r"\.\w{1,5}$", word))
+        or word.startswith(("'", '"', "$"))
+    )
 
 
 def runs_checks(head: str) -> bool:

@@ -20,7 +20,8 @@ _HEADING = re.compile(r"^\s*(?:#{1,6}\s+|\*\*[^*]+\*\*:?\s*$)")
 _FLUFF = re.compile(
     r"^\W*(?:done|perfect|great|excellent|awesome|all set|sure|ok(?:ay)?|good news|success)\W*$|"
     r"^\W*(?:let me know|would you like|do you want|shall i|should i|if you(?:'d)? (?:like|want)|feel free|"
-    r"here(?:'s| is) (?:a |the )?(?:summary|what)|summary of (?:the )?changes|i(?:'ll| will) |let me |now let me )",
+    r"here(?:'s| is) (?:a |the )?(?:summary|what)|summary of (?:the )?changes|"
+    r"i(?:'ll| will) |let me |now let me )",
     re.IGNORECASE,
 )
 _GENERIC_HEADING = re.compile(r"summary|changes|what i did|overview|result|details|done", re.IGNORECASE)

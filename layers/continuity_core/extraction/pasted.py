@@ -97,7 +97,7 @@ def own_words(text: str) -> str:
 
 
 _FAILED_TEST = re.compile(
-    r"^(?:FAILED|ERROR)\s+(?:[^\s:]+::)?([\w\[\].-]+)|^--- FAIL: (\S+)|^\s*[×✗✕]\s+(.+?)\s*$|"
+    r"^(?:FAILED|ERROR)\s+(?:[^\s:]+::)?([\w\[\].-]+)|^--- FAIL: (\S+)|^\s*[\u00d7\u2717\u2715]\s+(.+?)\s*$|"
     r"^_{3,} ([\w\[\].:-]+) _{3,}$"  # pytest's header over each failure
 )
 _COUNTS = re.compile(r"\b\d+ (?:passed|failed|errors?|skipped|failures?|tests?)\b")

@@ -149,8 +149,12 @@ class SessionDigest(BaseModel):
     plan_prompt: int | None = None
     commits: list[str] = Field(default_factory=list, description="Commits made in the session, newest last.")
     failing: list[FailingTest] = Field(default_factory=list)
-    checks: list[CheckVerdict] = Field(default_factory=list, description="Latest verdict per check, oldest first.")
-    commands: list[ProjectCommand] = Field(default_factory=list, description="The project's commands, first use first.")
+    checks: list[CheckVerdict] = Field(
+        default_factory=list, description="Latest verdict per check, oldest first."
+    )
+    commands: list[ProjectCommand] = Field(
+        default_factory=list, description="The project's commands, first use first."
+    )
     report: Fact | None = Field(None, description="What the agent's latest final message reported.")
     proposal: Fact | None = Field(
         None, description="What the agent's latest final message proposed, awaiting the user's reply."

@@ -320,17 +320,7 @@ def where_from(checkpoint: Checkpoint) -> str:
 def render_recovery(recovery: Recovery, now: datetime, budget: int | None = None) -> tuple[str, bool]:
     """(block, cut): the recovery block, at most ``budget`` characters when given."""
     latest = recovery.checkpoint
-    origin = _ORIGINS[recovery.source].format(key=latest.session_key)
-    if recovery.source is not RecoverySource.SAME_SESSION:
-        origin = f"{origin}, {where_from(latest)}"
-    age = format_duration(now - latest.created_at)
-    digest = latest.session_digest
-    prompts = f"; {digest.prompts} prompts" if digest and digest.prompts else ""
-    parts = [
-        f"{RECOVERY_HEADING}\n"
-        f"_Recovered from the {latest.trigger.value} checkpoint of {origin}, "
-        f"written {age} ago ({latest.created_at.isoformat(timespec='seconds')}){prompts}._"
-    ]
+    parts = [f"{RECOVERY_HEADING}\n{provenance_line(recovery, now)}"]
     if recovery.changed_decisions:
         # The ledger is the authority: put what changed first, where a cut cannot reach it.
         parts.append(
@@ -339,6 +329,7 @@ def render_recovery(recovery: Recovery, now: datetime, budget: int | None = None
             + "\n".join(describe_decision(d, now) for d in reversed(recovery.changed_decisions))
         )
     head = "\n\n".join(parts)
+    digest = latest.session_digest
     if digest is not None and not digest.empty:
         roots = [r for r in (latest.project, latest.project_normalized) if r]
         return render_digest(digest, head, budget if budget is not None else UNBOUNDED, roots)
@@ -346,6 +337,21 @@ def render_recovery(recovery: Recovery, now: datetime, budget: int | None = None
     if budget is not None and len(text) > budget:
         return fit(text, budget), True
     return text, False
+
+
+def provenance_line(recovery: Recovery, now: datetime) -> str:
+    """One line: which session, which checkpoint, how old, from which machine and harness."""
+    latest = recovery.checkpoint
+    origin = _ORIGINS[recovery.source].format(key=latest.session_key)
+    digest = latest.session_digest
+    count = digest.prompts if digest and digest.prompts else latest.prompt_count
+    prompts = f"; {count} prompt{'' if count == 1 else 's'}" if count else ""
+    trigger = latest.trigger.value.replace("_", "-")
+    written = latest.created_at.isoformat(timespec="seconds")
+    return (
+        f"_Recovered from {origin}: its {trigger} checkpoint {latest.sequence}, written "
+        f"{format_duration(now - latest.created_at)} ago ({written}), {where_from(latest)}{prompts}._"
+    )
 
 
 def recovery_section(

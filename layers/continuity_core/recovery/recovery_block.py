@@ -55,10 +55,11 @@ LINE_CHARS = 200
 INSTRUCTION_CHARS = 600
 DONE_SHOWN = 3
 TODO_SHOWN = 4
-FOUND_SHOWN = 3
+FOUND_SHOWN = 6
 EARLIER_SHOWN = 4
-FILES_SHOWN = 8
-ENDED_SHOWN = 4
+NEXT_SHOWN = 3
+FILES_SHOWN = 10
+ENDED_SHOWN = 6
 CHECKS_SHOWN = 6
 SAID_SHOWN = 3
 COMMAND_RUNS = 3  # a command that runs no check is the project's way when the session ran it this often
@@ -94,6 +95,14 @@ class Section:
     lines: list[str] = field(default_factory=list)  # best first; shown in this order
     fixed: bool = False  # placed whole (the quoted instruction)
     title: str = ""  # the heading, when it says more than the name
+    order: list[int] = field(default_factory=list)  # each line's display position (default: as listed)
+
+    def shown(self, picked: list[str]) -> list[str]:
+        """The picked lines in display order."""
+        if not self.order:
+            return picked
+        position = {text: self.order[i] for i, text in enumerate(self.lines)}
+        return sorted(picked, key=lambda text: position.get(text, 0))
 
     @property
     def heading(self) -> str:
@@ -117,29 +126,41 @@ def _prompt(n: int | None) -> str:
 
 
 def _where(digest: SessionDigest, after_summary: bool, roots: list[str]) -> Section:
+    """Shown as a colleague reads it (the task list, the last report, what was found, earlier
+    reports, commits, what is unverified); picked so that each kind gets its best lines first."""
     section = Section(WHERE)
     done = [i for i in digest.plan if i.status == "done"]
-    doing = [i for i in digest.plan if i.status == "doing"]
-    todo = [i for i in digest.plan if i.status not in ("done", "doing")]
-    section.lines += [line(f"In progress: {i.text}") for i in doing]
+    doing = [line(f"In progress: {i.text}") for i in digest.plan if i.status == "doing"]
+    todo = [line(f"To do: {i.text}") for i in digest.plan if i.status not in ("done", "doing")]
+    if len(todo) > TODO_SHOWN:
+        todo = [*todo[:TODO_SHOWN], f"- … and {len(todo) - TODO_SHOWN} more to do"]
     if digest.plan:
         section.title = f"{WHERE} (task list: {len(done)} of {len(digest.plan)} done)"
-    section.lines += [line(f"To do: {i.text}") for i in todo[:TODO_SHOWN]]
-    if len(todo) > TODO_SHOWN:
-        section.lines.append(f"- … and {len(todo) - TODO_SHOWN} more to do")
-    section.lines += [line(f"Done: {i.text}") for i in done[-DONE_SHOWN:]]
     report = digest.report
-    if report is not None and not after_summary:
-        section.lines += [line(c) for c in claims(report.text)]
-    section.lines += [line(f"Found: {f.text}") for f in _findings(digest, roots, after_summary)]
-    section.lines += [
+    said = [line(c) for c in claims(report.text)] if report is not None and not after_summary else []
+    found = [line(f"Found: {f.text}") for f in _findings(digest, roots, after_summary)]
+    earlier = [
         line(f"Earlier{_prompt(f.prompt)}: {f.text}") for f in _earlier_reports(digest, roots, after_summary)
     ]
-    if digest.commits:
-        section.lines.append(line("Commits: " + "; ".join(f"`{c}`" for c in reversed(digest.commits[-3:]))))
-    unverified = _unverified(digest)
-    if unverified:
-        section.lines.append(line(unverified))
+    commits = (
+        [line("Commits: " + "; ".join(f"`{c}`" for c in reversed(digest.commits[-3:])))]
+        if digest.commits
+        else []
+    )
+    unverified = [line(text)] if (text := _unverified(digest)) else []
+    shown = [
+        *doing,
+        *todo,
+        *[line(f"Done: {i.text}") for i in done[-DONE_SHOWN:]],
+        *said,
+        *found,
+        *earlier,
+        *commits,
+        *unverified,
+    ]
+    ranked = [*doing, *said[:3], *found[:2], *unverified, *todo, *said[3:], *found[2:], *shown]
+    section.lines = list(dict.fromkeys(ranked))
+    section.order = [shown.index(text) for text in section.lines]
     return section
 
 
@@ -210,12 +231,16 @@ def _next(digest: SessionDigest, after_summary: bool) -> Section:
     elif report is not None and instruction.prompt and report.prompt == instruction.prompt:
         state = "the agent's last report (under Where things stand) answers it"
         if not pending:
-            section.title = f"{NEXT} (the last instruction is done, per the agent's report: wait for the user)"
+            section.title = (
+                f"{NEXT} (the last instruction is done, per the agent's report: wait for the user)"
+            )
     elif report is not None and report.prompt and instruction.prompt and report.prompt > instruction.prompt:
         state = "the agent has reported since"
     else:
         state = "no report from the agent on it yet"
     section.lines.append(f"_The user's last instruction{_prompt(instruction.prompt)}; {state}._")
+    for step in [f for f in digest.of(FactKind.NEXT_STEP) if not held(f, after_summary)][-NEXT_SHOWN:]:
+        section.lines.append(line(f"Planned next{_prompt(step.prompt)}: {step.text}"))
     proposal = digest.proposal
     if proposal is not None and (proposal.prompt or 0) >= (instruction.prompt or 0):
         section.lines.append(line(f"The agent proposed, awaiting a reply: {proposal.text}"))
@@ -234,7 +259,9 @@ def _rules(digest: SessionDigest, shown: set[str], after_summary: bool) -> Secti
         shown.add(fact_key(fact.kind, fact.text))
         if fact.detail and fact.detail.startswith(DOCUMENT_RULE):
             where = f" ({fact.detail.removeprefix(DOCUMENT_RULE)})"
-            documents.append((fact.last_prompt or fact.prompt or 0, order, line(fact.text.rstrip("…") + where)))
+            documents.append(
+                (fact.last_prompt or fact.prompt or 0, order, line(fact.text.rstrip("…") + where))
+            )
             continue
         who = " (remembered)" if fact.source is FactSource.REMEMBER else _prompt(fact.prompt)
         users.append(line(fact.text.rstrip("…") + who))
@@ -266,7 +293,9 @@ def _project_rules(digest: SessionDigest, after_summary: bool) -> list[str]:
     used = [
         f"`{c.command}`"
         for c in sorted(digest.commands, key=lambda c: -c.runs)
-        if not c.hook and not (after_summary and c.in_summary) and (runs_checks(c.command) or c.runs >= COMMAND_RUNS)
+        if not c.hook
+        and not (after_summary and c.in_summary)
+        and (runs_checks(c.command) or c.runs >= COMMAND_RUNS)
     ]
     if used:
         lines.append(line(f"Commands the session ran its checks with: {', '.join(used[:6])}"))
@@ -303,13 +332,15 @@ def _decisions(digest: SessionDigest, shown: set[str], after_summary: bool, root
     section = Section(DECISIONS)
     for fact in facts:
         old = replaced.get(fact_key(FactKind.DECISION, fact.text))
-        was = f" (replaced: {clip(old.text, 60)})" if old is not None else ""
+        was = f" (this superseded: {clip(old.text, 60)})" if old is not None else ""
         who = (
             f" (the agent's proposal, accepted at prompt {fact.accepted_prompt})"
             if fact.accepted_prompt is not None
             else _prompt(fact.prompt)
         )
-        section.lines.append(line(clip(fact.text.rstrip("…"), LINE_CHARS - len(was) - len(who) - 4) + was + who))
+        section.lines.append(
+            line(clip(fact.text.rstrip("…"), LINE_CHARS - len(was) - len(who) - 4) + was + who)
+        )
     return section
 
 
@@ -344,7 +375,9 @@ def _passed_since(digest: SessionDigest, fact: Fact) -> bool:
 
 
 def _open(digest: SessionDigest, after_summary: bool, roots: list[str]) -> Section:
-    facts = sorted(open_questions(digest, after_summary), key=lambda f: score(f, digest.prompts, roots), reverse=True)
+    facts = sorted(
+        open_questions(digest, after_summary), key=lambda f: score(f, digest.prompts, roots), reverse=True
+    )
     return Section(OPEN, [line(f.text.rstrip("…") + _prompt(f.prompt)) for f in facts])
 
 
@@ -372,7 +405,9 @@ def _failing_lines(failing: list[FailingTest]) -> list[str]:
     for (where, runner, prompt), names in groups.items():
         named = ", ".join(names)
         tests = named if not where else f"{where}::{{{named}}}" if len(names) > 1 else f"{where}::{named}"
-        lines.append(line(f"still failing: {tests} ({runner}{', since prompt ' + str(prompt) if prompt else ''})"))
+        lines.append(
+            line(f"still failing: {tests} ({runner}{', since prompt ' + str(prompt) if prompt else ''})")
+        )
     return lines
 
 
@@ -387,9 +422,7 @@ def _ended(digest: SessionDigest) -> Section:
         (f for f in digest.facts if f.status is not FactStatus.ACTIVE and f.kind is not FactKind.SAID),
         key=lambda f: -(f.ended_prompt or 0),
     )
-    answered = [
-        f for f in digest.of(FactKind.QUESTION) if f.answer and visibly_linked(f.text, f.answer)
-    ]
+    answered = [f for f in digest.of(FactKind.QUESTION) if f.answer and visibly_linked(f.text, f.answer)]
     lines = [ended_line(f) for f in ended] + [
         line(f"~~{clip(f.text, 70)}~~ — answered{_prompt(f.answer_prompt)}: {f.answer}") for f in answered
     ]
@@ -403,7 +436,13 @@ def fact_line(fact: Fact, roots: list[str] | None = None) -> str:
     if fact.kind is FactKind.FILE:
         path = _relative(fact.text, roots or [])
         first, last = fact.prompt, fact.last_prompt
-        when = f", prompts {first}-{last}" if first and last and last != first else f", prompt {first}" if first else ""
+        when = (
+            f", prompts {first}-{last}"
+            if first and last and last != first
+            else f", prompt {first}"
+            if first
+            else ""
+        )
         done = ", ".join(a for a in (fact.detail or "mentioned").split(",") if a)
         return clip(f"- `{path}` ({done}{when})", LINE_CHARS)
     return line(fact.text.rstrip("…") + _prompt(fact.prompt))
@@ -429,9 +468,13 @@ def _relative(path: str, roots: list[str]) -> str:
 
 
 def ended_line(fact: Fact) -> str:
+    if fact.kind is FactKind.QUESTION and fact.ended_by:  # the answer is what a successor needs
+        when = f" at prompt {fact.ended_prompt}" if fact.ended_prompt else ""
+        return line(f"~~{clip(fact.text, 60)}~~ — answered{when}: {clip(fact.ended_by, 120)}")
     what = "superseded" if fact.status is FactStatus.SUPERSEDED else "answered/resolved"
     by = f" by: {clip(fact.ended_by, 80)}" if fact.ended_by else ""
-    return line(f"~~{clip(fact.text, 90)}~~ — {what}{' at prompt ' + str(fact.ended_prompt) if fact.ended_prompt else ''}{by}")
+    when = f" at prompt {fact.ended_prompt}" if fact.ended_prompt else ""
+    return line(f"~~{clip(fact.text, 90)}~~ — {what}{when}{by}")
 
 
 # --- the whole -----------------------------------------------------------------------------------
@@ -455,12 +498,19 @@ def briefing(digest: SessionDigest, roots: list[str] | None = None) -> list[Sect
 
 
 def render_digest(
-    digest: SessionDigest, header: str, budget: int, roots: list[str] | None = None, titles: tuple[str, ...] = ORDER
+    digest: SessionDigest,
+    header: str,
+    budget: int,
+    roots: list[str] | None = None,
+    titles: tuple[str, ...] = ORDER,
+    whole: bool = False,
 ) -> tuple[str, bool]:
-    """(block, cut): the briefing under ``header``, at most ``budget`` characters (and never more
-    than ``BRIEFING_CHARS``; ``AFTER_SUMMARY_CHARS`` beside a compaction summary)."""
+    """(block, cut): the briefing under ``header``, at most ``budget`` characters and, unless
+    ``whole`` (level 3 of tiered recovery), never more than ``BRIEFING_CHARS`` (``AFTER_SUMMARY_CHARS``
+    beside a compaction summary)."""
     after_summary = digest.compacted_prompt is not None
-    limit = min(budget, AFTER_SUMMARY_CHARS if after_summary else BRIEFING_CHARS)
+    cap = AFTER_SUMMARY_CHARS if after_summary else BRIEFING_CHARS
+    limit = budget if whole else min(budget, cap)
     sections = [s for s in briefing(digest, roots) if s.name in titles and s.lines]
     notes: list[str] = []
     if after_summary:
@@ -479,7 +529,7 @@ def render_digest(
         if len(picked) < len(section.lines):
             omitted[section.name.lower()] = len(section.lines) - len(picked)
         if picked:
-            parts.append("\n".join([section.heading, *picked]))
+            parts.append("\n".join([section.heading, *section.shown(picked)]))
     closing = _closing(omitted, digest)
     if closing:
         parts.append(closing)

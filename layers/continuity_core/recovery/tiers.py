@@ -1,10 +1,9 @@
 """Tiered recovery (Loa): small by default, more on demand, built from the rolling digest's facts.
 
-Level 1 (≤ 400 chars): the short form of the recovery block: the last instruction, the constraints,
-the newest decisions and open questions. Level 2 (≤ 2,000): the same with decisions, findings and
-files in play listed with their provenance, the project ledger's decisions (agent digests, labelled
-so), and search hits for a query. Level 3: the latest session's whole rolling digest (every fact the
-recovery block had no room for), every checkpoint of that session and the whole ledger. A checkpoint
+Level 1: the recovery block's first three sections (where things stand, next, rules in force), whole
+lines. Level 2: the recovery block itself (the same briefing a session start injects), then search
+hits for a query and the project ledger's decisions of other sessions. Level 3: the latest session's
+briefing without the block's size cap, every checkpoint of that session and the whole ledger. A checkpoint
 without a rolling digest (written before it existed) falls back to its summary and next steps.
 """
 
@@ -16,17 +15,17 @@ from datetime import UTC, datetime
 
 from continuity_core.checkpoints.passive_digest import format_duration
 from continuity_core.checkpoints.ports import CheckpointStore, LedgerStore
-from continuity_core.extraction.sticky import ASKED
 from continuity_core.kernel.clock import Clock
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.digest import LedgerEntry
-from continuity_core.models.session_digest import Fact, FactKind, SessionDigest
+from continuity_core.models.session_digest import Fact, SessionDigest
 from continuity_core.recovery.fit import fit
 from continuity_core.recovery.recovery import RECENT, describe_decision, pick
-from continuity_core.recovery.recovery_block import fact_line, render_digest, shown_file
+from continuity_core.recovery.recovery_block import BRIEFING_CHARS, FIRST_THREE, render_digest
 from continuity_core.sessions.ports import TranscriptSearch
 
-LEVEL_LIMITS = {1: 400, 2: 2000, 3: 200_000}
+# Level 1: the briefing's first three sections; 2: the whole briefing, search hits and the ledger.
+LEVEL_LIMITS = {1: 1500, 2: 6000, 3: 200_000}
 RECENT_DECISIONS = 10
 SEARCH_HITS = 5
 SNIPPET_CHARS = 240
@@ -137,7 +136,7 @@ class TieredRecovery:
         parts = []
         if latest.session_digest is not None and not latest.session_digest.empty:
             header = f"### The whole session digest of {session_key}"
-            parts.append(render_digest(latest.session_digest, header, LEVEL_LIMITS[3])[0])
+            parts.append(render_digest(latest.session_digest, header, LEVEL_LIMITS[3], whole=True)[0])
         parts.append(f"### Every checkpoint of session {session_key}")
         parts += [
             f"#### {c.trigger.value} checkpoint {c.sequence}, {c.created_at.isoformat(timespec='seconds')}\n"
@@ -178,15 +177,6 @@ def newest_first(facts: list[Fact]) -> list[Fact]:
     return sorted(facts, key=lambda f: (f.last_prompt or f.prompt or 0, f.at), reverse=True)
 
 
-def open_questions(digest: SessionDigest) -> list[Fact]:
-    """Still open: not closed, and not a question asked and answered in the same turn."""
-    return [
-        f
-        for f in digest.of(FactKind.QUESTION)
-        if not (f.detail == ASKED and f.answer and f.answer_prompt == f.prompt)
-    ]
-
-
 def ledger_only(decisions: list[LedgerEntry], digest: SessionDigest | None) -> list[LedgerEntry]:
     """The ledger's decisions the rolling digest does not already hold (other sessions' mostly)."""
     held = {" ".join(f.text.lower().split()) for f in digest.facts} if digest else set()
@@ -196,78 +186,24 @@ def ledger_only(decisions: list[LedgerEntry], digest: SessionDigest | None) -> l
 def level_one(
     chosen: list[Checkpoint], digest: SessionDigest | None, decisions: list[LedgerEntry], now: datetime
 ) -> str:
-    """One line each: where it comes from, the last instruction, the constraints, the newest
-    decisions, the open questions and the next steps; each line gets a fair share of
-    ``LEVEL_LIMITS[1]``."""
+    """The briefing's first three sections (where things stand, next, rules in force), whole lines
+    within ``LEVEL_LIMITS[1]``; without a rolling digest, the checkpoint's state and the ledger."""
     head = headline(chosen[0], now) if chosen else "Latest: no checkpoint yet, only the project's ledger."
-    rows: list[tuple[str, list[str]]] = []
     if digest is not None:
-        if digest.last_instruction is not None:
-            rows.append(("Last instruction: ", [clip(digest.last_instruction.text, INSTRUCTION_CHARS_2)]))
-        rows.append(("Constraints: ", [f.text for f in digest.of(FactKind.CONSTRAINT)]))
-        rows.append(
-            (
-                "Decisions: ",
-                [f.text for f in newest_first(digest.of(FactKind.DECISION))]
-                + [d.decision for d in ledger_only(decisions, digest)],
-            )
-        )
-        rows.append(("Open: ", [f.text for f in newest_first(open_questions(digest))]))
-        rows.append(("Next: ", [f.text for f in newest_first(digest.of(FactKind.NEXT_STEP))]))
-    else:
-        latest = chosen[0] if chosen else None
-        state = next((c.summary for c in chosen if c.summary), None)
-        if state:
-            rows.append(("State: ", [state]))
-        if latest is not None and latest.next_steps:
-            rows.append(("Next: ", list(latest.next_steps)))
-        rows.append(("Decisions: ", [d.decision for d in decisions]))
-    rows = [(label, items) for label, items in rows if items]
-    room = LEVEL_LIMITS[1] - len(head) - len(rows)
+        roots = _roots(chosen)
+        return render_digest(digest, head, LEVEL_LIMITS[1], roots, titles=FIRST_THREE)[0]
     lines = [head]
-    for (label, items), share in zip(
-        rows, _fair([len(t) + len(" | ".join(i)) for t, i in rows], room), strict=True
-    ):
-        lines.append(label + _items_within(items, share - len(label)))
+    state = next((c.summary for c in chosen if c.summary), None)
+    if state:
+        lines.append(f"State: {clip(state, 300)}")
+    if chosen and chosen[0].next_steps:
+        lines += [f"- Next: {clip(step, 200)}" for step in chosen[0].next_steps]
+    lines += [f"- Decided: {clip(d.decision, 200)}" for d in decisions[:5]]
     return "\n".join(lines)
 
 
-def _fair(needs: list[int], room: int) -> list[int]:
-    """Water-filling: each gets what it needs up to an equal share of what is left."""
-    shares = [0] * len(needs)
-    waiting = [i for i, need in enumerate(needs) if need]
-    while waiting and room > 0:
-        share = room // len(waiting)
-        small = [i for i in waiting if needs[i] <= share]
-        if not small:
-            for i in waiting:
-                shares[i] = share
-            break
-        for i in small:
-            shares[i] = needs[i]
-            room -= needs[i]
-            waiting.remove(i)
-    return shares
-
-
-def _items_within(items: list[str], room: int) -> str:
-    """Whole items, " | "-separated, while they fit (the count of the rest said); the first one is
-    cut with ``[truncated]`` when even it does not fit."""
-    shown: list[str] = []
-    used = 0
-    for index, item in enumerate(items):
-        flat = " ".join(item.split())
-        rest = len(items) - index - 1
-        more = len(f" (+{rest} more)") if rest else 0
-        if used + len(flat) + (3 if shown else 0) + more <= room:
-            shown.append(flat)
-            used += len(flat) + (3 if len(shown) > 1 else 0)
-            continue
-        if not shown:
-            shown.append(clip(flat, max(20, room - len(f" (+{len(items) - 1} more)"))))
-        left = len(items) - len(shown)
-        return " | ".join(shown) + (f" (+{left} more)" if left else "")
-    return " | ".join(shown)
+def _roots(chosen: list[Checkpoint]) -> list[str]:
+    return [r for r in (chosen[0].project_normalized, chosen[0].project) if r] if chosen else []
 
 
 def level_two(
@@ -278,63 +214,25 @@ def level_two(
     query: str | None,
     hits: list[str] | None,
 ) -> str:
-    """Sections of whole lines with their provenance, filled in turns (a line of each section per
-    round, in priority order) so that no kind crowds out the others within ``LEVEL_LIMITS[2]``."""
+    """The briefing (the recovery block's layout), then the search hits for ``query`` and the
+    ledger's decisions other sessions recorded, within ``LEVEL_LIMITS[2]``."""
     head = headline(chosen[0], now) if chosen else "Latest: no checkpoint yet, only the project's ledger."
-    sections: list[tuple[str, list[str]]] = []
-    if hits is not None and query:
-        sections.append((f"### Search: {query.strip()}", hits or ["(no hits)"]))
+    parts = [head]
     if digest is not None:
-        roots = [r for r in (chosen[0].project_normalized, chosen[0].project) if r] if chosen else []
-        instruction = digest.last_instruction
-        if instruction is not None:
-            where = f" (prompt {instruction.prompt})" if instruction.prompt else ""
-            sections.append(
-                (f"### Last instruction{where}", ["> " + clip(instruction.text, INSTRUCTION_CHARS_2)])
-            )
-        by_kind = [
-            ("### Constraints (still in force)", digest.of(FactKind.CONSTRAINT)),
-            (DIGEST_DECISIONS, newest_first(digest.of(FactKind.DECISION))),
-            ("### Open questions", newest_first(open_questions(digest))),
-            ("### Findings", newest_first(digest.of(FactKind.FINDING))),
-            (
-                "### Files in play",
-                newest_first([f for f in digest.of(FactKind.FILE) if shown_file(f, roots)]),
-            ),
-        ]
-        sections += [(title, [fact_line(f, roots) for f in facts]) for title, facts in by_kind]
-        if digest.summary is not None:
-            sections.append(("### The agent's own summary", [clip(digest.summary.text, 300)]))
+        parts = [render_digest(digest, head, BRIEFING_CHARS, _roots(chosen))[0]]
     elif chosen:
         state = next((c.summary for c in chosen if c.summary), None)
-        sections.append(("### State", [state] if state else []))
-        sections.append(("### Next steps", [f"- {step}" for step in chosen[0].next_steps]))
+        if state:
+            parts.append(f"### State\n{clip(state, 600)}")
+        if chosen[0].next_steps:
+            parts.append(
+                "### Next steps\n" + "\n".join(f"- {clip(step, 200)}" for step in chosen[0].next_steps)
+            )
+    if hits is not None and query:
+        parts.append(_search_section(query, hits))
     others = ledger_only(decisions, digest)
-    sections.append((LEDGER_DECISIONS, [describe_decision(d, now) for d in others]))
-    return _in_turns(head, [(t, lines) for t, lines in sections if lines], LEVEL_LIMITS[2])
-
-
-def _in_turns(head: str, sections: list[tuple[str, list[str]]], limit: int) -> str:
-    room = limit - len(head) - len(MORE_LINE) - 4
-    taken = [0] * len(sections)
-    progressed = True
-    while progressed:
-        progressed = False
-        for index, (title, lines) in enumerate(sections):
-            if taken[index] >= len(lines):
-                continue
-            cost = len(lines[taken[index]]) + 1 + (len(title) + 2 if not taken[index] else 0)
-            if cost <= room:
-                room -= cost
-                taken[index] += 1
-                progressed = True
-    parts = [head]
-    for (title, lines), count in zip(sections, taken, strict=True):
-        if count:
-            more = len(lines) - count
-            parts.append("\n".join([title, *lines[:count]]) + (f"\n- … {more} more" if more else ""))
-    if any(count < len(lines) for (_, lines), count in zip(sections, taken, strict=True)):
-        parts.append(MORE_LINE)
+    if others:
+        parts.append(f"{LEDGER_DECISIONS}\n" + "\n".join(describe_decision(d, now) for d in others))
     return "\n\n".join(parts)
 
 
