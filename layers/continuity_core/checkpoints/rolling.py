@@ -51,7 +51,7 @@ from continuity_core.checkpoints.questions import note_answer, note_reply
 from continuity_core.checkpoints.ranking import bound, score, strongest_action
 from continuity_core.checkpoints.supersession import supersede_by_message, supersede_removed
 from continuity_core.extraction import reversal
-from continuity_core.extraction.doc_rules import DOCUMENT_RULE, document_rules
+from continuity_core.extraction.doc_rules import DOCUMENT_RULE, closed_task, document_rules
 from continuity_core.extraction.pasted import own_words
 from continuity_core.extraction.paths import project_file
 from continuity_core.extraction.refusals import refused
@@ -253,6 +253,16 @@ def _take_tool(work: WorkingDigest, statement: Statement) -> None:
     for candidate in tool_files(statement.text):
         add_fact(work, candidate, statement)
     command = progress.shell_command(statement.text)
+    task = closed_task(command) if command else None
+    if task:  # the task's spec no longer binds: its rules end with it
+        for index, fact in enumerate(work.facts):
+            rule = fact.detail or ""
+            if (
+                fact.status is FactStatus.ACTIVE
+                and rule.startswith(DOCUMENT_RULE)
+                and rule.endswith(f" {task}")
+            ):
+                end_fact(work, index, FactStatus.SUPERSEDED, f"task {task} closed", statement)
     for path in progress.deleted_paths(command) if command else ():
         _delete_file(work, path, statement)
     if command:

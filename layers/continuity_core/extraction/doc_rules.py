@@ -1,5 +1,6 @@
-"""The rules a document the session read states: a ``CLAUDE.md`` or ``AGENTS.md``, a task's spec
-printed by an issue tracker (``bd show``, ``gh issue view``).
+"""The rules a document the session read states: a ``CLAUDE.md`` or ``AGENTS.md`` (the files that
+tell an agent how to work in a repository), a task's spec printed by an issue tracker (``bd show``,
+``gh issue view``). A task's rules end when the session closes the task (``bd close <id>``).
 
 The session relied on them; a compaction summary often drops them ("UI work must follow the
 AGENTS.md Frontend Tasks guidance", "Do not replace highlight.js"). A line is a rule by its words
@@ -15,7 +16,12 @@ import re
 DOCUMENT_RULE = "rule of "  # a rule fact's detail: "rule of CLAUDE.md"
 RULES_PER_DOCUMENT = 5
 RULE_CHARS = 200
-DOCUMENT_FILES = (".md", ".mdc", ".mdx", ".markdown", ".rst", ".txt")
+# The files that tell an agent how to work in a repository (not a README: it describes the product).
+_INSTRUCTION_FILE = re.compile(
+    r"(?:^|/)(?:CLAUDE|AGENTS|GEMINI|CONVENTIONS|CONTRIBUTING|STYLE|RULES|\.cursorrules|copilot-instructions)"
+    r"[\w.-]*$|/\.(?:cursor/rules|claude|github)/[^/]+\.mdc?$",
+    re.IGNORECASE,
+)
 _RULE = re.compile(
     r"\b(?:must|never|always|required|do not|don't|should not|shouldn't|exactly|only use|prefer|make sure)\b",
     re.IGNORECASE,
@@ -32,8 +38,7 @@ def document_of(tool_line: str, output: str) -> str | None:
         return None
     name, argument = found.group(1).lower(), (found.group(2) or "").strip()
     if name in ("read", "read_file", "view", "cat", "open_file"):
-        base = argument.rsplit("/", 1)[-1]
-        return base if base.lower().endswith(DOCUMENT_FILES) else None
+        return argument.rsplit("/", 1)[-1] if _INSTRUCTION_FILE.search(argument) else None
     if name in ("bash", "shell", "exec_command", "run_shell_command") and _HEADED.search(output):
         return " ".join(argument.split()[:3])[:60]
     return None
@@ -54,3 +59,12 @@ def document_rules(tool_line: str, output: str) -> list[tuple[str, str]]:
         if len(found) >= RULES_PER_DOCUMENT:
             break
     return found
+
+
+_CLOSES = re.compile(r"\b(?:close|closed|done|resolve|complete)\b\s+(?:--?\S+\s+)*([\w./#-]*\w)")
+
+
+def closed_task(command: str) -> str | None:
+    """The task a shell command closes (``bd close spotter-gqc.4``, ``gh issue close 42``)."""
+    found = _CLOSES.search(command)
+    return found.group(1) if found else None

@@ -37,7 +37,7 @@ from continuity_core.models.handoff import Handoff
 from continuity_core.models.state import SessionOrigin
 from continuity_core.recovery.fit import Section, fit
 from continuity_core.recovery.handoff import choose_handoff
-from continuity_core.recovery.recovery_block import render_digest
+from continuity_core.recovery.recovery_block import BRIEFING_CHARS, render_digest
 
 RECOVERY_HEADING = "## Session Recovery Context"
 FORK_HEADING = "### Ledger changed since your last checkpoint"
@@ -355,14 +355,20 @@ def provenance_line(recovery: Recovery, now: datetime) -> str:
 
 
 def recovery_section(
-    recovery: Recovery | None, config: ContinuityConfig, now: datetime, limit: int | None = None
+    recovery: Recovery | None,
+    config: ContinuityConfig,
+    now: datetime,
+    limit: int | None = None,
+    ledger: Section | None = None,
 ) -> Section | None:
-    """The recovery block inside its reservation (``recoveryBudgetChars``, or less under a small cap)."""
+    """The recovery block inside its reservation (``recoveryBudgetChars``, or less under a small cap);
+    with the ledger line beside it, the two together stay within the briefing's size."""
     if recovery is None:
         return None
     # Under the harness's cap, the ledger line keeps its room next to the block.
     cap = (limit - LEDGER_LINE_CHARS - 2) if limit else config.recovery_budget_chars
-    budget = min(config.recovery_budget_chars, max(cap, LEDGER_LINE_CHARS))
+    beside = len(ledger.text) + 2 if ledger is not None else 0
+    budget = min(config.recovery_budget_chars, max(cap, LEDGER_LINE_CHARS), BRIEFING_CHARS - beside)
     text, cut = render_recovery(recovery, now, budget)
     return Section(text=text, reserved_chars=budget, cut=cut, name="recovery")
 

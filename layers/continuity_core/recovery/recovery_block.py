@@ -58,14 +58,15 @@ TODO_SHOWN = 4
 FOUND_SHOWN = 6
 EARLIER_SHOWN = 4
 NEXT_SHOWN = 3
-FILES_SHOWN = 10
+FILES_SHOWN = 6
+LOOKED_AT_SHOWN = 2  # files only read or named: the two that rank highest
 ENDED_SHOWN = 6
 CHECKS_SHOWN = 6
 SAID_SHOWN = 3
 COMMAND_RUNS = 3  # a command that runs no check is the project's way when the session ran it this often
 SAID_FLOOR = 0.9  # a plain sentence of the user's among the rules: only a telling one
 FACT_FLOOR = 0.5  # a decision or question said in passing needs this much content
-MORE = "`continuity recover 3` (MCP tool `recover`, level 3) has the full checkpoint"
+MORE = "`continuity recover 3` (MCP `recover`, level 3) has the rest"
 
 WHERE = "Where things stand"
 NEXT = "Next"
@@ -85,6 +86,7 @@ _DIRECTIVE = re.compile(
     r"less work|no need|avoid|without)\b",
     re.IGNORECASE,
 )
+_PERSON = re.compile(r"\b(?:I|I'm|I'd|I've|[Ww]e|[Ww]e're|[Ll]et's|[Yy]ou|[Yy]our|[Pp]lease|[Dd]on't)\b")
 # The agent saying what it is about to do is no decision of the session's ("I'll use that alias").
 _INTENT = re.compile(r"^\W*(?:\w+\W+)?(?:i'?ll|i will|let me|let's|i'?m going to|now i)\b", re.IGNORECASE)
 
@@ -207,7 +209,7 @@ def _unverified(digest: SessionDigest) -> str | None:
     if not edited:
         return None
     last_edit = max(edited)
-    checked = max((c.prompt or 0 for c in digest.checks), default=None)
+    checked = max((c.prompt or 0 for c in digest.checks if not _FORMATS.search(c.target)), default=None)
     if checked is None:
         return "Not verified: no test, lint or type check ran in this session"
     if last_edit > checked:
@@ -271,6 +273,7 @@ def _rules(digest: SessionDigest, shown: set[str], after_summary: bool) -> Secti
         if not _pasted(f.text)
         and not held(f, after_summary)
         and _DIRECTIVE.search(f.text)
+        and _PERSON.search(f.text)  # said to the agent, not a passage pasted from documentation
         and salience(f.text, prompt=f.prompt, prompts=digest.prompts, seen=f.seen).score >= SAID_FLOOR
         and not _is_instruction(digest, f)
         and not INSTRUCTS.match(f.text)  # a task asked for ("Find the TODO …"), not a standing rule
@@ -284,12 +287,16 @@ def _rules(digest: SessionDigest, shown: set[str], after_summary: bool) -> Secti
 
 def _project_rules(digest: SessionDigest, after_summary: bool) -> list[str]:
     lines: list[str] = []
-    hooks: dict[str, list[str]] = {}
+    hooks: dict[str, list[str]] = {}  # event -> commands; then one line per set of commands
     for command in digest.commands:
         if command.hook and not (after_summary and command.in_summary):
             hooks.setdefault(command.hook, []).append(f"`{command.command}`")
-    for event, commands in hooks.items():
-        lines.append(line(f"The project's {event} hook runs {', '.join(commands)}"))
+    events: dict[tuple[str, ...], list[str]] = {}
+    for event, run in hooks.items():
+        events.setdefault(tuple(run), []).append(event)
+    for run_by, names in events.items():
+        which = f"{', '.join(names)} hook{'s' if len(names) > 1 else ''}"
+        lines.append(line(f"The project's {which} run{'' if len(names) > 1 else 's'} {', '.join(run_by)}"))
     used = [
         f"`{c.command}`"
         for c in sorted(digest.commands, key=lambda c: -c.runs)
@@ -327,6 +334,7 @@ def _decisions(digest: SessionDigest, shown: set[str], after_summary: bool, root
         and (f.source not in _LIVE or salience(f.text).score >= FACT_FLOOR)
         and not (f.source is FactSource.AGENT and f.accepted_prompt is None and _INTENT.match(f.text))
         and fact_key(f.kind, f.text) not in shown
+        and not _is_instruction(digest, f)
     ]
     facts.sort(key=lambda f: score(f, digest.prompts, roots), reverse=True)
     section = Section(DECISIONS)
@@ -354,12 +362,15 @@ def open_questions(digest: SessionDigest, after_summary: bool = False) -> list[F
         and not (f.detail == ASKED and (f.prompt or 0) < digest.prompts)  # the user has replied since
         and not (f.answer and visibly_linked(f.text, f.answer))
         and not _passed_since(digest, f)
+        and not _is_instruction(digest, f)
         and not _pasted(f.text)
         and not held(f, after_summary)
         and (f.source not in _LIVE or salience(f.text).score >= FACT_FLOOR)
     ]
 
 
+# A formatter run is no verification (``ruff format``, ``prettier --write``, ``mix format``, ``gofmt``).
+_FORMATS = re.compile(r"\b(?:format|fmt|prettier|black|isort)\b(?!.*--check)")
 _TEST_NAME = re.compile(r"\btest_\w+|\b\w+_test\b|\bTest[A-Z]\w+")
 
 
@@ -412,14 +423,25 @@ def _failing_lines(failing: list[FailingTest]) -> list[str]:
 
 
 def _files(digest: SessionDigest, roots: list[str], after_summary: bool) -> Section:
+    """The files worked on (edited, written), then at most ``LOOKED_AT_SHOWN`` only read or named."""
     files = [f for f in digest.of(FactKind.FILE) if shown_file(f, roots) and not held(f, after_summary)]
     files.sort(key=lambda f: score(f, digest.prompts, roots), reverse=True)
-    return Section(FILES, [fact_line(f, roots) for f in files[:FILES_SHOWN]])
+    worked = [
+        f for f in files if strongest_action(f.detail) in (FileAction.EDITED.value, FileAction.WRITTEN.value)
+    ]
+    looked_at = [f for f in files if f not in worked][:LOOKED_AT_SHOWN]
+    return Section(FILES, [fact_line(f, roots) for f in [*worked, *looked_at][:FILES_SHOWN]])
 
 
 def _ended(digest: SessionDigest) -> Section:
     ended = sorted(
-        (f for f in digest.facts if f.status is not FactStatus.ACTIVE and f.kind is not FactKind.SAID),
+        (
+            f
+            for f in digest.facts
+            if f.status is not FactStatus.ACTIVE
+            and f.kind is not FactKind.SAID
+            and not (f.detail or "").startswith(DOCUMENT_RULE)  # a finished task's rules: nothing to redo
+        ),
         key=lambda f: -(f.ended_prompt or 0),
     )
     answered = [f for f in digest.of(FactKind.QUESTION) if f.answer and visibly_linked(f.text, f.answer)]
@@ -443,9 +465,22 @@ def fact_line(fact: Fact, roots: list[str] | None = None) -> str:
             if first
             else ""
         )
-        done = ", ".join(a for a in (fact.detail or "mentioned").split(",") if a)
-        return clip(f"- `{path}` ({done}{when})", LINE_CHARS)
+        return clip(f"- `{path}` ({_actions(fact.detail)}{when})", LINE_CHARS)
     return line(fact.text.rstrip("…") + _prompt(fact.prompt))
+
+
+def _actions(detail: str | None) -> str:
+    """What was done to a file, the work first: "written, edited, read" (named in passing only when
+    nothing else was done to it)."""
+    done = [a for a in (detail or "mentioned").split(",") if a]
+    worked = [a for a in done if a not in (FileAction.MENTIONED.value, FileAction.SYMBOL.value)]
+    order = (
+        FileAction.WRITTEN.value,
+        FileAction.EDITED.value,
+        FileAction.DELETED.value,
+        FileAction.READ.value,
+    )
+    return ", ".join(sorted(worked, key=lambda a: order.index(a) if a in order else 9)) or done[0]
 
 
 def shown_file(fact: Fact, roots: list[str]) -> bool:
@@ -520,7 +555,7 @@ def render_digest(
             f"holds {held} of this session's facts; below is what it dropped._"
         )
     head = "\n\n".join([header, *notes])
-    room = limit - len(head) - 2 - len(_closing({"x": 99}, digest))
+    room = limit - len(head) - 2 - len(_closing({s.name.lower(): 99 for s in sections}, digest)) - 2
     chosen = _share(sections, room)
     parts = [head]
     omitted: dict[str, int] = {}
@@ -540,31 +575,53 @@ def render_digest(
 
 
 def _share(sections: list[Section], room: int) -> dict[str, list[str]]:
-    """Round-robin: the fixed sections whole, then each section's next best line in turn while it
-    fits; a section's title costs its first line's room."""
+    """The fixed sections whole; then water-filling by characters: each section gets what it needs
+    up to an equal share of what is left (a section of short lines, files, gets more of them), takes
+    its best lines that fit, and what it leaves goes to the next."""
     chosen: dict[str, list[str]] = {s.name: [] for s in sections}
     for section in sections:
         if section.fixed:
-            need = len(section.heading) + 2 + sum(len(x) + 1 for x in section.lines)
+            need = _need(section, section.lines)
             if need <= room:
                 chosen[section.name] = list(section.lines)
                 room -= need
-    waiting = [s for s in sections if not s.fixed]
-    depth = 0
-    while waiting:
-        for section in list(waiting):
-            if depth >= len(section.lines):
-                waiting.remove(section)
-                continue
-            text = section.lines[depth]
-            need = len(text) + 1 + (len(section.heading) + 2 if depth == 0 else 0)
-            if need > room:
-                waiting.remove(section)  # later lines stay in the order they rank
-                continue
-            chosen[section.name].append(text)
-            room -= need
-        depth += 1
+    waiting = [s for s in sections if not s.fixed and s.lines]
+    allowance = {s.name: 0 for s in waiting}
+    left = room
+    pending = list(waiting)
+    while pending and left > 0:
+        share = left // len(pending)
+        small = [s for s in pending if _need(s, s.lines) <= share]
+        if not small:
+            for section in pending:
+                allowance[section.name] = share
+            break
+        for section in small:
+            allowance[section.name] = _need(section, section.lines)
+            left -= allowance[section.name]
+            pending.remove(section)
+    spare = 0
+    for section in waiting:  # in display order; what one leaves, the next may take
+        budget = allowance[section.name] + spare
+        used = 0
+        for text in section.lines:
+            cost = len(text) + 1 + (0 if chosen[section.name] else len(section.heading) + 2)
+            if used + cost <= budget:
+                chosen[section.name].append(text)
+                used += cost
+        spare = budget - used
+    for section in waiting:  # what is left at the end: the best lines that did not fit, in order
+        for text in section.lines:
+            cost = len(text) + 1 + (0 if chosen[section.name] else len(section.heading) + 2)
+            if text not in chosen[section.name] and cost <= spare:
+                chosen[section.name].append(text)
+                spare -= cost
     return chosen
+
+
+def _need(section: Section, lines: list[str]) -> int:
+    """A section's size in the block: its heading, its lines, the blank line before it."""
+    return len(section.heading) + 2 + sum(len(x) + 1 for x in lines) if lines else 0
 
 
 def _closing(omitted: dict[str, int], digest: SessionDigest) -> str:
@@ -572,5 +629,5 @@ def _closing(omitted: dict[str, int], digest: SessionDigest) -> str:
     if omitted:
         notes.append("left out for space: " + ", ".join(f"{n} {what}" for what, n in omitted.items()))
     if digest.evicted:
-        notes.append("older minor facts were dropped earlier to keep the digest bounded (rules last)")
+        notes.append("older minor facts were dropped earlier")
     return f"_{'; '.join(notes).capitalize()}. {MORE}._" if notes else ""

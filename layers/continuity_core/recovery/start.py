@@ -76,7 +76,7 @@ def compose_start(
     sections = [
         handoff_section(handoff, now, limit, ledger)
         if handoff
-        else recovery_section(recovery, config, now, limit),
+        else recovery_section(recovery, config, now, limit, ledger),
         ledger,
         Section(text=parent.text, name=INHERITED) if parent is not None else None,
     ]

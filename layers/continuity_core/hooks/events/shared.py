@@ -119,7 +119,8 @@ def own_recovery(
     recovery = start.recovery
     if recovery is not None and recovery.source is not RecoverySource.SAME_SESSION:
         recovery = None  # another session's story is no recovery of this one's compaction
-    sections = [recovery_section(recovery, config, now, limit), ledger_line(start.recent_decisions, now)]
+    ledger = ledger_line(start.recent_decisions, now)
+    sections = [recovery_section(recovery, config, now, limit, ledger), ledger]
     return recovery, assemble([s for s in sections if s], limit)
 
 
