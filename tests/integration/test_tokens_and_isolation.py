@@ -385,8 +385,9 @@ def test_the_health_route_is_admin_only_and_reads_queue_depth_and_requests_per_m
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given a token of the admin's agent that posted 25 prompts (10 make a checkpoint due: its flush
-    # waits in the queue)
-    clock = install_clock(monkeypatch, datetime(2026, 11, 22, 9, 0, 1, tzinfo=UTC))
+    # waits in the queue), on a clock stopped a second into the current minute
+    start = datetime.now(UTC).replace(second=1, microsecond=0)
+    clock = install_clock(monkeypatch, start)
     token = create_token(api, ADMIN, "hooks,read")
     body = {"session_id": "healthy", "cwd": PROJECT, "prompt": "step"}
     for _ in range(25):
@@ -411,7 +412,7 @@ def test_the_health_route_is_admin_only_and_reads_queue_depth_and_requests_per_m
     assert sum(m["client_errors"] for m in health["requests_per_minute"]) >= 1
     assert sum(m["server_errors"] for m in health["requests_per_minute"]) == 0
     last = {(h["harness"], h["event"]): h["at"] for h in health["last_hooks"]}
-    assert last[("codex", "session-start")] == "2026-11-22T09:00:07Z"
+    assert last[("codex", "session-start")] == f"{start + timedelta(seconds=6):%Y-%m-%dT%H:%M:%S}Z"
     assert ("claude-code", "user-prompt-submit") in last
     # And a token without the admin scope is refused
     assert api.call("GET", "/api/admin/health", token)[0] == 403

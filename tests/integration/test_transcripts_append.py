@@ -15,6 +15,7 @@ import pytest
 from continuity_core.models.state import SessionIdentity
 from tests.support import on_aws
 from tests.support.api import InProcessService
+from tests.support.clock import install_clock
 from tests.support.cold_starts import reset_functions
 from tests.support.sessions import SessionsApi, Transcript
 
@@ -125,15 +126,16 @@ def test_pre_compaction_and_session_end_append_too(service: InProcessService) ->
 
 
 def test_identity_and_created_at_come_from_the_first_write_updated_at_from_the_latest(
-    service: InProcessService,
+    service: InProcessService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    clock = install_clock(monkeypatch, datetime.now(UTC).replace(microsecond=0))  # stored to the ms
     appender = on_aws.transcript_appender()
-    first = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+    first = clock.now - timedelta(minutes=10)
     identity = SessionIdentity(session_key="s1", harness="opencode", project="/a", project_normalized="/a")
     appender.append("default", identity, 0, "one ", first)
     other = SessionIdentity(session_key="s1", harness="codex", project="/b", project_normalized="/b")
     appender.append("default", other, 4, "two", first + timedelta(minutes=5))
-    head = on_aws.transcript_reader().assembled_head("default", "s1")
+    head = on_aws.transcript_reader(clock).assembled_head("default", "s1")
     assert head is not None
     assert (head.harness, head.project, head.project_normalized) == ("opencode", "/a", "/a")
     assert (head.created_at, head.updated_at) == (first, first + timedelta(minutes=5))
