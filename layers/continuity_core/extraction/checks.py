@@ -20,7 +20,8 @@ import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 
-VERDICT_CHARS = 110
+VERDICT_CHARS = 140
+VERDICTS = 2  # the distinct verdict lines of one run shown
 # A count that says how a run went, a tool's all-clear, a build's or a job's end.
 _VERDICT = (
     r"\b\d+ (?:passed|failed|failures?|errors?|warnings?|skipped|tests?|doctests?|examples?|"
@@ -36,6 +37,7 @@ _FAILED = re.compile(
     r"|[Ff]ound [1-9]\d* (?:errors?|issues?|problems?|warnings?)\b|FAILED|FAILURE|"
     r"Job failed|[1-9]\d* files? would be reformatted|compilation failed|^FAIL\b|test result: FAILED)"
 )
+_JOB_TAG = re.compile(r"^(?:\[[^\]]{1,60}\]\s*)+\|?\s*")  # act's "[CI/test-1]   | "
 _NOISE = re.compile(r"^[=\-_*#~ ]+|[=\-_*#~ ]+$|\x1b\[[0-9;]*m")
 _REDIRECT = re.compile(r"\s*(?:\d?>&\d|\d?>>?\s*\S+|\|\s*(?:tail|head|grep|less|cat|tee)\b.*)$")
 _STATUS = re.compile(r"^(?:completed successfully|failed[^:]*|[a-z][\w -]*error[^:]*):\s*")
@@ -187,11 +189,14 @@ def check_of(command: str, output: str) -> CheckRun | None:
 
 
 def _summary(found: list[str]) -> str:
-    """The run's last verdict line (the summary comes last), with a failure line before it when the
-    summary alone hides it."""
-    last = found[-1]
-    failing = [line for line in found if _FAILED.search(line)]
-    text = last if not failing or _FAILED.search(last) else f"{failing[-1]}; {last}"
+    """The run's last verdicts (the summary comes last; a CI job prints its steps' verdicts, tagged
+    by job: each said once), a failing one always among them."""
+    distinct = list(dict.fromkeys(_NOISE.sub("", _JOB_TAG.sub("", line)).strip() for line in found))
+    failing = [line for line in distinct if _FAILED.search(line)]
+    last = distinct[-VERDICTS:]
+    if failing and failing[-1] not in last:
+        last = [failing[-1], *last[1:]]
+    text = "; ".join(last)
     return text if len(text) <= VERDICT_CHARS else text[: VERDICT_CHARS - 1].rstrip() + "…"
 
 

@@ -40,6 +40,7 @@ from continuity_core.models.session_digest import FactKind
 from continuity_core.models.transcripts import TranscriptHead
 from continuity_core.recovery.fit import MAX_INJECTION_CHARS, fit
 from continuity_core.recovery.ports import InheritedBlock
+from continuity_core.recovery.recovery_block import CHECKS, DECISIONS, FILES, OPEN, WHERE, render_digest
 from continuity_core.transcripts.layout import tail_since
 from continuity_core.transcripts.ports import TranscriptStore
 
@@ -53,6 +54,8 @@ MAX_CONSTRAINTS = 12
 MAX_DECISIONS = 8
 CONSTRAINT_CHARS = 200
 DIGEST_CHARS = 2000
+# The parent's briefing a sub-agent gets: what stands, was decided, is open, was checked, in play.
+PARENT_SECTIONS = (WHERE, DECISIONS, OPEN, CHECKS, FILES)
 # Room left for the other shared sections (the ledger line) and separators.
 SHARED_HEADROOM = 500
 RECENT_CANDIDATES = 10
@@ -137,15 +140,20 @@ def render_inherited(
     ]
     if constraints:
         lines += ["", "### Active Constraints", *(f"- {c}" for c in constraints)]
-    if decisions:
+    briefing = checkpoint.session_digest if checkpoint is not None else None
+    if decisions and (briefing is None or briefing.empty):
         lines += ["", "### Parent's Decisions", *(f"- {d}" for d in decisions)]
     if checkpoint is not None:
         age = format_duration(now - checkpoint.created_at)
-        lines += [
-            "",
-            f"### Parent's Latest Checkpoint ({checkpoint.trigger.value}, {age} ago)",
-            fit(_demote(checkpoint.digest), DIGEST_CHARS),
-        ]
+        title = f"### Parent's Latest Checkpoint ({checkpoint.trigger.value}, {age} ago)"
+        if briefing is not None and not briefing.empty:
+            # The parent's briefing, as its own recovery block shows it (its rules are above).
+            roots = [r for r in (checkpoint.project, checkpoint.project_normalized) if r]
+            shown = render_digest(briefing, title, DIGEST_CHARS, roots, titles=PARENT_SECTIONS)[0]
+            first, _, rest = shown.partition("\n")
+            lines += ["", first, _demote(rest).strip()]
+        else:
+            lines += ["", title, fit(_demote(checkpoint.digest), DIGEST_CHARS)]
     text = "\n".join(lines)
     if head is None or tail_chars <= 0:
         return fit(text, budget)
