@@ -23,7 +23,7 @@ def test_defaults_match_the_documented_values(monkeypatch: pytest.MonkeyPatch) -
         config.max_checkpoints_per_session,
         config.retention_days,
         config.recovery_budget_chars,
-    ) == (True, 10, 900_000, 50, 7, 9000)
+    ) == (True, 10, 900_000, 50, 7, 4000)
 
 
 @pytest.mark.parametrize(

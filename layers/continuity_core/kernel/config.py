@@ -72,10 +72,11 @@ class ContinuityConfig(BaseModel):
         "of a still-active session is kept)",
     )
     recovery_budget_chars: int = Field(
-        9000,
+        4000,
         ge=200,
-        le=10_000,
-        description="characters reserved for the recovery block (never more than the harness's cap)",
+        le=4000,
+        description="characters the recovery block may take (the briefing is at most 4,000; 2,500 beside a "
+        "harness's compaction summary; never more than the harness's cap)",
     )
     # Our additions (issue silent): the debounce delay and the project recovery window.
     flush_delay_seconds: int = Field(
