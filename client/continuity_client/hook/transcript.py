@@ -637,7 +637,7 @@ def rewound(record: dict[str, Any], state: dict[str, Any]) -> str:
     marker says how many, so that nothing of them reads as current."""
     if record.get("isSidechain") or record.get("type") not in ("user", "assistant", "system"):
         return ""
-    chain: list[list[Any]] = state.setdefault("chain", [])  # [uuid, typed prompts up to it]
+    chain: list[list[Any]] = state.setdefault("records", [])  # [uuid, typed prompts up to it]
     typed = int(state.get("typed", 0))
     marker = ""
     parent = str(record.get("parentUuid") or "")[:CHAIN_ID_CHARS]

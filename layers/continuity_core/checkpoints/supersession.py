@@ -72,7 +72,7 @@ def supersede_by_value(
             replaced = not _RULE_LIKE.search(fact.text) and _dismisses(text, fact.text, strict=True)
         else:
             replaced = (
-                (same_subject and other_value and chosen)
+                (same_subject and other_value and chosen and not _ADDS.search(text))
                 or _renumbers(text, fact.text)
                 or (not _RULE_LIKE.search(fact.text) and _dismisses(text, fact.text))
             )
@@ -80,6 +80,8 @@ def supersede_by_value(
             end_fact(work, index, FactStatus.SUPERSEDED, text, statement)
 
 
+# The grammar of an addition: "the filter should also hide empty groups" adds to a choice, not replaces it.
+_ADDS = re.compile(r"\b(?:also|as well|in addition|additionally)\b", re.IGNORECASE)
 # The grammar of a change: "switching the analyzer to X", "move the outbox to Y", "put it in Z instead".
 _CHANGE = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)|swap(?:ped|ping)?)\b"

@@ -32,6 +32,9 @@ _MATERIAL_LINE = re.compile(
     r"[>E] {2,}\S|"  # pytest's failing line and its explanation ("E       AssertionError: …")
     r"[^\s:]+\.\w+:\d+(?::\d+)?:\s|"  # a file and line: a compiler's or a test runner's location
     r"(?:FAILED|PASSED|ERROR|SKIPPED|XFAIL|XPASS) [^\s:]+\.\w+::|"  # pytest's verdict lines
+    r"platform \w+ -- Python \d|(?:rootdir|cachedir|configfile): \S|"  # pytest's header
+    r"collect(?:ed|ing) \d+ items?\b|"
+    r"\S+ [.FEsxX]+\s*\[ *\d+%\]|"  # pytest's progress ("tests/test_cart.py ..F.. [ 30%]")
     r"[_=*~#-]{5,}|"  # a report's separators ("____ test_name ____", "==== FAILURES ====")
     r"\d+\s*[|│]|[|│]|"  # numbered source lines, tables
     r"[!~^]{2,}|\^+\s*$"  # carets under an error
@@ -129,6 +132,16 @@ def _paste_note(lines: list[str]) -> str:
     return f"(+ {len(lines)} lines of {kind}{': ' + detail if detail else ''})"
 
 
+def _leading_prose(lines: list[str]) -> list[str]:
+    """The lines of sentences a paragraph of output starts with (the user's words, not pasted)."""
+    lead: list[str] = []
+    for line in lines:
+        if is_material_line(line) or not _PROSE.search(line):
+            break
+        lead.append(line)
+    return lead
+
+
 def summarise_pasted(text: str) -> str:
     """``text`` with each pasted run replaced by one line that says what it was: a fenced block, or
     paragraphs (between blank lines) of output — a third of their lines material, or between two
@@ -150,6 +163,10 @@ def summarise_pasted(text: str) -> str:
         run: list[str] = []
         for lines, is_material in [*zip(paragraphs, material, strict=True), ([], False)]:
             if is_material:
+                if not run:  # the user's sentence right above what they pasted stays theirs
+                    lead = _leading_prose(lines)
+                    out.append("\n".join(lead))
+                    lines = lines[len(lead) :]
                 run.extend(line for line in lines if line.strip())
                 continue
             if len(run) >= MIN_PASTE_LINES:
