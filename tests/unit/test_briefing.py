@@ -489,7 +489,6 @@ def test_no_line_is_longer_than_200_characters_on_a_long_messy_session() -> None
     assert cut and long == []
 
 
-@pytest.mark.xfail(strict=True, reason="bug: the provenance line is ~290 characters with a UUID session key")
 def test_the_provenance_line_is_at_most_200_characters() -> None:
     # Given a checkpoint of another session of the project, from a machine, a person and a branch
     checkpoint = _checkpoint(_every_section()).model_copy(

@@ -225,7 +225,7 @@ RULE_PATTERN = (
     r"(?i)\b(?:must|never|always|required|do not|don't|should not|shouldn't|exactly|only use|prefer|"
     r"make sure|use \S+ (?:instead|not)|no-gos?)\b"
 )
-DOCUMENT_PATTERN = r"(?m)^\s*(?:\d+\u2192)?(?:#{1,3} \S|[A-Z][A-Z ]{5,}$)"
+DOCUMENT_PATTERN = r"(?m)^\s*(?:\d+\u2192)?#{2,3} \S"
 MAX_RULE_CHARS = 800
 _rules: list[re.Pattern[str]] = []  # [RULE_PATTERN, DOCUMENT_PATTERN], compiled at first use
 

@@ -26,7 +26,7 @@ _RULE = re.compile(
     r"\b(?:must|never|always|required|do not|don't|should not|shouldn't|exactly|only use|prefer|make sure)\b",
     re.IGNORECASE,
 )
-_HEADED = re.compile(r"(?m)^\s*(?:\d+\u2192)?(?:#{2,3} \S|[A-Z][A-Z ]{5,}$)")
+_HEADED = re.compile(r"(?m)^\s*(?:\d+\u2192)?#{2,3} \S")
 _LINE_MARK = re.compile(r"^\s*(?:\d+\u2192)?\s*(?:[-*+]\s+|\d+[.)]\s+)?")
 _TOOL = re.compile(r"^Tool (\w+)(?::\s*(.*))?$", re.DOTALL)
 

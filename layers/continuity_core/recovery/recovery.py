@@ -29,6 +29,7 @@ from enum import StrEnum
 
 from continuity_core.checkpoints.passive_digest import format_duration
 from continuity_core.checkpoints.ports import CheckpointStore, ProjectSnapshot
+from continuity_core.extraction.claims import clip
 from continuity_core.kernel.config import ContinuityConfig
 from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.checkpoint_trigger import CheckpointTrigger
@@ -290,9 +291,12 @@ _ORIGINS = {
     RecoverySource.PREVIOUS_SESSION: "session {key} (named as the previous session)",
     RecoverySource.FORKED_SESSION: "session {key} (the session this one was forked from)",
     RecoverySource.CLEARED_SESSION: "session {key} (the session you just cleared)",
-    RecoverySource.SAME_PROJECT: "session {key} (an earlier session of this project: check it still applies)",
+    RecoverySource.SAME_PROJECT: "session {key} (an earlier one here: check it still applies)",
 }
 
+
+PROVENANCE_CHARS = 200
+SHORT_KEY_CHARS = 12  # a longer session key (a UUID) is shown by its first 8 characters
 
 HARNESS_NAMES = {
     "claude-code": "Claude Code",
@@ -342,16 +346,16 @@ def render_recovery(recovery: Recovery, now: datetime, budget: int | None = None
 def provenance_line(recovery: Recovery, now: datetime) -> str:
     """One line: which session, which checkpoint, how old, from which machine and harness."""
     latest = recovery.checkpoint
-    origin = _ORIGINS[recovery.source].format(key=latest.session_key)
+    key = latest.session_key if len(latest.session_key) <= SHORT_KEY_CHARS else latest.session_key[:8]
+    origin = _ORIGINS[recovery.source].format(key=key)
     digest = latest.session_digest
     count = digest.prompts if digest and digest.prompts else latest.prompt_count
     prompts = f"; {count} prompt{'' if count == 1 else 's'}" if count else ""
     trigger = latest.trigger.value.replace("_", "-")
-    written = latest.created_at.isoformat(timespec="seconds")
-    return (
-        f"_Recovered from {origin}: its {trigger} checkpoint {latest.sequence}, written "
-        f"{format_duration(now - latest.created_at)} ago ({written}), {where_from(latest)}{prompts}._"
-    )
+    age = format_duration(now - latest.created_at)
+    which = f"{trigger} checkpoint {latest.sequence}, {age} old"
+    text = f"Recovered from {origin}: {which}; {where_from(latest)}{prompts}."
+    return f"_{clip(text, PROVENANCE_CHARS - 2)}_"
 
 
 def recovery_section(
