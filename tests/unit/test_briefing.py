@@ -396,7 +396,6 @@ def test_a_rewound_branch_is_not_current() -> None:
     assert any("red" in line for line in section(text, "Next"))
 
 
-@pytest.mark.xfail(strict=True, reason="a finding about code a later edit removed is not ended yet")
 def test_a_finding_about_a_function_the_session_removed_is_not_current() -> None:
     # Given the agent's finding about `foo()`, then an edit and a commit that removed `foo()`
     finding = (

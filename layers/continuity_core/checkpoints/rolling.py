@@ -49,6 +49,7 @@ from continuity_core.checkpoints.fact_merge import add_fact, with_action
 from continuity_core.checkpoints.proposals import accept_proposal, take_report
 from continuity_core.checkpoints.questions import note_answer, note_reply
 from continuity_core.checkpoints.ranking import bound, score, strongest_action
+from continuity_core.checkpoints.removals import end_what_names, removed_names
 from continuity_core.checkpoints.supersession import supersede_by_message, supersede_removed
 from continuity_core.extraction import reversal
 from continuity_core.extraction.doc_rules import DOCUMENT_RULE, closed_task, document_rules
@@ -210,8 +211,10 @@ def _take(work: WorkingDigest, statement: Statement) -> None:
     elif statement.role is Role.USER:
         _take_user(work, statement)
     elif statement.role is Role.AGENT and statement.final:
+        end_what_names(work, removed_names(statement.text), statement)
         take_report(work, statement)
     elif statement.role is Role.AGENT:  # prose between tool calls: only what it says it found or chose
+        end_what_names(work, removed_names(statement.text), statement)
         for candidate in extract(statement.text, Role.AGENT):
             if has_content(candidate.text):
                 add_fact(work, candidate, statement)
@@ -273,7 +276,10 @@ def _take_result(work: WorkingDigest, statement: Statement) -> None:
     """A tool's output, read with its call: commits, checks, the project's commands, a document's
     rules, failing tests."""
     command, output, prompt = statement.command or "", statement.text, statement.prompt
-    work.commits = progress.with_commits(work.commits, progress.commits_in(output))
+    commits = progress.commits_in(output)
+    work.commits = progress.with_commits(work.commits, commits)
+    for commit in commits:  # "Remove foo(): …": what was said of foo() no longer describes the code
+        end_what_names(work, removed_names(commit), statement)
     shell = progress.shell_command(command)
     if shell and not refused(output):  # a refused command never ran
         hooked = progress.hook_command(command)
