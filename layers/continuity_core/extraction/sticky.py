@@ -93,6 +93,12 @@ _CONSTRAINT = _cue(
     r"\bis required\b|\bare required\b|\brequired to\b",
     r"\bprefer\b.{1,60}\bover\b",
     r"\bstick to\b",
+    # How the agent should talk to the user: a standing preference, however politely put.
+    r"\b(?:answer|reply|respond|write|talk|speak)(?: to me)? (?:in|only in) "
+    r"(?:(?-i:[A-Z][a-z]+)|plain|short|simple)\b",
+    r"\bkeep (?:the |your )?(?:answers?|repl(?:y|ies)|responses?|messages?|summar(?:y|ies)) "
+    r"(?:short|brief|concise|terse)\b",
+
 )
 _DECISION = _cue(
     # "let's …", "we'll …" from the user: the session's plan (but not the next activity: run, check, …)
