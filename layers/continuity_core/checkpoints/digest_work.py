@@ -75,6 +75,9 @@ class WorkingDigest:
     compacted_prompt: int | None = None
     checks: list[CheckVerdict] = field(default_factory=list)
     commands: list[ProjectCommand] = field(default_factory=list)
+    steps: int = 0
+    edited_step: int | None = None
+    checked_step: int | None = None
 
 
 @lru_cache(maxsize=8192)  # the same facts are keyed again for every statement merged

@@ -52,6 +52,7 @@ from continuity_core.checkpoints.ranking import bound, score, strongest_action
 from continuity_core.checkpoints.removals import end_what_names, removed_names
 from continuity_core.checkpoints.supersession import supersede_by_message, supersede_removed
 from continuity_core.extraction import reversal
+from continuity_core.extraction.checks import verifies
 from continuity_core.extraction.doc_rules import DOCUMENT_RULE, closed_task, document_rules
 from continuity_core.extraction.pasted import own_words
 from continuity_core.extraction.paths import project_file
@@ -146,6 +147,9 @@ def roll(
         base.compacted_prompt,
         list(base.checks),
         list(base.commands),
+        base.steps,
+        base.edited_step,
+        base.checked_step,
     )
     for statement in statements:
         _take(work, statement)
@@ -189,11 +193,15 @@ def roll(
         compacted_prompt=work.compacted_prompt,
         checks=work.checks,
         commands=work.commands,
+        steps=work.steps,
+        edited_step=work.edited_step,
+        checked_step=work.checked_step,
     )
 
 
 def _take(work: WorkingDigest, statement: Statement) -> None:
     """One statement into the digest, by what it is."""
+    work.steps += 1
     if not statement.tool and statement.command is None and any(" " in root for root in work.roots):
         statement = _relative_paths(statement, work.roots)
     if statement.rewound:
@@ -255,6 +263,8 @@ def _abandon(work: WorkingDigest, statement: Statement) -> None:
 def _take_tool(work: WorkingDigest, statement: Statement) -> None:
     for candidate in tool_files(statement.text):
         add_fact(work, candidate, statement)
+        if candidate.detail in (FileAction.EDITED.value, FileAction.WRITTEN.value):
+            work.edited_step = work.steps
     command = progress.shell_command(statement.text)
     task = closed_task(command) if command else None
     if task:  # the task's spec no longer binds: its rules end with it
@@ -283,7 +293,10 @@ def _take_result(work: WorkingDigest, statement: Statement) -> None:
     shell = progress.shell_command(command)
     if shell and not refused(output):  # a refused command never ran
         hooked = progress.hook_command(command)
-        work.checks = progress.with_check(work.checks, shell, output, prompt)
+        checks = progress.with_check(work.checks, shell, output, prompt)
+        if checks != work.checks and verifies(checks[-1].target):
+            work.checked_step = work.steps
+        work.checks = checks
         work.commands = progress.with_command(work.commands, shell, hooked[0] if hooked else None)
     for rule, document in document_rules(command, output):
         add_fact(work, Candidate(FactKind.CONSTRAINT, rule, f"{DOCUMENT_RULE}{document}"), statement)

@@ -231,3 +231,12 @@ def runs_checks(head: str) -> bool:
     """A command head that runs the project's checks (tests, lint, types, format, build)."""
     words = head.split()
     return bool(words) and (words[0] in _CHECK_WORDS or any(w in _CHECK_WORDS for w in words[1:3]))
+
+
+# A formatter run is no verification (``ruff format``, ``prettier --write``, ``mix format``, ``gofmt``).
+_FORMATS = re.compile(r"\b(?:format|fmt|prettier|black|isort)\b(?!.*--check)")
+
+
+def verifies(target: str) -> bool:
+    """A check that verifies the code (tests, lint, types, a build), not a formatter's rewrite."""
+    return not _FORMATS.search(target)

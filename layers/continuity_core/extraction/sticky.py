@@ -98,7 +98,6 @@ _CONSTRAINT = _cue(
     r"(?:(?-i:[A-Z][a-z]+)|plain|short|simple)\b",
     r"\bkeep (?:the |your )?(?:answers?|repl(?:y|ies)|responses?|messages?|summar(?:y|ies)) "
     r"(?:short|brief|concise|terse)\b",
-
 )
 _DECISION = _cue(
     # "let's …", "we'll …" from the user: the session's plan (but not the next activity: run, check, …)

@@ -155,6 +155,11 @@ class SessionDigest(BaseModel):
     commands: list[ProjectCommand] = Field(
         default_factory=list, description="The project's commands, first use first."
     )
+    steps: int = Field(0, ge=0, description="Statements rolled in so far: the order of edits and checks.")
+    edited_step: int | None = Field(None, description="The step of the latest edit of a file.")
+    checked_step: int | None = Field(
+        None, description="The step of the latest test, lint, type or build run."
+    )
     report: Fact | None = Field(None, description="What the agent's latest final message reported.")
     proposal: Fact | None = Field(
         None, description="What the agent's latest final message proposed, awaiting the user's reply."

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from continuity_core.checkpoints.digest_work import CONCLUSION, INSTRUCTS, fact_key, visibly_linked
 from continuity_core.checkpoints.ranking import score, strongest_action
-from continuity_core.extraction.checks import runs_checks
+from continuity_core.extraction.checks import runs_checks, verifies
 from continuity_core.extraction.claims import claims, clip
 from continuity_core.extraction.doc_rules import DOCUMENT_RULE
 from continuity_core.extraction.pasted import is_material_line, summarise_pasted
@@ -209,7 +209,13 @@ def _unverified(digest: SessionDigest) -> str | None:
     if not edited:
         return None
     last_edit = max(edited)
-    checked = max((c.prompt or 0 for c in digest.checks if not _FORMATS.search(c.target)), default=None)
+    if digest.edited_step is not None:  # the order of edits and runs, within one prompt too
+        if digest.checked_step is None:
+            return "Not verified: no test, lint or type check ran in this session"
+        if digest.edited_step > digest.checked_step:
+            return f"Not verified: no test, lint or type check ran after the last edits (prompt {last_edit})"
+        return None
+    checked = max((c.prompt or 0 for c in digest.checks if verifies(c.target)), default=None)
     if checked is None:
         return "Not verified: no test, lint or type check ran in this session"
     if last_edit > checked:
@@ -369,8 +375,6 @@ def open_questions(digest: SessionDigest, after_summary: bool = False) -> list[F
     ]
 
 
-# A formatter run is no verification (``ruff format``, ``prettier --write``, ``mix format``, ``gofmt``).
-_FORMATS = re.compile(r"\b(?:format|fmt|prettier|black|isort)\b(?!.*--check)")
 _TEST_NAME = re.compile(r"\btest_\w+|\b\w+_test\b|\bTest[A-Z]\w+")
 
 
