@@ -350,6 +350,8 @@ def provenance_line(recovery: Recovery, now: datetime) -> str:
     origin = _ORIGINS[recovery.source].format(key=key)
     digest = latest.session_digest
     count = digest.prompts if digest and digest.prompts else latest.prompt_count
+    if digest is not None and digest.last_instruction is not None:  # typed mid-turn: no hook counted it
+        count = max(count, digest.last_instruction.prompt or 0)
     prompts = f"; {count} prompt{'' if count == 1 else 's'}" if count else ""
     trigger = latest.trigger.value.replace("_", "-")
     age = format_duration(now - latest.created_at)
