@@ -25,6 +25,13 @@ _FLUFF = re.compile(
     re.IGNORECASE,
 )
 _GENERIC_HEADING = re.compile(r"summary|changes|what i did|overview|result|details|done", re.IGNORECASE)
+_LINK = re.compile(r"\[([^\]]+)\]\([^)\s]+\)")  # a markdown link: its text is enough
+# Headings over a list of files touched: the Files section says that.
+# Headings over the agent's sales pitch ("Key Benefits", "Advantages"): nothing a successor acts on.
+_PITCH = re.compile(r"\b(?:benefits?|advantages?|highlights?|why this)\b", re.IGNORECASE)
+_FILE_LIST = re.compile(
+    r"^files?\b.{0,20}\b(?:created|updated|changed|modified|added|touched|edited)\b", re.I
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"(])")
 
 
@@ -43,10 +50,11 @@ def _plain(text: str) -> str:
 
 
 def claims(report: str, most: int = MAX_CLAIMS) -> list[str]:
-    """The report's claims, in its order: its most specific ``most``."""
+    """The report's claims, in its order: its most specific ``most``; a list of the files it touched
+    is left to the Files section."""
     items: list[str] = []
     heading = ""
-    for raw in report.split("\n"):
+    for raw in _LINK.sub(r"\1", report).split("\n"):
         line = raw.strip()
         if not line or set(line) <= set("-=*_`"):
             continue
@@ -55,6 +63,8 @@ def claims(report: str, most: int = MAX_CLAIMS) -> list[str]:
             continue
         if _BULLET.match(line):
             text = _plain(_BULLET.sub("", line))
+            if _FILE_LIST.search(heading) or _PITCH.search(heading):
+                continue
             if text and not _FLUFF.match(text):
                 telling = heading and len(heading.split()) <= 3 and not _GENERIC_HEADING.search(heading)
                 items.append(f"{heading}: {text}" if telling else text)
@@ -67,5 +77,6 @@ def claims(report: str, most: int = MAX_CLAIMS) -> list[str]:
     unique = list(dict.fromkeys(clip(i) for i in items if len(i.split()) >= 2))
     if len(unique) <= most:
         return unique
+
     ranked = sorted(range(len(unique)), key=lambda i: salience(unique[i]).score, reverse=True)[:most]
     return [unique[i] for i in sorted(ranked)]

@@ -140,6 +140,8 @@ def _where(digest: SessionDigest, after_summary: bool, roots: list[str]) -> Sect
         section.title = f"{WHERE} (task list: {len(done)} of {len(digest.plan)} done)"
     report = digest.report
     said = [line(c) for c in claims(report.text)] if report is not None and not after_summary else []
+    # Finished tasks when no report says what was done (its claims say it better).
+    finished = [] if said else [line(f"Done: {i.text}") for i in done[-DONE_SHOWN:]]
     found = [line(f"Found: {f.text}") for f in _findings(digest, roots, after_summary)]
     earlier = [
         line(f"Earlier{_prompt(f.prompt)}: {f.text}") for f in _earlier_reports(digest, roots, after_summary)
@@ -153,7 +155,7 @@ def _where(digest: SessionDigest, after_summary: bool, roots: list[str]) -> Sect
     shown = [
         *doing,
         *todo,
-        *[line(f"Done: {i.text}") for i in done[-DONE_SHOWN:]],
+        *finished,
         *said,
         *found,
         *earlier,
