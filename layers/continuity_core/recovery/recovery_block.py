@@ -140,8 +140,8 @@ def _where(digest: SessionDigest, after_summary: bool, roots: list[str]) -> Sect
         section.title = f"{WHERE} (task list: {len(done)} of {len(digest.plan)} done)"
     report = digest.report
     said = [line(c) for c in claims(report.text)] if report is not None and not after_summary else []
-    # Finished tasks when no report says what was done (its claims say it better).
-    finished = [] if said else [line(f"Done: {i.text}") for i in done[-DONE_SHOWN:]]
+    # Finished tasks: the newest (fewer when a report says what was done, in more words).
+    finished = [line(f"Done: {i.text}") for i in done[-(DONE_SHOWN - 1 if said else DONE_SHOWN) :]]
     found = [line(f"Found: {f.text}") for f in _findings(digest, roots, after_summary)]
     earlier = [
         line(f"Earlier{_prompt(f.prompt)}: {f.text}") for f in _earlier_reports(digest, roots, after_summary)
