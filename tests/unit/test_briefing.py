@@ -272,7 +272,9 @@ def test_a_ticked_task_list_and_a_later_test_run_show_as_where_things_stand_and_
     assert "### Where things stand (task list: 3 of 4 done)" in text
     assert "- To do: Update the API docs" in where
     # (the newest finished tasks: beside a report that says what was done, two of them)
-    assert {"- Done: Apply codes in the checkout total", "- Done: Write tests for expired codes"} <= set(where)
+    assert {"- Done: Apply codes in the checkout total", "- Done: Write tests for expired codes"} <= set(
+        where
+    )
     assert not any(line.startswith("- In progress:") for line in where)
     assert section(text, "Checks") == ["- passed: `uv run pytest` — 80 passed in 2.41s (prompt 1)"]
 
