@@ -32,6 +32,7 @@ _PITCH = re.compile(r"\b(?:benefits?|advantages?|highlights?|why this)\b", re.IG
 _FILE_LIST = re.compile(
     r"^files?\b.{0,20}\b(?:created|updated|changed|modified|added|touched|edited)\b", re.I
 )
+_NUMBERED = re.compile(r"^\d+[.)]\s+")  # "2. Updated …" run into a paragraph
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"(])")
 
 
@@ -74,7 +75,7 @@ def claims(report: str, most: int = MAX_CLAIMS) -> list[str]:
             if sentence.rstrip().endswith(":") or _FLUFF.match(sentence) or sentence.rstrip().endswith("?"):
                 continue
             items.append(sentence)
-    unique = list(dict.fromkeys(clip(i) for i in items if len(i.split()) >= 2))
+    unique = list(dict.fromkeys(clip(_NUMBERED.sub("", i)) for i in items if len(i.split()) >= 2))
     if len(unique) <= most:
         return unique
 

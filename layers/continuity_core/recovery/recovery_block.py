@@ -62,7 +62,8 @@ FILES_SHOWN = 6
 LOOKED_AT_SHOWN = 2  # files only read or named: the two that rank highest
 ENDED_SHOWN = 6
 CHECKS_SHOWN = 6
-SAID_SHOWN = 3
+SAID_SHOWN = 4
+RULES_FIRST = 0.4  # of the room, the rules in force take what they need up to this before the others
 COMMAND_RUNS = 3  # a command that runs no check is the project's way when the session ran it this often
 SAID_FLOOR = 0.9  # a plain sentence of the user's among the rules: only a telling one
 FACT_FLOOR = 0.5  # a decision or question said in passing needs this much content
@@ -80,13 +81,20 @@ ORDER = (WHERE, NEXT, RULES, DECISIONS, OPEN, CHECKS, FILES, ENDED)
 FIRST_THREE = ORDER[:3]  # level 1 of tiered recovery
 _LIVE = (FactSource.PROMPT, FactSource.AGENT)
 _PRODUCT = re.compile(r"^[A-Z][A-Za-z0-9]*\.js$")
+# What reads as a proposal awaiting the user's word (not a report's feature list).
+_PROPOSES = re.compile(
+    r"\?|\b(?:I'?d|I would|should I|shall I|I (?:can|could)|recommend|suggest|option|would you|want me to)\b",
+    re.IGNORECASE,
+)
 # A plain sentence of the user's that says how things should be, not what to do now.
 _DIRECTIVE = re.compile(
     r"\b(?:should(?:n'?t)?|must|don'?t|do not|never|always|keep|prefer|rather|instead|make sure|only|"
     r"less work|no need|avoid|without)\b",
     re.IGNORECASE,
 )
-_PERSON = re.compile(r"\b(?:I|I'm|I'd|I've|[Ww]e|[Ww]e're|[Ll]et's|[Yy]ou|[Yy]our|[Pp]lease|[Dd]on't)\b")
+_PERSON = re.compile(
+    r"\b(?:I|I'm|I'd|I've|[Ww]e|[Ww]e're|[Ll]et's|[Yy]ou|[Yy]our|[Pp]lease|[Dd]on't|[Oo]ur|[Mm]y|me|us)\b"
+)
 # The agent saying what it is about to do is no decision of the session's ("I'll use that alias").
 _INTENT = re.compile(r"^\W*(?:\w+\W+)?(?:i'?ll|i will|let me|let's|i'?m going to|now i)\b", re.IGNORECASE)
 
@@ -98,6 +106,7 @@ class Section:
     fixed: bool = False  # placed whole (the quoted instruction)
     title: str = ""  # the heading, when it says more than the name
     order: list[int] = field(default_factory=list)  # each line's display position (default: as listed)
+    first: float = 0.0  # the share of the room it is given before the others (the rules: never crowded out)
 
     def shown(self, picked: list[str]) -> list[str]:
         """The picked lines in display order."""
@@ -233,7 +242,9 @@ def _next(digest: SessionDigest, after_summary: bool) -> Section:
     text = summarise_pasted(instruction.text)
     if len(text) > INSTRUCTION_CHARS or text.endswith("…"):
         text = text[: INSTRUCTION_CHARS - 12].rstrip().rstrip("…") + " [truncated]"
-    section.lines += [f"> {part}" if part else ">" for part in text.splitlines()]
+    # Claude Code keeps a backslash where the user typed a line break (shift-enter): not their words.
+    parts = [re.sub(r"\s*\\$", "", part) for part in text.splitlines()]
+    section.lines += [f"> {part}" if part else ">" for part in parts if part or section.lines]
     report = digest.report
     pending = any(i.status != "done" for i in digest.plan)
     if after_summary and report is not None and report.prompt == instruction.prompt:
@@ -252,7 +263,11 @@ def _next(digest: SessionDigest, after_summary: bool) -> Section:
     for step in [f for f in digest.of(FactKind.NEXT_STEP) if not held(f, after_summary)][-NEXT_SHOWN:]:
         section.lines.append(line(f"Planned next{_prompt(step.prompt)}: {step.text}"))
     proposal = digest.proposal
-    if proposal is not None and (proposal.prompt or 0) >= (instruction.prompt or 0):
+    if (
+        proposal is not None
+        and (proposal.prompt or 0) >= (instruction.prompt or 0)
+        and _PROPOSES.search(proposal.text)
+    ):
         section.lines.append(line(f"The agent proposed, awaiting a reply: {proposal.text}"))
     return section
 
@@ -260,7 +275,7 @@ def _next(digest: SessionDigest, after_summary: bool) -> Section:
 def _rules(digest: SessionDigest, shown: set[str], after_summary: bool) -> Section:
     """The user's rules first, then the project's (its hooks and commands), then what the documents
     the session read require (the newest document first)."""
-    section = Section(RULES)
+    section = Section(RULES, first=RULES_FIRST)
     users: list[str] = []
     documents: list[tuple[int, int, str]] = []
     for order, fact in enumerate(digest.of(FactKind.CONSTRAINT) + digest.of(FactKind.REMEMBERED)):
@@ -508,10 +523,24 @@ def _relative(path: str, roots: list[str]) -> str:
     return path
 
 
+def _gist(question: str, answer: str, room: int) -> str:
+    """A long question cut to ``room`` around what its answer speaks of, so that a reader sees what
+    links the two."""
+    flat = " ".join(question.split())
+    if len(flat) <= room:
+        return flat
+    lowered = flat.lower()
+    found = [i for t in term_set(answer) & term_set(flat) if (i := lowered.find(t)) >= 0]
+    if not found or min(found) < room - 20:
+        return clip(flat, room)
+    start = max(0, min(found) - room // 3)
+    return "…" + clip(flat[start:], room - 1)
+
+
 def ended_line(fact: Fact) -> str:
     if fact.kind is FactKind.QUESTION and fact.ended_by:  # the answer is what a successor needs
         when = f" at prompt {fact.ended_prompt}" if fact.ended_prompt else ""
-        return line(f"~~{clip(fact.text, 60)}~~ — answered{when}: {clip(fact.ended_by, 120)}")
+        return line(f"~~{_gist(fact.text, fact.ended_by, 70)}~~ — answered{when}: {clip(fact.ended_by, 110)}")
     what = "superseded" if fact.status is FactStatus.SUPERSEDED else "answered/resolved"
     by = f" by: {clip(fact.ended_by, 80)}" if fact.ended_by else ""
     when = f" at prompt {fact.ended_prompt}" if fact.ended_prompt else ""
@@ -591,6 +620,15 @@ def _share(sections: list[Section], room: int) -> dict[str, list[str]]:
             if need <= room:
                 chosen[section.name] = list(section.lines)
                 room -= need
+    for section in sections:  # the rules in force: what they need, up to their share, first
+        if section.first and not section.fixed:
+            most = int(room * section.first)
+            for text in section.lines:
+                cost = len(text) + 1 + (0 if chosen[section.name] else len(section.heading) + 2)
+                if cost <= most:
+                    chosen[section.name].append(text)
+                    most -= cost
+                    room -= cost
     waiting = [s for s in sections if not s.fixed and s.lines]
     allowance = {s.name: 0 for s in waiting}
     left = room
@@ -612,7 +650,7 @@ def _share(sections: list[Section], room: int) -> dict[str, list[str]]:
         used = 0
         for text in section.lines:
             cost = len(text) + 1 + (0 if chosen[section.name] else len(section.heading) + 2)
-            if used + cost <= budget:
+            if text not in chosen[section.name] and used + cost <= budget:
                 chosen[section.name].append(text)
                 used += cost
         spare = budget - used
