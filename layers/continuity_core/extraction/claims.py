@@ -37,10 +37,16 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"(])")
 
 
 def clip(text: str, limit: int = CLAIM_CHARS) -> str:
-    """``text`` on one line, at most ``limit`` characters, cut at a word with an ellipsis."""
+    """``text`` on one line, at most ``limit`` characters, cut at a word with an ellipsis; a long
+    sentence loses its lead-in first ("one thing that is really important before you start: …")."""
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
+    lead = flat.find(": ")
+    if 0 < lead < len(flat) * 0.4 and len(flat) - lead - 2 >= 40:
+        flat = flat[lead + 2 :]
+        if len(flat) <= limit:
+            return flat
     cut = flat[: limit - 1]
     space = cut.rfind(" ")
     return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + "…"

@@ -95,8 +95,10 @@ _DIRECTIVE = re.compile(
 _PERSON = re.compile(
     r"\b(?:I|I'm|I'd|I've|[Ww]e|[Ww]e're|[Ll]et's|[Yy]ou|[Yy]our|[Pp]lease|[Dd]on't|[Oo]ur|[Mm]y|me|us)\b"
 )
-# The agent saying what it is about to do is no decision of the session's ("I'll use that alias").
-_INTENT = re.compile(r"^\W*(?:\w+\W+)?(?:i'?ll|i will|let me|let's|i'?m going to|now i)\b", re.IGNORECASE)
+# The agent offering to do more ("Would you like me to …?"): settled once the user typed another prompt.
+_OFFER = re.compile(
+    r"\b(?:would you like|do you want|shall I|should I|want me to|would you prefer)\b", re.IGNORECASE
+)
 
 
 @dataclass
@@ -355,7 +357,6 @@ def _decisions(digest: SessionDigest, shown: set[str], after_summary: bool, root
         if not _pasted(f.text)
         and not held(f, after_summary)
         and (f.source not in _LIVE or salience(f.text).score >= FACT_FLOOR)
-        and not (f.source is FactSource.AGENT and f.accepted_prompt is None and _INTENT.match(f.text))
         and fact_key(f.kind, f.text) not in shown
         and not _is_instruction(digest, f)
     ]
@@ -382,7 +383,7 @@ def open_questions(digest: SessionDigest, after_summary: bool = False) -> list[F
         f
         for f in digest.of(FactKind.QUESTION)
         if not (f.detail == ASKED and f.answer and f.answer_prompt == f.prompt)
-        and not (f.detail == ASKED and (f.prompt or 0) < digest.prompts)  # the user has replied since
+        and not (f.detail == ASKED and (f.prompt or 0) < digest.prompts and _OFFER.search(f.text))
         and not (f.answer and visibly_linked(f.text, f.answer))
         and not _passed_since(digest, f)
         and not _is_instruction(digest, f)
