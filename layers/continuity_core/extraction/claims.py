@@ -37,16 +37,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"(])")
 
 
 def clip(text: str, limit: int = CLAIM_CHARS) -> str:
-    """``text`` on one line, at most ``limit`` characters, cut at a word with an ellipsis; a long
-    sentence loses its lead-in first ("one thing that is really important before you start: …")."""
+    """``text`` on one line, at most ``limit`` characters, cut at a word with an ellipsis."""
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
-    lead = flat.find(": ")
-    if 0 < lead < len(flat) * 0.4 and len(flat) - lead - 2 >= 40:
-        flat = flat[lead + 2 :]
-        if len(flat) <= limit:
-            return flat
     cut = flat[: limit - 1]
     space = cut.rfind(" ")
     return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + "…"
@@ -87,3 +81,13 @@ def claims(report: str, most: int = MAX_CLAIMS) -> list[str]:
 
     ranked = sorted(range(len(unique)), key=lambda i: salience(unique[i]).score, reverse=True)[:most]
     return [unique[i] for i in sorted(ranked)]
+
+
+def without_lead_in(text: str, limit: int = CLAIM_CHARS) -> str:
+    """A sentence too long for a line without its lead-in ("one thing that is really important before
+    you start: nothing may use f32 sin/cos …"): what comes after the colon is the rule."""
+    flat = " ".join(text.split())
+    lead = flat.find(": ")
+    if len(flat) <= limit or not 0 < lead < len(flat) * 0.4 or len(flat) - lead - 2 < 40:
+        return flat
+    return flat[lead + 2 :]

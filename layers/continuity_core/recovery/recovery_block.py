@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from continuity_core.checkpoints.digest_work import CONCLUSION, INSTRUCTS, fact_key, visibly_linked
 from continuity_core.checkpoints.ranking import score, strongest_action
 from continuity_core.extraction.checks import runs_checks, verifies
-from continuity_core.extraction.claims import claims, clip
+from continuity_core.extraction.claims import claims, clip, without_lead_in
 from continuity_core.extraction.doc_rules import DOCUMENT_RULE
 from continuity_core.extraction.pasted import is_material_line, summarise_pasted
 from continuity_core.extraction.paths import names_a_file
@@ -291,7 +291,7 @@ def _rules(digest: SessionDigest, shown: set[str], after_summary: bool) -> Secti
             )
             continue
         who = " (remembered)" if fact.source is FactSource.REMEMBER else _prompt(fact.prompt)
-        users.append(line(fact.text.rstrip("…") + who))
+        users.append(line(without_lead_in(fact.text.rstrip("…"), LINE_CHARS - len(who) - 2) + who))
     said = [
         f
         for f in digest.of(FactKind.SAID)
@@ -370,9 +370,8 @@ def _decisions(digest: SessionDigest, shown: set[str], after_summary: bool, root
             if fact.accepted_prompt is not None
             else _prompt(fact.prompt)
         )
-        section.lines.append(
-            line(clip(fact.text.rstrip("…"), LINE_CHARS - len(was) - len(who) - 4) + was + who)
-        )
+        said = without_lead_in(fact.text.rstrip("…"), LINE_CHARS - len(was) - len(who) - 4)
+        section.lines.append(line(clip(said, LINE_CHARS - len(was) - len(who) - 4) + was + who))
     return section
 
 
