@@ -530,12 +530,16 @@ def test_the_block_stays_within_2500_characters_after_a_compaction_summary_was_t
     digest = digest_of(_messy_session(60), tail=readable("--- context compacted (auto) ---", summary))
     assert digest.compacted_prompt is not None
 
-    # When it is rendered with all the room a harness would give
-    text, _ = render_digest(digest, HEADER, 100_000, [ROOT])
+    # When it is rendered right after the compaction (the agent holds that summary), and for a
+    # start that does not hold it (after /clear, a new session)
+    text, _ = render_digest(digest, HEADER, 100_000, [ROOT], beside_summary=True)
+    cleared, _ = render_digest(digest, HEADER, 100_000, [ROOT])
 
-    # Then it is the compaction-loss check, at most 2,500 characters
+    # Then beside the summary it is the compaction-loss check, at most 2,500 characters; without
+    # it, the whole briefing
     assert len(text) <= AFTER_SUMMARY_CHARS == 2500
     assert "_Compaction-loss check:" in text
+    assert "_Compaction-loss check:" not in cleared and AFTER_SUMMARY_CHARS < len(cleared) <= BRIEFING_CHARS
 
 
 # -- one layout everywhere -----------------------------------------------------------------------------

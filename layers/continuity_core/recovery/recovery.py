@@ -321,8 +321,11 @@ def where_from(checkpoint: Checkpoint) -> str:
     return ", ".join(parts)
 
 
-def render_recovery(recovery: Recovery, now: datetime, budget: int | None = None) -> tuple[str, bool]:
-    """(block, cut): the recovery block, at most ``budget`` characters when given."""
+def render_recovery(
+    recovery: Recovery, now: datetime, budget: int | None = None, beside_summary: bool = False
+) -> tuple[str, bool]:
+    """(block, cut): the recovery block, at most ``budget`` characters when given; ``beside_summary``:
+    the agent holds the harness's compaction summary of this session (the compaction-loss check)."""
     latest = recovery.checkpoint
     parts = [f"{RECOVERY_HEADING}\n{provenance_line(recovery, now)}"]
     if recovery.changed_decisions:
@@ -336,7 +339,9 @@ def render_recovery(recovery: Recovery, now: datetime, budget: int | None = None
     digest = latest.session_digest
     if digest is not None and not digest.empty:
         roots = [r for r in (latest.project, latest.project_normalized) if r]
-        return render_digest(digest, head, budget if budget is not None else UNBOUNDED, roots)
+        return render_digest(
+            digest, head, budget if budget is not None else UNBOUNDED, roots, beside_summary=beside_summary
+        )
     text = "\n\n".join([head, *(checkpoint.digest for checkpoint in recovery.checkpoints)])
     if budget is not None and len(text) > budget:
         return fit(text, budget), True
@@ -366,6 +371,7 @@ def recovery_section(
     now: datetime,
     limit: int | None = None,
     ledger: Section | None = None,
+    beside_summary: bool = False,
 ) -> Section | None:
     """The recovery block inside its reservation (``recoveryBudgetChars``, or less under a small cap);
     with the ledger line beside it, the two together stay within the briefing's size."""
@@ -375,7 +381,8 @@ def recovery_section(
     cap = (limit - LEDGER_LINE_CHARS - 2) if limit else config.recovery_budget_chars
     beside = len(ledger.text) + 2 if ledger is not None else 0
     budget = min(config.recovery_budget_chars, max(cap, LEDGER_LINE_CHARS), BRIEFING_CHARS - beside)
-    text, cut = render_recovery(recovery, now, budget)
+    own = recovery.source is RecoverySource.SAME_SESSION  # another session's summary is not the agent's
+    text, cut = render_recovery(recovery, now, budget, beside_summary=beside_summary and own)
     return Section(text=text, reserved_chars=budget, cut=cut, name="recovery")
 
 

@@ -95,6 +95,8 @@ _DIRECTIVE = re.compile(
 _PERSON = re.compile(
     r"\b(?:I|I'm|I'd|I've|[Ww]e|[Ww]e're|[Ll]et's|[Yy]ou|[Yy]our|[Pp]lease|[Dd]on't|[Oo]ur|[Mm]y|me|us)\b"
 )
+# A rule put as an imperative: said to the agent, whose "you" it leaves out.
+_IMPERATIVE = re.compile(r"^\W*(?:keep|never|always|avoid|only|make sure|prefer|do not)\b", re.IGNORECASE)
 # The agent offering to do more ("Would you like me to …?"): settled once the user typed another prompt.
 _OFFER = re.compile(
     r"\b(?:would you like|do you want|shall I|should I|want me to|would you prefer)\b", re.IGNORECASE
@@ -149,7 +151,7 @@ def _where(digest: SessionDigest, after_summary: bool, roots: list[str]) -> Sect
         todo = [*todo[:TODO_SHOWN], f"- … and {len(todo) - TODO_SHOWN} more to do"]
     if digest.plan:
         section.title = f"{WHERE} (task list: {len(done)} of {len(digest.plan)} done)"
-    report = digest.report
+    report = latest_report(digest)
     said = [line(c) for c in claims(report.text)] if report is not None and not after_summary else []
     # Finished tasks: the newest (fewer when a report says what was done, in more words).
     finished = [line(f"Done: {i.text}") for i in done[-(DONE_SHOWN - 1 if said else DONE_SHOWN) :]]
@@ -173,16 +175,27 @@ def _where(digest: SessionDigest, after_summary: bool, roots: list[str]) -> Sect
         *commits,
         *unverified,
     ]
-    ranked = [*doing, *said[:3], *found[:2], *unverified, *todo, *said[3:], *found[2:], *shown]
+    # A guess in the report ("the CDN might be caching …") ranks below what the agent found.
+    sure = [c for c in said if not is_tentative(c)]
+    ranked = [*doing, *sure[:3], *found[:2], *unverified, *todo, *sure[3:], *found[2:], *shown]
     section.lines = list(dict.fromkeys(ranked))
     section.order = [shown.index(text) for text in section.lines]
     return section
 
 
+def latest_report(digest: SessionDigest) -> Fact | None:
+    """The agent's latest word on the work: its last final message, or the summary it gave in its
+    own digest (``session_digest``) when that came later."""
+    report, summary = digest.report, digest.summary
+    if summary is not None and summary.text.strip() and (report is None or summary.at >= report.at):
+        return summary
+    return report
+
+
 def _findings(digest: SessionDigest, roots: list[str], after_summary: bool) -> list[Fact]:
     """What the agent found out (a root cause, a gotcha) that its last report does not say again."""
-    report = digest.report.text if digest.report else ""
-    reported = term_set(report)
+    latest = latest_report(digest)
+    reported = term_set(latest.text if latest else "")
     found = [
         f
         for f in digest.of(FactKind.FINDING)
@@ -240,6 +253,7 @@ def _next(digest: SessionDigest, after_summary: bool) -> Section:
     section = Section(NEXT, fixed=True)
     instruction = digest.last_instruction
     if instruction is None:
+        section.lines += _planned(digest, after_summary)
         return section
     text = summarise_pasted(instruction.text)
     if len(text) > INSTRUCTION_CHARS or text.endswith("…"):
@@ -262,8 +276,7 @@ def _next(digest: SessionDigest, after_summary: bool) -> Section:
     else:
         state = "no report from the agent on it yet"
     section.lines.append(f"_The user's last instruction{_prompt(instruction.prompt)}; {state}._")
-    for step in [f for f in digest.of(FactKind.NEXT_STEP) if not held(f, after_summary)][-NEXT_SHOWN:]:
-        section.lines.append(line(f"Planned next{_prompt(step.prompt)}: {step.text}"))
+    section.lines += _planned(digest, after_summary)
     proposal = digest.proposal
     if (
         proposal is not None
@@ -272,6 +285,11 @@ def _next(digest: SessionDigest, after_summary: bool) -> Section:
     ):
         section.lines.append(line(f"The agent proposed, awaiting a reply: {proposal.text}"))
     return section
+
+
+def _planned(digest: SessionDigest, after_summary: bool) -> list[str]:
+    steps = [f for f in digest.of(FactKind.NEXT_STEP) if not held(f, after_summary)][-NEXT_SHOWN:]
+    return [line(f"Planned next{_prompt(step.prompt)}: {step.text}") for step in steps]
 
 
 def _rules(digest: SessionDigest, shown: set[str], after_summary: bool) -> Section:
@@ -291,14 +309,18 @@ def _rules(digest: SessionDigest, shown: set[str], after_summary: bool) -> Secti
             )
             continue
         who = " (remembered)" if fact.source is FactSource.REMEMBER else _prompt(fact.prompt)
-        users.append(line(without_lead_in(fact.text.rstrip("…"), LINE_CHARS - len(who) - 2) + who))
+        room = LINE_CHARS - len(who) - 2
+        text = fact.text.rstrip("…")
+        if not _DIRECTIVE.search(text.partition(": ")[0]):  # "Never rename col_1: …" is no lead-in
+            text = without_lead_in(text, room)
+        users.append(line(clip(text, room) + who))
     said = [
         f
         for f in digest.of(FactKind.SAID)
         if not _pasted(f.text)
         and not held(f, after_summary)
         and _DIRECTIVE.search(f.text)
-        and _PERSON.search(f.text)  # said to the agent, not a passage pasted from documentation
+        and (_PERSON.search(f.text) or _IMPERATIVE.match(f.text))  # said to the agent, not pasted docs
         and salience(f.text, prompt=f.prompt, prompts=digest.prompts, seen=f.seen).score >= SAID_FLOOR
         and not _is_instruction(digest, f)
         and not INSTRUCTS.match(f.text)  # a task asked for ("Find the TODO …"), not a standing rule
@@ -550,10 +572,12 @@ def ended_line(fact: Fact) -> str:
 # --- the whole -----------------------------------------------------------------------------------
 
 
-def briefing(digest: SessionDigest, roots: list[str] | None = None) -> list[Section]:
-    """The sections in display order, each line best first."""
+def briefing(
+    digest: SessionDigest, roots: list[str] | None = None, after_summary: bool = False
+) -> list[Section]:
+    """The sections in display order, each line best first; ``after_summary``: beside the harness's
+    compaction summary (what it holds is left out)."""
     paths = roots or []
-    after_summary = digest.compacted_prompt is not None
     shown: set[str] = set()
     return [
         _where(digest, after_summary, paths),
@@ -574,14 +598,16 @@ def render_digest(
     roots: list[str] | None = None,
     titles: tuple[str, ...] = ORDER,
     whole: bool = False,
+    beside_summary: bool = False,
 ) -> tuple[str, bool]:
     """(block, cut): the briefing under ``header``, at most ``budget`` characters and, unless
     ``whole`` (level 3 of tiered recovery), never more than ``BRIEFING_CHARS`` (``AFTER_SUMMARY_CHARS``
-    beside a compaction summary)."""
-    after_summary = digest.compacted_prompt is not None
+    beside a compaction summary: ``beside_summary``, the agent holds the harness's summary the digest
+    took in, so the block leaves out what that summary says)."""
+    after_summary = beside_summary and digest.compacted_prompt is not None
     cap = AFTER_SUMMARY_CHARS if after_summary else BRIEFING_CHARS
     limit = budget if whole else min(budget, cap)
-    sections = [s for s in briefing(digest, roots) if s.name in titles and s.lines]
+    sections = [s for s in briefing(digest, roots, after_summary) if s.name in titles and s.lines]
     notes: list[str] = []
     if after_summary:
         held = sum(1 for f in digest.facts if f.in_summary and f.status is FactStatus.ACTIVE)

@@ -38,6 +38,8 @@ from continuity_core.redaction import redact
 
 # The source a fresh session starts with (Claude Code's SessionStart ``startup``).
 STARTUP = "startup"
+# The source of a start right after the harness compacted: the agent holds the harness's summary.
+COMPACT_SOURCE = "compact"
 INHERITED = "inherited"  # the inherited block's section name
 HANDOFF_SOURCE = "handoff"  # how a start's recovered session was found when it was handed off
 
@@ -59,9 +61,12 @@ def compose_start(
     now: datetime,
     limit: int,
     inherit: Callable[[int], InheritedBlock | None],
+    beside_summary: bool = False,
 ) -> StartInjection:
     """The injection from what ``find_start_context`` found; ``inherit(budget)`` answers the
-    inherited block within ``budget`` characters (None: nothing to inherit)."""
+    inherited block within ``budget`` characters (None: nothing to inherit). ``beside_summary``: the
+    start follows the harness's compaction of this same session, whose summary the agent now holds
+    (the block then keeps only what that summary dropped)."""
     recovery, handoff = start.recovery, start.handoff
     # A sub-agent gets its parent's context; the project's latest session is then no guess to make,
     # and the project's hand-off is for a session of its own, not for a sub-agent.
@@ -76,7 +81,7 @@ def compose_start(
     sections = [
         handoff_section(handoff, now, limit, ledger)
         if handoff
-        else recovery_section(recovery, config, now, limit, ledger),
+        else recovery_section(recovery, config, now, limit, ledger, beside_summary=beside_summary),
         ledger,
         Section(text=parent.text, name=INHERITED) if parent is not None else None,
     ]

@@ -30,7 +30,7 @@ from continuity_core.recovery.recovery import (
     own_from_snapshot,
     read_project,
 )
-from continuity_core.recovery.start import StartInjection, compose_start, injection_record
+from continuity_core.recovery.start import COMPACT_SOURCE, StartInjection, compose_start, injection_record
 
 # Session starts of a session that ran before (Claude Code's SessionStart sources): when the project
 # index lists none of its checkpoints, its state is still expected (any other start: a new session).
@@ -125,6 +125,7 @@ class SessionStart:
             now,
             limit,
             lambda budget: self.inheritance.inherit(agent_id, hook, self.clock(), budget),
+            beside_summary=(hook.source or "").lower() == COMPACT_SOURCE,
         )
         return composed, injection_record(hook, "session_start", composed, limit, now)
 

@@ -120,7 +120,7 @@ def own_recovery(
     if recovery is not None and recovery.source is not RecoverySource.SAME_SESSION:
         recovery = None  # another session's story is no recovery of this one's compaction
     ledger = ledger_line(start.recent_decisions, now)
-    sections = [recovery_section(recovery, config, now, limit, ledger), ledger]
+    sections = [recovery_section(recovery, config, now, limit, ledger, beside_summary=True), ledger]
     return recovery, assemble([s for s in sections if s], limit)
 
 
