@@ -59,6 +59,22 @@ ROWS: tuple[Row, ...] = (
         3,
     ),
     Row(
+        "recovery on real Claude Code sessions (../shared/real_sessions): must-know facts present / beside "
+        "the harness's summary / stale shown as current / lines carrying no fact",
+        (
+            "real_sessions_recall",
+            "real_sessions_recall_beside_summary",
+            "real_sessions_stale_current",
+            "real_sessions_unsupported_share",
+        ),
+        3,
+    ),
+    Row(
+        "the same: the largest block (chars) / facts the harness's summary dropped, brought back (of 4)",
+        ("real_sessions_block_chars_max", "real_sessions_brought_back"),
+        0,
+    ),
+    Row(
         "recovery on the main suite: fact recall / after `/clear` / stale facts",
         ("recovery_fact_recall", "recovery_fact_recall_clear", "recovery_stale_rate"),
         3,
