@@ -91,3 +91,18 @@ def without_lead_in(text: str, limit: int = CLAIM_CHARS) -> str:
     if len(flat) <= limit or not 0 < lead < len(flat) * 0.4 or len(flat) - lead - 2 < 40:
         return flat
     return flat[lead + 2 :]
+
+
+def clip_middle(text: str, limit: int = CLAIM_CHARS) -> str:
+    """``text`` on one line within ``limit``: its start and its end, the middle cut at words (a rule's
+    point is often at its end: "… must go through the fixed-point helpers in sim/fx.rs")."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    head_room = int((limit - 3) * 0.55)
+    head = flat[:head_room]
+    head = head[: head.rfind(" ")] if " " in head[head_room // 2 :] else head
+    tail_room = limit - 3 - len(head)
+    tail = flat[len(flat) - tail_room :]
+    tail = tail[tail.find(" ") + 1 :] if " " in tail[: tail_room // 2] else tail
+    return f"{head.rstrip(' ,;:')} … {tail.lstrip()}"

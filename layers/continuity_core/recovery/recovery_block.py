@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from continuity_core.checkpoints.digest_work import CONCLUSION, INSTRUCTS, fact_key, visibly_linked
 from continuity_core.checkpoints.ranking import score, strongest_action
 from continuity_core.extraction.checks import runs_checks, verifies
-from continuity_core.extraction.claims import claims, clip, without_lead_in
+from continuity_core.extraction.claims import claims, clip, clip_middle, without_lead_in
 from continuity_core.extraction.doc_rules import DOCUMENT_RULE
 from continuity_core.extraction.pasted import is_material_line, summarise_pasted
 from continuity_core.extraction.paths import names_a_file
@@ -130,7 +130,11 @@ def held(fact: Fact, after_summary: bool) -> bool:
 
 
 def line(text: str) -> str:
-    return "- " + clip(text, LINE_CHARS - 2)
+    """A bullet of at most ``LINE_CHARS``: a struck-through line cut at its end, any other in its
+    middle (its start and its point both stay)."""
+    if text.startswith("~~"):
+        return "- " + clip(text, LINE_CHARS - 2)
+    return "- " + clip_middle(text, LINE_CHARS - 2)
 
 
 def _prompt(n: int | None) -> str:
