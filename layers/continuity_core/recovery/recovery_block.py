@@ -36,7 +36,7 @@ from continuity_core.extraction.claims import claims, clip, clip_middle, without
 from continuity_core.extraction.doc_rules import DOCUMENT_RULE
 from continuity_core.extraction.pasted import is_material_line, summarise_pasted
 from continuity_core.extraction.paths import names_a_file
-from continuity_core.extraction.salience import is_tentative, salience, term_set
+from continuity_core.extraction.salience import is_tentative, rare_terms, salience, term_set
 from continuity_core.extraction.sticky import ASKED, FileAction
 from continuity_core.models.session_digest import (
     CheckVerdict,
@@ -62,7 +62,7 @@ FILES_SHOWN = 6
 LOOKED_AT_SHOWN = 2  # files only read or named: the two that rank highest
 ENDED_SHOWN = 6
 CHECKS_SHOWN = 6
-SAID_SHOWN = 4
+SAID_SHOWN = 6
 RULES_FIRST = 0.6  # of the room, the rules in force take what they need up to this before the others
 COMMAND_RUNS = 3  # a command that runs no check is the project's way when the session ran it this often
 SAID_FLOOR = 0.9  # a plain sentence of the user's among the rules: only a telling one
@@ -92,11 +92,6 @@ _DIRECTIVE = re.compile(
     r"less work|no need|avoid|without)\b",
     re.IGNORECASE,
 )
-_PERSON = re.compile(
-    r"\b(?:I|I'm|I'd|I've|[Ww]e|[Ww]e're|[Ll]et's|[Yy]ou|[Yy]our|[Pp]lease|[Dd]on't|[Oo]ur|[Mm]y|me|us)\b"
-)
-# A rule put as an imperative: said to the agent, whose "you" it leaves out.
-_IMPERATIVE = re.compile(r"^\W*(?:keep|never|always|avoid|only|make sure|prefer|do not)\b", re.IGNORECASE)
 # The agent offering to do more ("Would you like me to …?"): settled once the user typed another prompt.
 _OFFER = re.compile(
     r"\b(?:would you like|do you want|shall I|should I|want me to|would you prefer)\b", re.IGNORECASE
@@ -196,10 +191,32 @@ def latest_report(digest: SessionDigest) -> Fact | None:
     return report
 
 
+def _outdated_terms(digest: SessionDigest) -> list[tuple[int, frozenset[str]]]:
+    """Per superseded decision: when, and the rare terms it had that what replaced it has not (the
+    old value: "esbuild" after "move to WXT")."""
+    found = []
+    for fact in digest.facts:
+        if fact.status is FactStatus.SUPERSEDED and fact.ended_prompt is not None:
+            old = rare_terms(fact.text) - rare_terms(fact.ended_by or "")
+            if old:
+                found.append((fact.ended_prompt, old))
+    return found
+
+
+def _outdated(fact: Fact, outdated: list[tuple[int, frozenset[str]]]) -> bool:
+    """A sentence of before a change that names the old value: shown, it would read as current."""
+    if fact.detail not in (None, CONCLUSION, ASKED) or fact.accepted_prompt is not None:
+        return False
+    said = fact.last_prompt or fact.prompt or 0
+    terms = rare_terms(fact.text)
+    return any(said < when and terms & old for when, old in outdated)
+
+
 def _findings(digest: SessionDigest, roots: list[str], after_summary: bool) -> list[Fact]:
     """What the agent found out (a root cause, a gotcha) that its last report does not say again."""
     latest = latest_report(digest)
     reported = term_set(latest.text if latest else "")
+    outdated = _outdated_terms(digest)
     found = [
         f
         for f in digest.of(FactKind.FINDING)
@@ -207,6 +224,7 @@ def _findings(digest: SessionDigest, roots: list[str], after_summary: bool) -> l
         and f.detail != CONCLUSION
         and not _pasted(f.text)
         and not held(f, after_summary)
+        and not _outdated(f, outdated)
         and len(term_set(f.text) - reported) > len(term_set(f.text)) // 2
     ]
     return sorted(found, key=lambda f: score(f, digest.prompts, roots), reverse=True)[:FOUND_SHOWN]
@@ -318,14 +336,14 @@ def _rules(digest: SessionDigest, shown: set[str], after_summary: bool) -> Secti
         if not _DIRECTIVE.search(text.partition(": ")[0]):  # "Never rename col_1: …" is no lead-in
             text = without_lead_in(text, room)
         users.append(line(clip(text, room) + who))
+    outdated = _outdated_terms(digest)
     said = [
         f
         for f in digest.of(FactKind.SAID)
         if not _pasted(f.text)
         and not held(f, after_summary)
-        and _DIRECTIVE.search(f.text)
-        and (_PERSON.search(f.text) or _IMPERATIVE.match(f.text))  # said to the agent, not pasted docs
         and salience(f.text, prompt=f.prompt, prompts=digest.prompts, seen=f.seen).score >= SAID_FLOOR
+        and not _outdated(f, outdated)
         and not _is_instruction(digest, f)
         and not INSTRUCTS.match(f.text)  # a task asked for ("Find the TODO …"), not a standing rule
     ]
