@@ -96,7 +96,41 @@ def own_words(text: str) -> str:
                 kept.append("")
                 continue
         kept.append(line)
-    return "\n".join(kept)
+    return without_quoted_prose("\n".join(kept))
+
+
+# A paragraph said by the user to the agent: "I", "we", "let's", "please", "our"… ("you" is not enough:
+# documentation says it to every reader).
+_ADDRESSED = re.compile(r"\b(?:I|I'm|I'd|I've|[Ww]e|[Ww]e're|[Ll]et's|[Pp]lease|[Oo]ur|[Mm]y|me|us)\b")
+QUOTED_PARAGRAPHS = 3  # a run this long of paragraphs addressing no one, beside one that does: quoted
+QUOTED_CHARS = 600  # or this long
+
+
+def without_quoted_prose(text: str) -> str:
+    """``text`` without the prose it quotes: documentation, a man page or an email pasted as text
+    addresses no one ("Tools can be invoked without installation using uv tool run, …") for
+    paragraphs on end, while the user's own paragraph beside it does ("We need a cleaner way")."""
+    paragraphs = re.split(r"\n\s*\n", text)
+    if len(paragraphs) < QUOTED_PARAGRAPHS + 1:
+        return text
+    addressed = [bool(_ADDRESSED.search(p)) for p in paragraphs]
+    if not any(addressed):
+        return text
+    quoted = [False] * len(paragraphs)
+    start = 0
+    while start < len(paragraphs):
+        if addressed[start]:
+            start += 1
+            continue
+        end = start
+        while end < len(paragraphs) and not addressed[end]:
+            end += 1
+        run = paragraphs[start:end]
+        if len(run) >= QUOTED_PARAGRAPHS or sum(len(p) for p in run) >= QUOTED_CHARS:
+            for index in range(start, end):
+                quoted[index] = True
+        start = end
+    return "\n\n".join(p for p, out in zip(paragraphs, quoted, strict=True) if not out)
 
 
 _FAILED_TEST = re.compile(
