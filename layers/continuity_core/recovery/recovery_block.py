@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from continuity_core.checkpoints.digest_work import CONCLUSION, INSTRUCTS, fact_key, visibly_linked
 from continuity_core.checkpoints.ranking import score, strongest_action
+from continuity_core.checkpoints.rolling import REWOUND
 from continuity_core.extraction.checks import runs_checks, verifies
 from continuity_core.extraction.claims import claims, clip, clip_middle, without_lead_in
 from continuity_core.extraction.doc_rules import DOCUMENT_RULE
@@ -94,7 +95,8 @@ _DIRECTIVE = re.compile(
 )
 # The agent offering to do more ("Would you like me to …?"): settled once the user typed another prompt.
 _OFFER = re.compile(
-    r"\b(?:would you like|do you want|shall I|should I|want me to|would you prefer)\b", re.IGNORECASE
+    r"\b(?:would you like|you'?d like|do you want|shall I|should I|want me to|would you prefer)\b",
+    re.IGNORECASE,
 )
 
 
@@ -506,6 +508,7 @@ def _ended(digest: SessionDigest) -> Section:
             if f.status is not FactStatus.ACTIVE
             and f.kind is not FactKind.SAID
             and not (f.detail or "").startswith(DOCUMENT_RULE)  # a finished task's rules: nothing to redo
+            and f.ended_by != REWOUND
         ),
         key=lambda f: -(f.ended_prompt or 0),
     )
@@ -513,6 +516,13 @@ def _ended(digest: SessionDigest) -> Section:
     lines = [ended_line(f) for f in ended] + [
         line(f"~~{clip(f.text, 70)}~~ — answered{_prompt(f.answer_prompt)}: {f.answer}") for f in answered
     ]
+    # A rewind: one line for all that the abandoned prompts said (each would be read again otherwise).
+    rewound = sorted({f.prompt for f in digest.facts if f.ended_by == REWOUND and f.prompt})
+    if rewound:
+        span = f"{rewound[0]}" if len(rewound) == 1 else f"{rewound[0]}-{rewound[-1]}"
+        lines.insert(
+            0, f"- ~~What prompts {span} led to~~ — abandoned: the user rewound the conversation past it"
+        )
     return Section(ENDED, lines[:ENDED_SHOWN])
 
 
