@@ -108,6 +108,7 @@ class Section:
     title: str = ""  # the heading, when it says more than the name
     order: list[int] = field(default_factory=list)  # each line's display position (default: as listed)
     first: float = 0.0  # the share of the room it is given before the others (the rules: never crowded out)
+    first_lines: int = 0  # how many of its best lines that share is for
 
     def shown(self, picked: list[str]) -> list[str]:
         """The picked lines in display order."""
@@ -348,11 +349,15 @@ def _rules(digest: SessionDigest, shown: set[str], after_summary: bool) -> Secti
         and not _outdated(f, outdated)
         and not _is_instruction(digest, f)
         and not INSTRUCTS.match(f.text)  # a task asked for ("Find the TODO …"), not a standing rule
+        and not f.text.rstrip().endswith("?")  # a question is no rule
+        and "://" not in f.text  # a sentence with a link is a message quoted, an error pasted
     ]
     said.sort(key=lambda f: score(f, digest.prompts), reverse=True)
-    users += [line(f"“{f.text.rstrip('…')}”{_prompt(f.prompt)}") for f in said[:SAID_SHOWN]]
+    quoted = [line(f"“{f.text.rstrip('…')}”{_prompt(f.prompt)}") for f in said[:SAID_SHOWN]]
     documents.sort(key=lambda d: (-d[0], -d[1]))
     section.lines = [*users, *_project_rules(digest, after_summary), *(text for _, _, text in documents)]
+    section.first_lines = len(section.lines)  # the user's plain sentences compete like any other line
+    section.lines += quoted
     return section
 
 
@@ -681,7 +686,7 @@ def _share(sections: list[Section], room: int) -> dict[str, list[str]]:
     for section in sections:  # the rules in force: what they need, up to their share, first
         if section.first and not section.fixed:
             most = int(room * section.first)
-            for text in section.lines:
+            for text in section.lines[: section.first_lines]:
                 cost = len(text) + 1 + (0 if chosen[section.name] else len(section.heading) + 2)
                 if cost <= most:
                     chosen[section.name].append(text)
