@@ -93,6 +93,12 @@ _DIRECTIVE = re.compile(
     r"less work|no need|avoid|without)\b",
     re.IGNORECASE,
 )
+# The user asking for work ("Hey Claude, I'd like your help with …"): the task, not a decision.
+_ASKS_FOR = re.compile(
+    r"^\W*(?:(?:hey|hi|hello)\b[^,.!]*[,.!]\s*)?"
+    r"(?:I'?d like|I want you to|can you|could you|would you|please|help me)\b",
+    re.IGNORECASE,
+)
 # The agent offering to do more ("Would you like me to …?"): settled once the user typed another prompt.
 _OFFER = re.compile(
     r"\b(?:would you like|you'?d like|do you want|shall I|should I|want me to|would you prefer)\b",
@@ -410,6 +416,7 @@ def _decisions(digest: SessionDigest, shown: set[str], after_summary: bool, root
         and (f.source not in _LIVE or salience(f.text).score >= FACT_FLOOR)
         and fact_key(f.kind, f.text) not in shown
         and not _is_instruction(digest, f)
+        and not (f.source is FactSource.PROMPT and _ASKS_FOR.match(f.text))  # a task asked for, not a choice
     ]
     facts.sort(key=lambda f: score(f, digest.prompts, roots), reverse=True)
     section = Section(DECISIONS)
