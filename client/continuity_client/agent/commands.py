@@ -99,9 +99,9 @@ def handoff(argv: list[str]) -> int:
 def recover(argv: list[str]) -> int:
     parser = command_parser(
         "continuity recover",
-        "Tiered recovery: 1 = the recovery block in brief (<= 400 characters: last instruction, "
-        "constraints, newest decisions, open questions), 2 = with decisions, findings, files and "
-        "search hits (<= 2,000), 3 = the whole session digest, its checkpoints and the ledger.",
+        "Tiered recovery: 1 = the briefing's first three sections (where things stand, the last "
+        "instruction, the rules in force), 2 = the whole briefing with search hits and other "
+        "sessions' decisions, 3 = the whole session digest, its checkpoints and the ledger.",
     )
     parser.add_argument("level", type=int, choices=(1, 2, 3))
     parser.add_argument("--query", default=None, help="what to search for (level 2)")

@@ -115,10 +115,11 @@ def build_server(env: Mapping[str, str] | None = None, client: api.Client | None
     def recover(
         level: int = 1, query: str | None = None, session_key: str | None = None, project: str | None = None
     ) -> str:
-        """Recover this session's (or project's) context. level 1 (<= 400 chars): the last
-        instruction, constraints, newest decisions and open questions; 2 (<= 2,000): plus
-        decisions, findings and files with where each came from, the ledger and search hits for
-        query; 3: everything (the whole session digest, its checkpoints, the whole ledger)."""
+        """Recover this session's (or project's) context as a briefing. level 1: where things
+        stand, the user's last instruction and the rules in force; 2: the whole briefing (also
+        decisions, open questions, checks, files, what no longer holds), other sessions' decisions
+        and search hits for query; 3: everything (the whole session digest, its checkpoints, the
+        whole ledger)."""
         if level not in (1, 2, 3):
             raise ToolError("level must be 1, 2 or 3")
         try:
