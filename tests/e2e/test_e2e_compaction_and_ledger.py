@@ -56,7 +56,7 @@ def test_pre_compaction_context_comes_back_after_the_compaction(api: Api) -> Non
     answer = hook(api, "session-start", session, project, source="compact")
 
     assert [c["trigger"] for c in api.session_checkpoints(session)] == ["pre_compaction"]
-    assert "pre_compaction checkpoint of this session" in context(answer)
+    assert "_Recovered from this session: pre-compaction checkpoint" in context(answer)
     assert "Compaction instructions: keep the failing tests list" in context(answer)
 
 

@@ -125,9 +125,10 @@ def session_start(api: Api, session_id: str, cwd: str, source: str) -> requests.
 
 
 def last_checkpointed_prompt(session: Session) -> str:
-    """The latest checkpoint's last prompt, as the block quotes it: the last instruction, verbatim."""
+    """The latest checkpoint's last prompt, as the block quotes it: the last instruction, under Next."""
     n = session.checkpoints[-1]["last_prompt"]
-    return f"### Last Instruction (prompt {n}, verbatim)\n> step {n}: make the payment mock deterministic"
+    quote = f"> step {n}: make the payment mock deterministic"
+    return f"### Next\n{quote}\n_The user's last instruction (prompt {n});"
 
 
 def test_session_start_after_compaction_recovers_the_latest_checkpoint(

@@ -183,7 +183,7 @@ def test_opencode_hooks_land_and_the_recovery_block_comes_back(machine: Machine,
     # Then the compaction prompt got the recovery block of the checkpoint written just then
     assert "ERROR" not in machine.log() and "HTTP" not in machine.log(), machine.log()
     [compaction] = seen["compaction"]["context"]
-    assert compaction.startswith(RECOVERY) and "pre_compaction checkpoint of this session" in compaction
+    assert compaction.startswith(RECOVERY) and "_Recovered from this session: pre-compaction" in compaction
     assert "Never call the real Stripe API from tests" in compaction
     # And the compacted session, a sub-agent and the next session each start from what was kept
     assert any(text.startswith(RECOVERY) for text in seen["a_compacted"]["system"])

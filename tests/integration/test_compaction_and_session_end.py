@@ -32,10 +32,14 @@ def test_pre_compaction_writes_at_once_and_the_compacted_session_gets_it_back(
 
     context = answer["hookSpecificOutput"]["additionalContext"]
     assert triggers(service, "s") == ["pre_compaction"]
-    assert "pre_compaction checkpoint of this session" in context
+    assert "_Recovered from this session: pre-compaction checkpoint" in context
     assert "Compaction instructions: keep the list of failing tests" in context
-    assert "Working on flaky checkout tests" in context
-    assert "step 3: refactor" in context
+    assert "> step 3: refactor" in context
+    # The harness's own context for the compaction is its summary: the block says it holds it and
+    # leaves it out (the compaction-loss check), and the checkpoint keeps it
+    assert "_Compaction-loss check: the harness's summary (prompt 3) already holds" in context
+    assert "Working on flaky checkout tests" not in context
+    assert "Working on flaky checkout tests" in service.session_checkpoints("s")[-1]["digest"]
 
 
 def test_a_repeated_pre_compaction_or_one_right_after_another_adds_no_duplicate(

@@ -54,11 +54,15 @@ def test_claude_code_post_compact_summary_reaches_the_recovery_block(service: In
     assert status == 200
     # When the session starts again after the compaction
     status, answer = service.hook("session-start", {"session_id": "cc-1", "cwd": CWD, "source": "compact"})
-    # Then the checkpoint written after the compaction carries the summary's decision
+    # Then the checkpoint written after the compaction carries the summary's decision, and the block
+    # beside that summary is the compaction-loss check: it does not say the decision again
     assert status == 200
     block = context(answer)
-    assert block.startswith(RECOVERY) and "post_compaction checkpoint of this session" in block
-    assert "Decimal for all amounts" in block
+    assert block.startswith(RECOVERY) and "_Recovered from this session: post-compaction checkpoint" in block
+    assert "_Compaction-loss check: the harness's summary (prompt 1) already holds" in block
+    assert "Decimal for all amounts" not in block
+    facts = service.session_checkpoints("cc-1")[-1]["session_digest"]["facts"]
+    assert any("Decimal for all amounts" in f["text"] and f["in_summary"] for f in facts)
 
 
 def test_a_subagent_stop_stores_the_subagents_transcript_for_search(service: InProcessService) -> None:
@@ -154,8 +158,8 @@ def test_gemini_recovers_at_the_prompt_after_a_compression(service: InProcessSer
     answer = prompt(service, session, "continue", compacted=True)
     # Then a checkpoint is written and this prompt's answer carries the session's recovery block
     block = context(answer)
-    assert block.startswith(RECOVERY) and "post_compaction checkpoint of this session" in block
-    assert "public API unchanged" in block
+    assert block.startswith(RECOVERY) and "_Recovered from this session: post-compaction checkpoint" in block
+    assert "- we must keep the public API unchanged (prompt 1)" in block
     assert [c["trigger"] for c in service.session_checkpoints("gem-1")][-1] == "post_compaction"
 
 

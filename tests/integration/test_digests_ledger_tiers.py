@@ -73,14 +73,14 @@ def test_recovery_after_an_agent_digest_keeps_the_prompts_before_it_and_its_own_
     context = start(service, "s", source="compact")
 
     # The agent's summary, decision, next steps and question, and the prompts checkpointed before it
-    assert "agent checkpoint of this session" in context
-    assert context.index("### The Agent's Own Summary") < context.index("### Decisions")
-    assert "wall-clock time" in context
-    assert "- Freeze time in the payment mock (agent digest)" in context
-    assert "- Run the suite 20 times (agent digest)" in context
-    assert "- Should the mock live in conftest? (agent digest)" in context
+    assert "_Recovered from this session: agent checkpoint" in context
+    where = context.index("### Where things stand\n")
+    assert where < context.index("wall-clock time") < context.index("### Decisions")
+    assert "- Freeze time in the payment mock (prompt 10)" in context
+    assert "- Planned next (prompt 10): Run the suite 20 times" in context
+    assert "- Should the mock live in conftest? (prompt 10)" in context
     assert "tests/mocks/payment.py" in context
-    assert "### Last Instruction (prompt 10, verbatim)" in context
+    assert "### Next\n> step 10: refactor the checkpoint writer\n" in context
     assert len(context) <= 9000
 
 

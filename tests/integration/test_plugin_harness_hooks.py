@@ -32,7 +32,7 @@ def test_opencodes_pre_compaction_answers_the_recovery_block_of_the_checkpoint_i
     # Then the checkpoint is written and its recovery block is the answer, within the cap
     assert status == 200
     block = context(answer)
-    assert block.startswith(RECOVERY) and "pre_compaction checkpoint of this session" in block
+    assert block.startswith(RECOVERY) and "_Recovered from this session: pre-compaction checkpoint" in block
     assert "step 3: refactor the checkpoint writer" in block
     assert len(block) <= 3000
     assert [c["trigger"] for c in service.session_checkpoints("ses_1")] == ["pre_compaction"]

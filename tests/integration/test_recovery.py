@@ -42,10 +42,13 @@ def test_a_compacted_session_gets_its_latest_checkpoint_back(service: InProcessS
     assert answer["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     block = context(answer)
     assert block.startswith("## Session Recovery Context")
-    assert f"{latest['trigger']} checkpoint of this session" in block
-    # The session's story: the last prompt verbatim, the ones before it by number
-    assert "### Last Instruction (prompt 10, verbatim)\n> step 10: refactor the checkpoint writer" in block
-    assert "- (prompt 9) step 9: refactor the checkpoint writer" in block
+    trigger = latest["trigger"].replace("_", "-")
+    assert f"_Recovered from this session: {trigger} checkpoint {latest['sequence']}," in block
+    # The last prompt quoted under Next, with whether the agent has reported on it
+    assert (
+        "### Next\n> step 10: refactor the checkpoint writer\n_The user's last instruction (prompt 10);"
+        in block
+    )
     assert len(block) <= get_config().recovery_budget_chars
 
 

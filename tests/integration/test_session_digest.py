@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.support.api import InProcessService
@@ -59,12 +61,10 @@ def test_a_constraint_from_prompt_2_survives_three_checkpoints_and_two_compactio
     assert len(service.session_checkpoints("s")) >= 4
     for block in (first, second):
         assert f"- {RULE} (prompt 2)" in block
-        assert "“Payments sandbox key lives in Vault at kv/pay” (remembered)" in block
+        assert "- Payments sandbox key lives in Vault at kv/pay (remembered)" in block
         assert "`src/checkout/errors.py` (edited" in block
-    assert (
-        "### Last Instruction (prompt 21, verbatim)\n> Finally, write the changelog entry for the refactor."
-        in second
-    )
+    quote = "> Finally, write the changelog entry for the refactor."
+    assert f"### Next\n{quote}\n_The user's last instruction (prompt 21);" in second
 
 
 def test_a_very_long_last_instruction_is_kept_verbatim_to_its_share_and_marked_truncated(
@@ -78,10 +78,14 @@ def test_a_very_long_last_instruction_is_kept_verbatim_to_its_share_and_marked_t
     turn(service, transcript, 2, long_prompt)
     # When the session compacts
     block = compaction(service, transcript)
-    # Then the block quotes the prompt's beginning verbatim and says it was cut
-    instruction = block.split("### Last Instruction (prompt 2, verbatim)\n", 1)[1].split("\n\n", 1)[0]
-    assert instruction.startswith("> Fix the failure in this log:\n> line 0: timeout in worker\n")
-    assert instruction.rstrip().endswith("[truncated]")
+    # Then the block quotes the prompt's beginning verbatim under Next, within its share, and says it
+    # was cut
+    next_section = block.split("### Next\n", 1)[1].split("\n\n", 1)[0]
+    quote = [line for line in next_section.splitlines() if line.startswith(">")]
+    assert "\n".join(quote).startswith("> Fix the failure in this log:\n> line 0: timeout in worker\n")
+    assert quote[-1].endswith("[truncated]")
+    assert len("\n".join(q.removeprefix("> ") for q in quote)) <= 600
+    assert "_The user's last instruction (prompt 2);" in next_section
 
 
 def test_a_pre_compaction_right_after_a_periodic_checkpoint_recovers_the_whole_story(
@@ -91,9 +95,9 @@ def test_a_pre_compaction_right_after_a_periodic_checkpoint_recovers_the_whole_s
     turn(service, transcript, 1, RULE)
     work(service, transcript, 2, 10)  # the periodic checkpoint takes every pending prompt
     block = compaction(service, transcript)  # nothing new since
-    assert "pre_compaction checkpoint of this session" in block
+    assert "_Recovered from this session: pre-compaction checkpoint" in block
     assert f"- {RULE} (prompt 1)" in block
-    assert "### Last Instruction (prompt 10, verbatim)" in block
+    assert "### Next\n> step 10: tidy the checkout module's error handling\n" in block
 
 
 def test_a_subagent_inherits_the_parents_rule_after_the_parent_checkpointed_again(
@@ -137,8 +141,12 @@ def test_a_block_at_the_harness_cap_fits_and_says_it_was_truncated(
     assert status == 200
     block = answer["hookSpecificOutput"]["additionalContext"]
     assert len(block) <= cap
-    assert "_Left out for space:" in block and "constraints" in block.split("_Left out for space:")[1]
-    assert "older minor facts were dropped earlier to keep the digest bounded" in block
+    assert "_Left out for space:" in block and "rules in force" in block.split("_Left out for space:")[1]
+    assert "older minor facts were dropped earlier" in block
+    # and each rule shown keeps the rule itself (before its reason's colon) and its provenance whole
+    rules = block.split("### Rules in force\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    shape = re.compile(r"- Never rename the column col_\d+ of table t_\d+: .+ \(prompt \d+\)")
+    assert rules and all(shape.fullmatch(rule) for rule in rules), rules
 
 
 def test_an_agent_digest_between_two_periodic_checkpoints_is_carried_forward(
@@ -157,6 +165,7 @@ def test_an_agent_digest_between_two_periodic_checkpoints_is_carried_forward(
     status, answer = service.hook("session-start", {"session_id": "s", "cwd": CWD, "source": "compact"})
     # Then the newest checkpoint is the writer's, and it still has the agent's decision and the rule
     block = answer["hookSpecificOutput"]["additionalContext"]
-    assert "periodic checkpoint of this session" in block
-    assert "- Keep the checkout retries in the client, not in the gateway (agent digest)" in block
+    assert "_Recovered from this session: periodic checkpoint" in block
+    assert "- Keep the checkout retries in the client, not in the gateway (prompt 10)" in block
+    assert "- Retries settled." in block  # the agent's own summary, under where things stand
     assert f"- {RULE} (prompt 1)" in block

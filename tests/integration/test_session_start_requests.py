@@ -59,7 +59,7 @@ def test_a_compaction_start_costs_at_most_three_requests(
 ) -> None:
     checkpointed(service, "s1")
     block, sent = start(service, requests, "s1", source="compact")
-    assert "checkpoint of this session" in block
+    assert "_Recovered from this session: " in block
     assert len(sent) <= LIMIT, sent
 
 
@@ -98,7 +98,7 @@ def test_a_resumed_session_whose_checkpoints_the_listing_misses_is_still_recover
         checkpointed(service, f"other-{n}")
     # When the old session starts again (a resume): its own checkpoint, found through its state
     block, sent = start(service, requests, "old", source="startup")
-    assert "checkpoint of this session" in block
+    assert "_Recovered from this session: " in block
     # the guess (new) was wrong: the tombstone check, the session's read, its two writes
     assert len(sent) <= LIMIT + 3, sent
 

@@ -181,10 +181,15 @@ def test_the_levels_grow_within_their_sizes(stores: Stores, clock: Clock) -> Non
         tiers(stores, clock).recover(AGENT, level, PROJECT, query="retry window").text for level in (1, 2, 3)
     )
     assert len(one) <= LEVEL_LIMITS[1] and len(two) <= LEVEL_LIMITS[2]
-    assert "Last instruction: step 9: tune the retry window" in one
-    assert "Decisions: Freeze time in the payment mock | decision number 11" in one
-    assert "Next: Run the suite 20 times" in one
-    assert "### Search: retry window" in two and "- Freeze time in the payment mock (agent digest)" in two
+    # Level 1: the briefing's first three sections (the last instruction and the agent's planned next)
+    assert "### Next\n> step 9: tune the retry window\n" in one
+    assert "- Planned next (prompt 10): Run the suite 20 times" in one
+    assert "### Decisions" not in one
+    # Level 2: the whole briefing (its decisions, the newest first) and the search hits
+    decisions = two.split("### Decisions\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert decisions[0] == "- Freeze time in the payment mock (prompt 10)"
+    assert "- decision number 11 about the retry window (prompt 10)" in decisions
+    assert "### Search: retry window" in two
     assert "### Every checkpoint of session s1" in three and "decision number 0 about" in three
     assert len(three) > len(two) > len(one)
 
@@ -201,17 +206,23 @@ def _session_with_every_kind(stores: Stores, clock: Clock) -> None:
     )
 
 
-def test_level_one_is_the_blocks_short_form_within_400_characters(stores: Stores, clock: Clock) -> None:
+def test_level_one_is_the_briefings_first_three_sections_within_its_limit(
+    stores: Stores, clock: Clock
+) -> None:
     _session_with_every_kind(stores, clock)
-    one = tiers(stores, clock).recover(AGENT, 1, PROJECT, session_key="s1").text
+    one, two = (tiers(stores, clock).recover(AGENT, n, PROJECT, session_key="s1").text for n in (1, 2))
     assert len(one) <= LEVEL_LIMITS[1]
-    assert "Last instruction: Now edit src/store/events.py and add the index." in one
-    assert "Constraints: Never push to main without review." in one
-    assert "Decisions: " in one and "Postgres" in one
-    assert "Open: Should we keep the v1 endpoint alive?" in one
+    # Where things stand, next (the last instruction quoted) and the rules in force, nothing else
+    assert "### Where things stand\n- Found: The flaky test was caused by a race in the retry timer." in one
+    assert "### Next\n> Now edit src/store/events.py and add the index.\n" in one
+    assert "### Rules in force\n- Never push to main without review. (prompt 1)" in one
+    assert "### Decisions" not in one and "### Open" not in one and "### Files" not in one
+    # The decision and the open question are level 2's
+    assert "### Decisions\n- We decided to use Postgres for the event store. (prompt 2)" in two
+    assert "### Open\n- Should we keep the v1 endpoint alive? (prompt 4)" in two
 
 
-def test_level_two_adds_findings_and_files_and_labels_where_decisions_come_from(
+def test_level_two_adds_decisions_and_files_and_labels_where_decisions_come_from(
     stores: Stores, clock: Clock
 ) -> None:
     _session_with_every_kind(stores, clock)
@@ -219,10 +230,23 @@ def test_level_two_adds_findings_and_files_and_labels_where_decisions_come_from(
     digests(stores, clock).write(AGENT, "s1", request("done", "Keep the v1 endpoint for a month"))
     one, two = (tiers(stores, clock).recover(AGENT, n, PROJECT, session_key="s1").text for n in (1, 2))
     assert len(two) <= LEVEL_LIMITS[2] and two != one
-    assert "### Findings" in two and "race in the retry timer" in two
-    assert "### Files in play" in two and "`src/store/events.py`" in two
-    assert "### Decisions (the session's rolling digest" in two
-    assert "- Keep the v1 endpoint for a month (agent digest)" in two
+    assert "- Found: The flaky test was caused by a race in the retry timer." in two
+    assert "### Files\n- `src/store/events.py`" in two
+    decisions = two.split("### Decisions\n", 1)[1].split("\n\n", 1)[0]
+    assert "- Keep the v1 endpoint for a month (prompt 5)" in decisions
+    assert "- We decided to use Postgres for the event store. (prompt 2)" in decisions
+
+
+def test_level_one_after_an_agent_digest_alone_has_its_summary_and_next_steps(
+    stores: Stores, clock: Clock
+) -> None:
+    # Given a session whose only checkpoint is the agent's digest (no prompt checkpointed before it)
+    stores.states.touch(AGENT, ME, clock())
+    digests(stores, clock).write(AGENT, "s1", request("Froze time in the payment mock.", "Freeze time"))
+    one = tiers(stores, clock).recover(AGENT, 1, PROJECT, session_key="s1").text
+    # Then level 1 says where things stand (the agent's summary) and what it planned next
+    assert "### Where things stand\n- Froze time in the payment mock." in one
+    assert "### Next\n- Planned next: Run the suite 20 times" in one
 
 
 def test_a_long_last_instruction_says_it_was_truncated(stores: Stores, clock: Clock) -> None:
@@ -231,7 +255,7 @@ def test_a_long_last_instruction_says_it_was_truncated(stores: Stores, clock: Cl
     assert kept is not None
     periodic_checkpoint(stores, clock, kept)
     one, two = (tiers(stores, clock).recover(AGENT, n, PROJECT, session_key="s1").text for n in (1, 2))
-    assert len(one) <= LEVEL_LIMITS[1] and "Last instruction: Rewrite the parser" in one
+    assert len(one) <= LEVEL_LIMITS[1] and "### Next\n> Rewrite the parser" in one
     assert "[truncated]" in one and "[truncated]" in two
 
 

@@ -311,7 +311,7 @@ def test_the_same_session_wins_over_a_newer_checkpoint_of_the_project(core: Core
     checkpointed(core, "theirs")
     answer = start(core, "mine", source="resume")
     assert answer.recovery.source is RecoverySource.SAME_SESSION
-    assert "of this session" in core.context(answer)
+    assert "_Recovered from this session: " in core.context(answer)
 
 
 def test_a_named_previous_session_comes_next_even_in_another_project(core: Core) -> None:

@@ -16,7 +16,7 @@ from continuity_core.extraction.salience import (
 )
 from continuity_core.extraction.sticky import Role
 from continuity_core.models.session_digest import FactKind, FactSource, FactStatus, SessionDigest
-from continuity_core.recovery.recovery_block import render_digest
+from continuity_core.recovery.recovery_block import WHERE, briefing, render_digest
 
 T0 = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
 ROOT = "/home/ana/shop"
@@ -51,6 +51,12 @@ def block(digest: SessionDigest) -> str:
     return render_digest(digest, "## Session Recovery Context", 8000, [ROOT])[0]
 
 
+def section(text: str, heading: str) -> str:
+    """One section of a block, from its heading (``### Open``, or its start) to the next blank line."""
+    at = text.find(f"### {heading}")
+    return text[at:].split("\n\n", 1)[0] if at >= 0 else ""
+
+
 def test_the_background_model_loads_from_its_data_file() -> None:
     # Given the shipped data file
     assert BACKGROUND_PATH.is_file()
@@ -73,10 +79,10 @@ def test_a_constraint_in_a_list_item_survives_without_a_cue() -> None:
             user("go", 2),
         ]
     )
-    text = block(digest)
-    # Then every item is in the block, verbatim
-    assert "amounts stay in cents in the ledger" in text
-    assert "the old /r/{id} links keep working for the mobile app" in text
+    rules = section(block(digest), "Rules in force")
+    # Then every item is among the rules in force, verbatim
+    assert "amounts stay in cents in the ledger" in rules
+    assert "the old /r/{id} links keep working for the mobile app" in rules
 
 
 def test_a_long_paragraph_in_non_native_english_keeps_its_specific_sentence() -> None:
@@ -337,7 +343,7 @@ def test_a_request_put_as_a_question_and_a_contentless_question_are_not_open_que
             user("why does the parser drop trailing commas in `tokens.csv`?", 7),
         ]
     )
-    open_questions = block(digest).split("### Open Questions and Blockers")[1].split("###")[0]
+    open_questions = section(block(digest), "Open\n")
     assert "trailing commas" in open_questions
     assert "type issues" not in open_questions
     assert "did that fix it" not in open_questions
@@ -361,7 +367,8 @@ def test_an_answer_on_the_questions_subject_closes_it() -> None:
         ]
     )
     assert digest.of(FactKind.QUESTION) == []
-    assert "answered/resolved at prompt 9" in block(digest)
+    ended = section(block(digest), "No longer current")
+    assert "~~is the country column alpha-2 or alpha-3?~~ — answered at prompt 9" in ended
 
 
 def test_a_terse_reply_on_the_agents_question_closes_it() -> None:
@@ -377,7 +384,8 @@ def test_a_terse_reply_on_the_agents_question_closes_it() -> None:
         ]
     )
     assert digest.of(FactKind.QUESTION) == []
-    assert "answered/resolved at prompt 58" in block(digest)
+    ended = section(block(digest), "No longer current")
+    assert "~~Should the history view be visible" in ended and "— answered at prompt 58" in ended
 
 
 def test_the_users_later_word_on_their_question_is_shown_beside_it() -> None:
@@ -389,7 +397,11 @@ def test_the_users_later_word_on_their_question_is_shown_beside_it() -> None:
         ]
     )
     text = block(digest)
-    assert "last 6 hours or the last 24 hours? (prompt 9) — possibly answered at prompt 14" in text
+    # Then the question is no longer open, and the later word stands beside it as its answer
+    assert "### Open" not in text
+    ended = section(text, "No longer current")
+    assert "~~Should the time picker default to the last 6 hours" in ended
+    assert "— answered (prompt 14): PM says default to a full day and remember the last choice" in ended
 
 
 def test_failing_tests_from_runner_output_stay_until_a_passing_run() -> None:
@@ -402,7 +414,9 @@ def test_failing_tests_from_runner_output_stay_until_a_passing_run() -> None:
         "========================= 1 failed, 12 passed in 0.41s ========================="
     )
     digest = rolled([user("run the api tests", 1), result("Tool Bash: pytest -q tests/api", failing_run, 1)])
-    assert "failing: tests/api/test_refunds.py::test_refund_rounding" in block(digest)
+    assert "still failing: tests/api/test_refunds.py::test_refund_rounding" in section(
+        block(digest), "Checks"
+    )
     passing = "========================= 13 passed in 0.40s ========================="
     later = roll(
         digest, [result("Tool Bash: pytest -q tests/api", passing, 3)], now=T0, prompts=3, roots=[ROOT]
@@ -419,11 +433,11 @@ def test_failing_tests_of_one_file_share_one_line() -> None:
         "========================= 3 failed, 12 passed in 0.41s ========================="
     )
     digest = rolled([user("run the api tests", 1), result("Tool Bash: pytest -q tests/api", failing_run, 1)])
-    failing = [line for line in block(digest).splitlines() if line.startswith("- failing:")]
+    failing = [line for line in block(digest).splitlines() if line.startswith("- still failing:")]
     assert failing == [
-        "- failing: tests/api/test_refunds.py::TestRefunds::{test_rounding, test_partial}"
+        "- still failing: tests/api/test_refunds.py::TestRefunds::{test_rounding, test_partial}"
         " (pytest, since prompt 1)",
-        "- failing: tests/api/test_orders.py::test_totals (pytest, since prompt 1)",
+        "- still failing: tests/api/test_orders.py::test_totals (pytest, since prompt 1)",
     ]
 
 
@@ -479,11 +493,14 @@ def test_a_guess_ranks_below_what_the_agent_found() -> None:
             ),
         ]
     )
-    # When the block has room for one of the two, it is the finding, not the guess checked later
-    tight = render_digest(digest, "## Session Recovery Context", 800, [ROOT])[0]
-    findings = [line for line in tight.splitlines() if line.startswith("- The issue is that")]
-    assert len(findings) == 1
-    assert "only at the site root" in findings[0]
+    # Then the guess (the last report's) is no finding, and where things stand ranks the finding
+    # first: when the block has room for one of the two, it is the finding, not the guess checked later
+    text = block(digest)
+    findings = [line for line in text.splitlines() if line.startswith("- Found:")]
+    assert len(findings) == 1 and "only at the site root" in findings[0]
+    (where,) = [s for s in briefing(digest, [ROOT]) if s.name == WHERE]
+    ranked = [next(i for i, line in enumerate(where.lines) if part in line) for part in ("site root", "CDN")]
+    assert ranked[0] < ranked[1]
 
 
 def test_the_agents_last_report_is_not_repeated_as_findings() -> None:
@@ -495,7 +512,9 @@ def test_the_agents_last_report_is_not_repeated_as_findings() -> None:
     )
     text = block(digest)
     assert text.count("re-reads `edges.sql` from disk") == 1
-    assert "The agent's last report (prompt 2)" in text
+    where = section(text, "Where things stand")
+    assert "- The p95 is 1.8 s because every request re-reads `edges.sql` from disk." in where
+    assert "Found:" not in text
 
 
 def test_where_things_stand_shows_the_task_list_and_the_commits() -> None:
@@ -510,11 +529,12 @@ def test_where_things_stand_shows_the_task_list_and_the_commits() -> None:
             ),
         ]
     )
-    text = block(digest)
-    assert "### Where Things Stand" in text
-    assert "- [x] Write the refund tests" in text
-    assert "- [>] Fix rounding" in text
-    assert "1a2b3c4 Round refunds half-even" in text
+    where = section(block(digest), "Where things stand")
+    assert where.startswith("### Where things stand (task list: 1 of 3 done)\n")
+    assert "- Done: Write the refund tests" in where
+    assert "- In progress: Fix rounding" in where
+    assert "- To do: Update the docs" in where
+    assert "- Commits: `1a2b3c4 Round refunds half-even`" in where
 
 
 def test_one_line_per_file_and_no_deleted_or_outside_files() -> None:
@@ -533,13 +553,14 @@ def test_one_line_per_file_and_no_deleted_or_outside_files() -> None:
     lines = [line for line in text.splitlines() if "`src/cart/totals.py`" in line]
     assert len(lines) == 1
     assert "edited" in lines[0] and "read" in lines[0]
-    files = text[text.index("### Files in Play") :]
+    files = section(text, "Files")
+    assert files
     assert "old_totals.py" not in files
     assert "/usr/local/go" not in files
     assert "docs/" not in files
 
 
-def test_the_compaction_summary_check_leads_with_what_the_summary_dropped() -> None:
+def test_the_compaction_summary_check_leaves_out_what_the_summary_holds() -> None:
     digest = rolled(
         [
             user("the ledger amounts stay in integer cents, never floats", 1),
@@ -553,11 +574,16 @@ def test_the_compaction_summary_check_leads_with_what_the_summary_dropped() -> N
             ),
         ]
     )
-    text = block(digest)
-    dropped = text.index("Not in the Harness's Compaction Summary")
-    assert text.index("webhook secret rotates every 90 days", dropped) > dropped
-    section = text[dropped : text.index("###", dropped + 4)]
-    assert "integer cents" not in section
+    # When the agent holds that summary (a start right after the compaction)
+    text = render_digest(digest, "## Session Recovery Context", 8000, [ROOT], beside_summary=True)[0]
+    # Then the block is the compaction-loss check: what the summary dropped stays, what it holds is
+    # left out
+    assert "_Compaction-loss check: the harness's summary (prompt 3) already holds" in text
+    assert "webhook secret rotates every 90 days" in section(text, "Rules in force")
+    assert "integer cents" not in text
+    # And without the summary beside it (after /clear, in another session) the whole briefing
+    whole = block(digest)
+    assert "Compaction-loss check" not in whole and "integer cents" in section(whole, "Rules in force")
 
 
 def test_fragments_without_content_are_not_facts() -> None:

@@ -46,6 +46,12 @@ def block(digest: SessionDigest, budget: int = 6000) -> str:
     return render_digest(digest, HEADER, budget)[0]
 
 
+def section(text: str, heading: str) -> str:
+    """One section of a block, from its heading to the next blank line (empty when it is not there)."""
+    at = text.find(f"### {heading}")
+    return text[at:].split("\n\n", 1)[0] if at >= 0 else ""
+
+
 def test_a_constraint_from_prompt_2_survives_many_checkpoints_and_a_long_session() -> None:
     # Given a rule said once at prompt 2, then 500 prompts of other work
     said = [user("Set up the project.", 1), user("Please never touch the migrations folder.", 2)]
@@ -71,9 +77,13 @@ def test_a_superseded_decision_is_shown_as_superseded_and_the_new_one_as_current
     text = block(digest)
     (old,) = digest.of(FactKind.DECISION, FactStatus.SUPERSEDED)
     assert old.text == "Let's go with Redis for the job queue." and old.ended_prompt == 9
-    current = text.split("### Decisions\n", 1)[1].split("\n\n", 1)[0]
-    assert "switch the job queue to SQS" in current and "Redis for the job queue" not in current
-    assert "- ~~Let's go with Redis for the job queue.~~ — superseded at prompt 9" in text
+    # Then the current decision is the new one, saying what it replaced; the old one is no longer current
+    current = section(text, "Decisions").splitlines()[1:]
+    assert len(current) == 1
+    assert current[0].startswith("- Actually, switch the job queue to SQS instead of Redis.")
+    assert "Let's go with Redis for the job queue." in current[0]  # what it replaced
+    ended = section(text, "No longer current")
+    assert "- ~~Let's go with Redis for the job queue.~~ — superseded at prompt 9" in ended
 
 
 def test_an_answered_question_is_closed_and_its_answer_kept() -> None:
@@ -88,11 +98,11 @@ def test_an_answered_question_is_closed_and_its_answer_kept() -> None:
     (closed,) = digest.of(FactKind.QUESTION, FactStatus.CLOSED)
     assert "proxy closes idle connections" in (closed.ended_by or "")
     text = block(digest)
-    assert "~~Why do the uploads to S3 time out after 30 seconds?~~ — answered/resolved" in text
-    assert (
-        "- It turns out the uploads time out because the proxy closes idle connections. (agent, prompt 7)"
-        in text
-    )
+    ended = section(text, "No longer current")
+    assert "- ~~Why do the uploads to S3 time out after 30 seconds?~~ — answered at prompt 7" in ended
+    assert "### Open" not in text
+    where = section(text, "Where things stand")
+    assert "- Found: It turns out the uploads time out because the proxy closes idle connections." in where
 
 
 def test_a_remembered_fact_and_the_last_instruction_come_back_verbatim() -> None:
@@ -104,9 +114,10 @@ def test_a_remembered_fact_and_the_last_instruction_come_back_verbatim() -> None
         user(last, 30),
     ]
     text = block(rolled_in_batches(said))
-    assert f"“{fact}” (remembered)" in text
-    assert (
-        "### Last Instruction (prompt 30, verbatim)\n> Now wire the exporter into cli.py\n> and keep" in text
+    assert f"- {fact} (remembered)" in section(text, "Rules in force")
+    assert section(text, "Next").startswith(
+        "### Next\n> Now wire the exporter into cli.py\n> and keep the flags exactly as they are.\n"
+        "_The user's last instruction (prompt 30);"
     )
 
 
@@ -116,7 +127,10 @@ def test_the_same_instruction_said_twice_is_one_fact_seen_twice() -> None:
     )
     (rule,) = digest.of(FactKind.CONSTRAINT)
     assert (rule.seen, rule.prompt, rule.last_prompt) == (2, 2, 8)
-    assert block(digest).count("run ruff before committing") == 1
+    # Then it is one rule in force (the second saying is also quoted under Next, as the last instruction)
+    text = block(digest)
+    assert section(text, "Rules in force").count("run ruff before committing") == 1
+    assert "> always run ruff before committing" in section(text, "Next")
 
 
 def test_non_ascii_names_and_paths_stay_intact() -> None:
