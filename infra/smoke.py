@@ -7,7 +7,7 @@ Checks, in order, and stops at the first failure with a message naming the step:
 3. a hook round trip in a fresh session: session-start, a few user-prompt-submit, pre-compaction
    → ``GET /api/checkpoints/{session}`` lists a ``pre_compaction`` checkpoint; then session-start
    with ``source=compact`` answers a recovery block carrying this run's marker;
-4. ``GET /api/recovery?session_key=…&level=1`` answers level 1 within its 400 characters;
+4. ``GET /api/recovery?session_key=…&level=1`` answers level 1 within its 1,500 characters;
 5. session-end (``reason=clear``) closes the session.
 
 Each run uses its own session id and project path (``/continuity-smoke/<run id>``), so it never
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 RECOVERY_HEADER = "## Session Recovery Context"
-LEVEL_1_MAX_CHARS = 400
+LEVEL_1_MAX_CHARS = 1500  # the service's LEVEL_LIMITS[1] (recovery/tiers.py)
 PROMPTS = 3
 
 

@@ -146,13 +146,15 @@ def render_inherited(
     if checkpoint is not None:
         age = format_duration(now - checkpoint.created_at)
         title = f"### Parent's Latest Checkpoint ({checkpoint.trigger.value}, {age} ago)"
+        shown = ""
         if briefing is not None and not briefing.empty:
             # The parent's briefing, as its own recovery block shows it (its rules are above).
             roots = [r for r in (checkpoint.project, checkpoint.project_normalized) if r]
             shown = render_digest(briefing, title, DIGEST_CHARS, roots, titles=PARENT_SECTIONS)[0]
-            first, _, rest = shown.partition("\n")
+        first, _, rest = shown.partition("\n")
+        if rest.strip():
             lines += ["", first, _demote(rest).strip()]
-        else:
+        else:  # no briefing, or none of its sections has anything: the checkpoint as written
             lines += ["", title, fit(_demote(checkpoint.digest), DIGEST_CHARS)]
     text = "\n".join(lines)
     if head is None or tail_chars <= 0:

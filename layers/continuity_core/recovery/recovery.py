@@ -23,6 +23,7 @@ existed are rendered from their own text.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -296,7 +297,8 @@ _ORIGINS = {
 
 
 PROVENANCE_CHARS = 200
-SHORT_KEY_CHARS = 12  # a longer session key (a UUID) is shown by its first 8 characters
+# A UUID session key is shown by its first 8 characters; a key a person reads (``laptop-session``) whole.
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 
 HARNESS_NAMES = {
     "claude-code": "Claude Code",
@@ -351,7 +353,7 @@ def render_recovery(
 def provenance_line(recovery: Recovery, now: datetime) -> str:
     """One line: which session, which checkpoint, how old, from which machine and harness."""
     latest = recovery.checkpoint
-    key = latest.session_key if len(latest.session_key) <= SHORT_KEY_CHARS else latest.session_key[:8]
+    key = latest.session_key[:8] if _UUID.match(latest.session_key) else latest.session_key
     origin = _ORIGINS[recovery.source].format(key=key)
     digest = latest.session_digest
     count = digest.prompts if digest and digest.prompts else latest.prompt_count
