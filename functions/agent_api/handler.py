@@ -123,7 +123,8 @@ def recover(
     level: Annotated[int, Query(ge=1, le=3)] = 1,
     query: Annotated[str | None, Query(max_length=1000)] = None,
 ) -> RecoveryAnswer:
-    """Tiered recovery: level 1 (≤ 400 chars), 2 (≤ 2,000, with search hits for ``query``), 3 (all)."""
+    """Tiered recovery: level 1 (the briefing's first three sections), 2 (the briefing and search
+    hits for ``query``), 3 (all)."""
     if not project and not session_key:
         raise ServiceError(422, "give project or session_key")
     answer = deps().recovery.recover(

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from continuity_core.recovery.tiers import LEVEL_LIMITS
 from tests.e2e.local_stack import Api, wait_for
 
 pytestmark = pytest.mark.e2e
@@ -103,7 +104,7 @@ def test_tiered_recovery_stays_within_its_sizes(api: Api) -> None:
         assert answer.status_code == 200, answer.text
         texts[level] = answer.json()["text"]
 
-    assert len(texts[1]) <= 400 and len(texts[2]) <= 2000
+    assert len(texts[1]) <= LEVEL_LIMITS[1] and len(texts[2]) <= LEVEL_LIMITS[2]
     assert "### Every checkpoint of session" in texts[3]
 
 

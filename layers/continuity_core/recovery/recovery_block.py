@@ -93,6 +93,12 @@ _DIRECTIVE = re.compile(
     r"less work|no need|avoid|without)\b",
     re.IGNORECASE,
 )
+# Where a rule came from when not from a prompt: a remember, or the harness's compaction summary
+# (its words, not the user's).
+_SOURCE_NOTE = {
+    FactSource.REMEMBER: " (remembered)",
+    FactSource.COMPACTION_SUMMARY: " (the harness's summary)",
+}
 # The user asking for work ("Hey Claude, I'd like your help with …"): the task, not a decision.
 _ASKS_FOR = re.compile(
     r"^\W*(?:(?:hey|hi|hello)\b[^,.!]*[,.!]\s*)?"
@@ -288,7 +294,10 @@ def _next(digest: SessionDigest, after_summary: bool) -> Section:
         return section
     text = summarise_pasted(instruction.text)
     if len(text) > INSTRUCTION_CHARS or text.endswith("…"):
-        text = text[: INSTRUCTION_CHARS - 12].rstrip().rstrip("…") + " [truncated]"
+        cut = text[: INSTRUCTION_CHARS - 12]
+        if " " in cut[INSTRUCTION_CHARS // 2 :]:  # at a word
+            cut = cut[: cut.rfind(" ")]
+        text = cut.rstrip().rstrip("…") + " [truncated]"
     # Claude Code keeps a backslash where the user typed a line break (shift-enter): not their words.
     parts = [re.sub(r"\s*\\$", "", part) for part in text.splitlines()]
     section.lines += [f"> {part}" if part else ">" for part in parts if part or section.lines]
@@ -339,7 +348,7 @@ def _rules(digest: SessionDigest, shown: set[str], after_summary: bool) -> Secti
                 (fact.last_prompt or fact.prompt or 0, order, line(fact.text.rstrip("…") + where))
             )
             continue
-        who = " (remembered)" if fact.source is FactSource.REMEMBER else _prompt(fact.prompt)
+        who = _SOURCE_NOTE.get(fact.source) or _prompt(fact.prompt)
         room = LINE_CHARS - len(who) - 2
         text = fact.text.rstrip("…")
         if not _DIRECTIVE.search(text.partition(": ")[0]):  # "Never rename col_1: …" is no lead-in
