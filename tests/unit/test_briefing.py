@@ -23,14 +23,13 @@ from continuity_core.models.checkpoint_trigger import CheckpointTrigger
 from continuity_core.models.handoff import Handoff
 from continuity_core.models.session_digest import SessionDigest
 from continuity_core.models.state import SNIPPET_CHARS, SessionState
+from continuity_core.recovery.briefing_lines import LINE_CHARS, ORDER
 from continuity_core.recovery.handoff import render_handoff
 from continuity_core.recovery.recovery import Recovery, RecoverySource, render_recovery
 from continuity_core.recovery.recovery_block import (
     AFTER_SUMMARY_CHARS,
     BRIEFING_CHARS,
     FIRST_THREE,
-    LINE_CHARS,
-    ORDER,
     render_digest,
 )
 from continuity_core.recovery.tiers import LEVEL_LIMITS, level_one

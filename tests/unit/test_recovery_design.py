@@ -16,7 +16,9 @@ from continuity_core.extraction.salience import (
 )
 from continuity_core.extraction.sticky import Role
 from continuity_core.models.session_digest import FactKind, FactSource, FactStatus, SessionDigest
-from continuity_core.recovery.recovery_block import WHERE, briefing, render_digest
+from continuity_core.recovery.briefing import briefing
+from continuity_core.recovery.briefing_lines import WHERE
+from continuity_core.recovery.recovery_block import render_digest
 
 T0 = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
 ROOT = "/home/ana/shop"

@@ -38,9 +38,10 @@ from continuity_core.models.checkpoint import Checkpoint
 from continuity_core.models.hooks import Hook
 from continuity_core.models.session_digest import FactKind
 from continuity_core.models.transcripts import TranscriptHead
+from continuity_core.recovery.briefing_lines import CHECKS, DECISIONS, FILES, OPEN, WHERE
 from continuity_core.recovery.fit import MAX_INJECTION_CHARS, fit
 from continuity_core.recovery.ports import InheritedBlock
-from continuity_core.recovery.recovery_block import CHECKS, DECISIONS, FILES, OPEN, WHERE, render_digest
+from continuity_core.recovery.recovery_block import render_digest
 from continuity_core.transcripts.layout import tail_since
 from continuity_core.transcripts.ports import TranscriptStore
 
