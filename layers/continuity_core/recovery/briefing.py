@@ -83,7 +83,7 @@ _PROPOSES = re.compile(
     r"\?|\b(?:I'?d|I would|should I|shall I|I (?:can|could)|recommend|suggest|option|would you|want me to)\b",
     re.IGNORECASE,
 )
-# A plain sentence of the user's that says how things should be, not what to do now.
+# A rule's own words ("Never rename col_1: …"): what comes before its colon is no lead-in to cut.
 _DIRECTIVE = re.compile(
     r"\b(?:should(?:n'?t)?|must|don'?t|do not|never|always|keep|prefer|rather|instead|make sure|only|"
     r"less work|no need|avoid|without)\b",
